@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['src/**/*.test.ts', 'conformance/**/*.test.ts', 'mock/**/*.test.ts', 'test/**/*.test.ts'],
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+    // Two cores: end-to-end files start servers and synthesis pools of their own.
+    maxWorkers: 2,
+    fileParallelism: true,
+  },
+});
