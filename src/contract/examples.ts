@@ -1,0 +1,97 @@
+import { ERROR_TABLE, type ErrorCode } from './errors.js';
+import { API_VERSION } from './limits.js';
+import type {
+  CompletedJobBody,
+  ErrorBodyT,
+  ExpiredJobBody,
+  FailedJobBody,
+  ProcessingJobBody,
+} from './schemas.js';
+
+/**
+ * Named examples for every response and job state. The mock (Prism) serves them, selected with
+ * `Prefer: code=<status>, example=<name>`; tests validate each against its schema.
+ */
+const JOB_ID = '3f1c2d4e-5a6b-4c7d-8e9f-0a1b2c3d4e5f';
+const meta = (requestId: string) => ({ request_id: requestId, api_version: API_VERSION }) as const;
+
+export const completedJobExample: CompletedJobBody = {
+  success: true,
+  status: 'completed',
+  job_id: JOB_ID,
+  audio_url: `https://tts.example.com/v1/audio/${JOB_ID}.mp3?expires=1775000000&sig=Jm3cV0Hk8G5wq0n1d3bXb1Cq7h9o0W5YtI2m4Yk1aZ0`,
+  audio: { duration_seconds: 2.35, format: 'mp3', voice: 'af_heart', speed: 1.2, language: 'en-US' },
+  billing: {
+    mode: 'subscription',
+    estimated_cost_cents: 0,
+    monthly_minutes_used: 12.41,
+    monthly_minutes_limit: 600,
+    monthly_minutes_remaining: 587.59,
+  },
+  meta: { request_id: '0b6f9a52-1d1e-4c47-9a55-2f1f0b0d6a11', processing_time_ms: 184, api_version: API_VERSION },
+};
+
+export const processingJobExample: ProcessingJobBody = {
+  success: true,
+  status: 'processing',
+  job_id: JOB_ID,
+  status_url: `/v1/agent-tts?id=${JOB_ID}`,
+  retry_after_seconds: 5,
+  progress_percent: 40,
+  meta: meta('5d2a0c3b-8f41-4f0e-9b7a-6c1d2e3f4a5b'),
+};
+
+export const failedJobExample: FailedJobBody = {
+  success: false,
+  status: 'failed',
+  job_id: JOB_ID,
+  error: {
+    code: 'TTS_PROVIDER_ERROR',
+    message: 'The speech engine failed on this job. Retry with backoff, using a new Idempotency-Key.',
+  },
+  meta: meta('7e3b1d4c-2a5f-4b6e-8c9d-0e1f2a3b4c5d'),
+};
+
+export const expiredJobExample: ExpiredJobBody = {
+  success: false,
+  status: 'expired',
+  job_id: JOB_ID,
+  error: { code: 'FILE_EXPIRED', message: 'The audio file of this job was deleted. Submit a new request.' },
+  meta: meta('9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d'),
+};
+
+const errorMessages: Record<ErrorCode, string> = {
+  INVALID_KEY: 'The API key is missing, malformed, unknown or revoked. Check the key or create a new one.',
+  INACTIVE_SUBSCRIPTION: 'The subscription of this account is not active. Reactivate it on the billing page.',
+  NO_API_ACCESS: 'The plan of this account does not include API access. Check the plan or contact support.',
+  RATE_LIMITED: 'Too many POST requests for this API key (1 per 60 s). Wait 42 seconds (Retry-After).',
+  USAGE_LIMIT_EXCEEDED: 'Monthly TTS minutes exhausted: 30 of 30 used. Upgrade the plan or wait for the reset.',
+  INVALID_REQUEST: 'speed: must be between 0.5 and 1.5.',
+  TEXT_TOO_LONG: 'text has 500001 characters; the limit is 500000. Split the text into smaller chunks.',
+  NOT_FOUND: 'No job with this id for this account. Check the job id.',
+  FILE_EXPIRED: 'The audio file of this job was deleted. Submit a new request.',
+  TTS_PROVIDER_ERROR: 'The speech engine failed on this job. Retry with backoff, using a new Idempotency-Key.',
+  INTERNAL_ERROR: 'Internal server error. Retry with backoff.',
+};
+
+export function errorExample(code: ErrorCode, requestId = 'c4d5e6f7-a8b9-4c0d-9e1f-2a3b4c5d6e7f'): ErrorBodyT {
+  const body: ErrorBodyT = {
+    success: false,
+    error: { code, message: errorMessages[code] },
+    meta: meta(requestId),
+  };
+  if (code === 'USAGE_LIMIT_EXCEEDED') {
+    body.error.details = { limit: 30, used: 30, tier: 'free', upgrade_url: 'https://tts.example.com/billing' };
+  }
+  return body;
+}
+
+/** `{ invalid_key: { summary, value } }` style named examples for the given codes. */
+export function errorExamples(codes: readonly ErrorCode[]) {
+  return Object.fromEntries(
+    codes.map((code) => [
+      code.toLowerCase(),
+      { summary: `${code}: ${ERROR_TABLE[code].condition}`, value: errorExample(code) },
+    ]),
+  );
+}

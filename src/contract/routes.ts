@@ -1,0 +1,308 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import type { ErrorCode } from './errors.js';
+import { ERROR_TABLE } from './errors.js';
+import {
+  completedJobExample,
+  errorExamples,
+  expiredJobExample,
+  failedJobExample,
+  processingJobExample,
+} from './examples.js';
+import { API_PATH, LIMITS, VOICES_PATH } from './limits.js';
+import {
+  AudioPathParams,
+  AudioQuery,
+  CompletedJob,
+  ErrorBody,
+  FailedJob,
+  JobIdQuery,
+  JobStatus,
+  PostHeaders,
+  ProcessingJob,
+  TtsRequest,
+  VoiceCatalog,
+} from './schemas.js';
+import { CURATED_VOICES } from './voices.js';
+
+type HeaderSchema = { type: 'string'; maxLength: number; pattern?: string; format?: string; enum?: string[] };
+type HeaderObject = {
+  description: string;
+  required?: boolean;
+  schema: HeaderSchema;
+  /** Also what the mock (Prism) sends for the header. */
+  example: string;
+};
+const header = (description: string, schema: HeaderSchema, example: string, required = false): HeaderObject => ({
+  description,
+  ...(required ? { required: true } : {}),
+  schema,
+  example,
+});
+const text = (pattern: string, maxLength = 256): HeaderSchema => ({ type: 'string', pattern, maxLength });
+type Headers = Record<string, HeaderObject>;
+
+const requestIdHeader = header(
+  'The request id, as in meta.request_id.',
+  { type: 'string', format: 'uuid', maxLength: 36 },
+  'c4d5e6f7-a8b9-4c0d-9e1f-2a3b4c5d6e7f',
+  true,
+);
+/** Sent on every response to a request whose key passed authentication (required where always so). */
+const rateLimitHeaders = (required: boolean): Headers => ({
+  'RateLimit-Policy': header(
+    'The bucket that applies to this request, e.g. `1;w=60` (IETF draft ratelimit-headers). Sent whenever the key passed authentication.',
+    text('^\\d+;w=\\d+$', 32),
+    '1;w=60',
+    required,
+  ),
+  RateLimit: header(
+    'What is left in that bucket, e.g. `limit=1, remaining=0, reset=60` (IETF draft ratelimit-headers). Sent whenever the key passed authentication.',
+    text('^limit=\\d+, remaining=\\d+, reset=\\d+$', 96),
+    'limit=1, remaining=0, reset=60',
+    required,
+  ),
+});
+/** CORS (spec §4.8): present only for browser requests from an allowed origin. */
+const corsHeader: Headers = {
+  'Access-Control-Allow-Origin': header(
+    'The request’s Origin, when it is the first-party origin or a preview origin; absent otherwise.',
+    text('^https?://[^\\s/]+$', 512),
+    'https://app.example.com',
+  ),
+};
+/** Headers of a response to an authenticated request. */
+const commonHeaders: Headers = { 'X-Request-Id': requestIdHeader, ...rateLimitHeaders(true), ...corsHeader };
+/** Headers of a response that may come before (or without) a rate-limit decision. */
+const looseHeaders: Headers = { 'X-Request-Id': requestIdHeader, ...rateLimitHeaders(false), ...corsHeader };
+
+const json = (schema: z.ZodType, examples: Record<string, { summary: string; value: unknown }>) => ({
+  'application/json': { schema, examples },
+});
+
+/** One error response per HTTP status, with a named example for each code that status can carry. */
+function errorResponse(codes: readonly ErrorCode[], extraHeaders: Headers = {}, baseHeaders: Headers = commonHeaders) {
+  const lines = codes.map((code) => `\`${code}\`: ${ERROR_TABLE[code].condition}. ${ERROR_TABLE[code].action}`);
+  return {
+    description: lines.join('\n\n'),
+    headers: { ...baseHeaders, ...extraHeaders },
+    content: json(ErrorBody, errorExamples(codes)),
+  };
+}
+
+const authErrors = {
+  // A key that fails authentication gets no rate-limit headers: no bucket is its own.
+  401: errorResponse(
+    ['INVALID_KEY'],
+    { 'WWW-Authenticate': header('`Bearer`: the scheme to use.', { type: 'string', enum: ['Bearer'], maxLength: 6 }, 'Bearer', true) },
+    { 'X-Request-Id': requestIdHeader, ...corsHeader },
+  ),
+  403: errorResponse(['INACTIVE_SUBSCRIPTION', 'NO_API_ACCESS'], {}, looseHeaders),
+};
+const rateLimited = errorResponse(['RATE_LIMITED'], {
+  'Retry-After': header(
+    'Whole seconds (at least 1) until the bucket admits a request.',
+    { type: 'string', pattern: '^\\d{1,6}$', maxLength: 6 },
+    '42',
+    true,
+  ),
+});
+const internalError = errorResponse(['INTERNAL_ERROR'], {}, looseHeaders);
+/** Headers of the routes without an API key (audio download, voice catalog): no rate-limit bucket applies. */
+const publicHeaders = { 'X-Request-Id': requestIdHeader, ...corsHeader };
+const publicError = (codes: readonly ErrorCode[], extra: Headers = {}) =>
+  errorResponse(codes, extra, publicHeaders);
+const replayedHeader = {
+  'Idempotent-Replayed': header('`true` when an Idempotency-Key already used by this account returned its existing job.', { type: 'string', enum: ['true'], maxLength: 4 }, 'true'),
+};
+
+export const postJobRoute = createRoute({
+  method: 'post',
+  path: API_PATH,
+  operationId: 'submitTts',
+  summary: 'Submit a TTS request',
+  tags: ['Jobs'],
+  description: [
+    'Submits text for synthesis. The server waits up to an inline budget (10 s by default) for the job: if it completes, the answer is 200 with `audio_url`; otherwise 202 with `job_id`, `status_url` and `retry_after_seconds`, and the client polls.',
+    '',
+    'Order of checks: authentication (401/403) → body (400, TEXT_TOO_LONG) → idempotent replay → rate limit (429) → monthly minutes (403 USAGE_LIMIT_EXCEEDED) → new job. A rejected or replayed request consumes no POST quota.',
+    '',
+    `Rate limit: ${LIMITS.postPerMinute} POST per rolling ${LIMITS.rateWindowSeconds} s per API key (a bucket separate from GET).`,
+    '',
+    'Idempotency (spec §4.7): an Idempotency-Key is scoped to the account and kept for the life of the job. Concurrent requests with one key create exactly one job and one charge; a replay answers as a GET of that job would (200/202, or the job’s failure), with `Idempotent-Replayed: true`. After a transport failure or an error, retry with the same key; when an error message asks for a new Idempotency-Key (the job was accepted but failed downstream), generate a fresh one.',
+    '',
+    'Usage: minutes = audio seconds / 60 (two decimals), per calendar month (UTC). An estimate is reserved at submission and refused with USAGE_LIMIT_EXCEEDED when it exceeds what remains; the real duration is settled on completion; a failed job is not charged.',
+  ].join('\n'),
+  security: [{ bearerAuth: [] }],
+  request: {
+    headers: PostHeaders,
+    body: {
+      required: true,
+      description: 'JSON object. Unknown fields are ignored.',
+      content: {
+        'application/json': {
+          schema: TtsRequest,
+          examples: {
+            minimal: { summary: 'Text only (voice af_heart, speed 1.2)', value: { text: 'Hello from agent-tts.' } },
+            supertonic: {
+              summary: 'Supertonic voice with a language',
+              value: { text: 'Bonjour tout le monde.', voice: 'st_f2', speed: 1, language: 'fr' },
+            },
+          },
+        },
+      },
+    },
+  },
+  responses: {
+    200: {
+      description: 'Completed inside the inline wait: the audio is ready. Also the answer to a replay of a completed job.',
+      headers: { ...commonHeaders, ...replayedHeader },
+      content: json(CompletedJob, { completed: { summary: 'Completed job', value: completedJobExample } }),
+    },
+    202: {
+      description: 'Accepted; still processing after the inline wait. Poll `status_url` after `retry_after_seconds`.',
+      headers: { ...commonHeaders, ...replayedHeader },
+      content: json(ProcessingJob, { processing: { summary: 'Processing job', value: processingJobExample } }),
+    },
+    400: errorResponse(['INVALID_REQUEST', 'TEXT_TOO_LONG']),
+    ...authErrors,
+    403: errorResponse(['INACTIVE_SUBSCRIPTION', 'NO_API_ACCESS', 'USAGE_LIMIT_EXCEEDED'], {}, looseHeaders),
+    429: rateLimited,
+    500: internalError,
+    502: {
+      ...errorResponse(['TTS_PROVIDER_ERROR']),
+      description:
+        '`TTS_PROVIDER_ERROR`: the job was accepted but synthesis failed inside the inline wait. The message asks the client to retry with a new Idempotency-Key, and `error.details.job_id` names the failed job (GET shows it as `failed`). A replay of that key answers the same. (A job failing with INTERNAL_ERROR answers 500 the same way.)',
+    },
+  },
+});
+
+export const getJobRoute = createRoute({
+  method: 'get',
+  path: API_PATH,
+  operationId: 'getTtsJob',
+  summary: 'Check job status',
+  tags: ['Jobs'],
+  description: [
+    'Returns the job in one of its four statuses, with HTTP 200: `completed` (as the POST 200 body, with a freshly signed `audio_url`), `processing` (with `retry_after_seconds`), `failed` (`success: false`, `error`) and, for legacy jobs only, `expired` (`success: false`, code FILE_EXPIRED).',
+    '',
+    'Unknown ids and ids of another account’s jobs get the same 404 NOT_FOUND. A job’s record and audio are deleted after its plan’s retention (1, 7 or 30 days), after which it is NOT_FOUND.',
+    '',
+    `Rate limit: ${LIMITS.getPerMinute} GET per rolling ${LIMITS.rateWindowSeconds} s per API key, separate from POST: polling never uses up the submission quota.`,
+  ].join('\n'),
+  security: [{ bearerAuth: [] }],
+  request: { query: JobIdQuery },
+  responses: {
+    200: {
+      description: 'The job, in any status. `failed` and `expired` carry `success: false`.',
+      headers: commonHeaders,
+      content: json(JobStatus, {
+        completed: { summary: 'Completed job', value: { ...completedJobExample, meta: { ...completedJobExample.meta, processing_time_ms: undefined } } },
+        processing: { summary: 'Processing job', value: processingJobExample },
+        failed: { summary: 'Failed job', value: failedJobExample },
+        expired: { summary: 'Legacy job whose audio was deleted (FILE_EXPIRED)', value: expiredJobExample },
+      }),
+    },
+    400: errorResponse(['INVALID_REQUEST']),
+    ...authErrors,
+    404: errorResponse(['NOT_FOUND']),
+    429: rateLimited,
+    500: internalError,
+  },
+});
+
+export const getAudioRoute = createRoute({
+  method: 'get',
+  path: '/v1/audio/{job_id}.mp3',
+  operationId: 'downloadAudio',
+  summary: 'Download the audio of a completed job',
+  tags: ['Audio'],
+  description:
+    'The `audio_url` of a completed job points here. The signed query (HMAC-SHA256 over the job id and expiry) is the capability: no Authorization header. Supports `Range` (206). A tampered or expired signature is refused with 403 and an error body; download immediately after completion.',
+  security: [],
+  request: { params: AudioPathParams, query: AudioQuery },
+  responses: {
+    200: {
+      description: 'The MP3 file.',
+      headers: {
+        ...publicHeaders,
+        'Accept-Ranges': header('`bytes`.', { type: 'string', enum: ['bytes'], maxLength: 5 }, 'bytes'),
+        'Content-Length': header('Size in bytes.', { type: 'string', pattern: '^\\d{1,12}$', maxLength: 12 }, '14263'),
+        'Cache-Control': header('`private, max-age=<seconds until the URL expires>`.', text('^private, max-age=\\d+$', 64), 'private, max-age=3600'),
+      },
+      content: { 'audio/mpeg': { schema: z.string().openapi({ format: 'binary', maxLength: 2_147_483_647 }) } },
+    },
+    206: {
+      description: 'The requested byte range of the MP3 file.',
+      headers: {
+        ...publicHeaders,
+        'Content-Range': header('`bytes <start>-<end>/<size>`.', text('^bytes \\d+-\\d+/\\d+$', 64), 'bytes 0-1023/14263'),
+        'Content-Length': header('Size of the range in bytes.', { type: 'string', pattern: '^\\d{1,12}$', maxLength: 12 }, '1024'),
+      },
+      content: { 'audio/mpeg': { schema: z.string().openapi({ format: 'binary', maxLength: 2_147_483_647 }) } },
+    },
+    400: publicError(['INVALID_REQUEST']),
+    403: {
+      description: '`INVALID_KEY`: the signature is invalid or the URL has expired. Poll the job again for a fresh URL.',
+      headers: publicHeaders,
+      content: json(ErrorBody, {
+        invalid_signature: {
+          summary: 'Tampered or expired signature',
+          value: {
+            ...errorExamples(['INVALID_KEY']).invalid_key.value,
+            error: { code: 'INVALID_KEY', message: 'The audio URL is invalid or has expired. Poll the job for a fresh URL.' },
+          },
+        },
+      }),
+    },
+    404: publicError(['NOT_FOUND']),
+    416: {
+      description: '`INVALID_REQUEST`: the Range cannot be satisfied.',
+      headers: { 'X-Request-Id': requestIdHeader, ...corsHeader, 'Content-Range': header('`bytes */<size>`.', text('^bytes \\*/\\d+$', 64), 'bytes */14263') },
+      content: json(ErrorBody, errorExamples(['INVALID_REQUEST'])),
+    },
+    500: publicError(['INTERNAL_ERROR']),
+  },
+});
+
+export const listVoicesRoute = createRoute({
+  method: 'get',
+  path: VOICES_PATH,
+  operationId: 'listVoices',
+  summary: 'Public voice catalog',
+  tags: ['Voices'],
+  description:
+    'Served by the separate voice-catalog origin (`{voices_url}`), public, with no authentication: every voice the deployment can speak.',
+  security: [],
+  servers: [
+    {
+      url: 'https://voices.example.com',
+      description: 'Production voice-catalog origin of a deployment. The reference server serves it on its own listener (http://127.0.0.1:8081 by default).',
+      'x-internal': false,
+    } as never,
+  ],
+  responses: {
+    200: {
+      description: 'The voice catalog.',
+      headers: { 'X-Request-Id': requestIdHeader, ...corsHeader, ...rateLimitHeaders },
+      content: json(VoiceCatalog, {
+        catalog: {
+          summary: 'Curated voices',
+          value: {
+            count: CURATED_VOICES.length,
+            voices: CURATED_VOICES.map((v) => ({
+              id: v.id,
+              name: v.name,
+              gender: v.gender,
+              languages: [v.language],
+              family: v.family,
+              curated: true,
+            })),
+          },
+        },
+      }),
+    },
+    500: publicError(['INTERNAL_ERROR']),
+  },
+});
+
+export const routes = [postJobRoute, getJobRoute, getAudioRoute, listVoicesRoute] as const;
