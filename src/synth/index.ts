@@ -1,0 +1,15 @@
+/** Speech synthesis: text in, an MP3 file out. What the server and the workers import. */
+export { SynthesisError, type SynthErrorCode } from './errors.js';
+export type {
+  EngineKind,
+  SynthesisProgress,
+  SynthesisRequest,
+  SynthesisResult,
+  Synthesizer,
+  SynthesizerOptions,
+  UpstreamOptions,
+} from './types.js';
+export { createSynthesizer } from './synthesizer.js';
+export { voiceCatalog, type CatalogVoice } from './catalog.js';
+export type { SpeechEngine, SpeechChunk } from './engine.js';
+export { Estimator } from './estimate.js';

@@ -1,0 +1,78 @@
+import { createMp3Encoder } from 'wasm-media-encoders';
+import { countFrames } from './mp3-frames.js';
+import { resampleLinear, trimSilence } from './pcm.js';
+
+export type Mp3Bitrate = 32 | 40 | 48 | 64;
+
+export interface EncodeTask {
+  samples: Int16Array | Float32Array;
+  sampleRate: number;
+  /** Rate of the MP3 (an MPEG-2 rate for speech: 22 050 or 24 000). */
+  outputRate: 22050 | 24000;
+  /** Silence appended after the speech, in samples at `outputRate`. */
+  pauseSamples: number;
+  bitrateKbps: Mp3Bitrate;
+}
+
+export interface EncodedChunk {
+  /** A complete MP3 stream of its own: streams concatenate into one valid file. */
+  mp3: Uint8Array;
+  /** Samples a decoder outputs for `mp3` (frames × 576): the chunk's exact share of the file's duration. */
+  decodedSamples: number;
+  /** Samples of speech after trimming (before the pause). */
+  speechSamples: number;
+}
+
+type Encoder = Awaited<ReturnType<typeof createMp3Encoder>>;
+let encoder: Promise<Encoder> | undefined;
+
+/**
+ * Float samples of the chunk being encoded, reused from chunk to chunk: a fresh array per chunk is
+ * garbage that V8 frees only after tens of megabytes have piled up in each thread.
+ */
+let scratch = new Float32Array(0);
+
+function floatSamples(samples: Int16Array | Float32Array): Float32Array {
+  if (samples instanceof Float32Array) return samples;
+  if (scratch.length < samples.length) scratch = new Float32Array(Math.ceil(samples.length * 1.25));
+  const out = scratch.subarray(0, samples.length);
+  for (let i = 0; i < samples.length; i++) out[i] = samples[i]! / 32768;
+  return out;
+}
+
+/** PCM is handed to LAME in blocks so that its input buffer in WASM memory stays small. */
+const BLOCK = 16384;
+
+/**
+ * Trims the chunk's silence, resamples it, appends the pause and encodes it as an MP3 stream of its own.
+ * Each chunk is a fresh LAME stream so that chunks encode in parallel on the pool: a stream starts with
+ * LAME's 1105-sample delay and ends padded to a whole frame, both silent, so at chunk joins they are just
+ * part of the pause (which the caller shortens by ENCODER_JOIN_SAMPLES).
+ */
+export async function encodeChunk(task: EncodeTask): Promise<EncodedChunk> {
+  const lame = await (encoder ??= createMp3Encoder());
+  const speech = resampleLinear(trimSilence(floatSamples(task.samples), task.sampleRate), task.sampleRate, task.outputRate);
+  const pauseSamples = Math.max(0, Math.round(task.pauseSamples));
+  lame.configure({ sampleRate: task.outputRate, outputSampleRate: task.outputRate, channels: 1, bitrate: task.bitrateKbps });
+  const parts: Uint8Array[] = [];
+  // The encoder owns the returned bytes until its next call: copy each before continuing.
+  for (let i = 0; i < speech.length; i += BLOCK) parts.push(lame.encode([speech.subarray(i, i + BLOCK)]).slice());
+  const silence = new Float32Array(Math.min(BLOCK, pauseSamples));
+  for (let left = pauseSamples; left > 0; left -= BLOCK) parts.push(lame.encode([silence.subarray(0, Math.min(BLOCK, left))]).slice());
+  parts.push(lame.finalize().slice());
+  const mp3 = concatBytes(parts);
+  return { mp3, decodedSamples: countFrames(mp3).samples, speechSamples: speech.length };
+}
+
+/** LAME's start delay plus the mean end padding: silence a chunk join adds on its own. */
+export const ENCODER_JOIN_SAMPLES = 1105 + 288;
+
+function concatBytes(parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((sum, p) => sum + p.length, 0));
+  let offset = 0;
+  for (const part of parts) {
+    out.set(part, offset);
+    offset += part.length;
+  }
+  return out;
+}

@@ -1,0 +1,45 @@
+import { Piscina } from 'piscina';
+import { availableParallelism } from 'node:os';
+import type { EncodeTask, EncodedChunk } from './mp3-encode.js';
+import { workerFilePath } from './worker-file.js';
+import type { SynthesizeResult, SynthesizeTask, WorkerData } from './worker.js';
+
+/**
+ * The worker threads shared by every job of a synthesizer: eSpeak synthesis and MP3 encoding both run
+ * here, so the main thread (which also serves HTTP) only schedules work and writes files.
+ */
+export class SynthesisPool {
+  readonly threads: number;
+  private readonly piscina: Piscina;
+
+  constructor(options: { threads?: number; warmEspeak: boolean }) {
+    this.threads = Math.max(1, Math.floor(options.threads ?? availableParallelism()));
+    const workerData: WorkerData = { warmEspeak: options.warmEspeak };
+    this.piscina = new Piscina({
+      filename: workerFilePath(),
+      minThreads: this.threads,
+      maxThreads: this.threads,
+      // Warm engines are the point of the pool: threads are never retired for being idle.
+      idleTimeout: Infinity,
+      // Idle threads must keep their event loop running (not block in Atomics.wait) so that the
+      // start-up warm-up, which reads files, finishes before the first task rather than during it.
+      atomics: 'disabled',
+      workerData,
+    });
+  }
+
+  synthesize(task: SynthesizeTask): Promise<SynthesizeResult> {
+    return this.piscina.run(task, { name: 'synthesize' });
+  }
+
+  encode(task: EncodeTask): Promise<EncodedChunk> {
+    const buffer = task.samples.buffer;
+    // Transfer the samples when they own their buffer; a view into a shared one is copied instead.
+    const transferable = buffer instanceof ArrayBuffer && task.samples.byteOffset === 0 && task.samples.byteLength === buffer.byteLength;
+    return this.piscina.run(task, { name: 'encodeChunk', transferList: transferable ? [buffer] : [] });
+  }
+
+  destroy(): Promise<void> {
+    return this.piscina.destroy();
+  }
+}

@@ -1,0 +1,42 @@
+/**
+ * One everyday sentence per language a request can carry (the §4.5 codes and the Kokoro languages), the
+ * same content in each: used to calibrate duration estimates and to check that every language speaks.
+ * Japanese is written in kana, which is what eSpeak NG reads (it has no kanji readings).
+ */
+export const SAMPLE_TEXTS: Readonly<Record<string, string>> = {
+  en: 'The weather was mild this morning, so we walked to the market and bought fresh bread, apples and a little cheese.',
+  'en-US': 'The weather was mild this morning, so we walked to the market and bought fresh bread, apples and a little cheese.',
+  'en-GB': 'The weather was mild this morning, so we walked to the market and bought fresh bread, apples and a little cheese.',
+  ar: 'كان الطقس معتدلا هذا الصباح، فمشينا إلى السوق واشترينا خبزا طازجا وتفاحا وقليلا من الجبن.',
+  bg: 'Времето беше меко тази сутрин, затова отидохме пеша до пазара и купихме пресен хляб, ябълки и малко сирене.',
+  hr: 'Jutros je vrijeme bilo blago, pa smo pješice otišli na tržnicu i kupili svježi kruh, jabuke i malo sira.',
+  cs: 'Dnes ráno bylo mírné počasí, a tak jsme šli pěšky na trh a koupili čerstvý chléb, jablka a trochu sýra.',
+  da: 'Vejret var mildt i morges, så vi gik til markedet og købte frisk brød, æbler og lidt ost.',
+  nl: 'Het weer was vanochtend zacht, dus liepen we naar de markt en kochten vers brood, appels en een beetje kaas.',
+  et: 'Täna hommikul oli ilm pehme, nii et jalutasime turule ja ostsime värsket leiba, õunu ja natuke juustu.',
+  fi: 'Sää oli tänä aamuna leuto, joten kävelimme torille ja ostimme tuoretta leipää, omenoita ja vähän juustoa.',
+  fr: 'Le temps était doux ce matin, alors nous sommes allés à pied au marché acheter du pain frais, des pommes et un peu de fromage.',
+  de: 'Das Wetter war heute Morgen mild, also gingen wir zu Fuß zum Markt und kauften frisches Brot, Äpfel und etwas Käse.',
+  el: 'Ο καιρός ήταν ήπιος σήμερα το πρωί, οπότε περπατήσαμε ως την αγορά και αγοράσαμε φρέσκο ψωμί, μήλα και λίγο τυρί.',
+  hi: 'आज सुबह मौसम सुहावना था, इसलिए हम पैदल बाज़ार गए और ताज़ी रोटी, सेब और थोड़ा पनीर खरीदा।',
+  hu: 'Ma reggel enyhe volt az idő, ezért gyalog mentünk a piacra, és friss kenyeret, almát és egy kis sajtot vettünk.',
+  id: 'Cuaca pagi ini sejuk, jadi kami berjalan kaki ke pasar dan membeli roti segar, apel, dan sedikit keju.',
+  it: "Stamattina il tempo era mite, così siamo andati a piedi al mercato e abbiamo comprato pane fresco, mele e un po' di formaggio.",
+  ja: 'けさはあたたかかったので、いちばまであるいて、やきたてのパンとりんごとすこしのチーズをかいました。',
+  ko: '오늘 아침은 날씨가 포근해서 우리는 시장까지 걸어가서 신선한 빵과 사과, 치즈를 조금 샀습니다.',
+  lv: 'Šorīt laiks bija maigs, tāpēc mēs aizgājām uz tirgu kājām un nopirkām svaigu maizi, ābolus un nedaudz siera.',
+  lt: 'Šįryt oras buvo švelnus, todėl nuėjome į turgų pėsčiomis ir nusipirkome šviežios duonos, obuolių ir šiek tiek sūrio.',
+  pl: 'Dziś rano pogoda była łagodna, więc poszliśmy pieszo na targ i kupiliśmy świeży chleb, jabłka i trochę sera.',
+  pt: 'O tempo estava ameno esta manhã, por isso fomos a pé ao mercado e comprámos pão fresco, maçãs e um pouco de queijo.',
+  'pt-BR': 'O tempo estava agradável hoje de manhã, então fomos a pé até a feira e compramos pão fresco, maçãs e um pouco de queijo.',
+  ro: 'Vremea a fost blândă în această dimineață, așa că am mers pe jos la piață și am cumpărat pâine proaspătă, mere și puțină brânză.',
+  ru: 'Сегодня утром погода была мягкой, поэтому мы пошли пешком на рынок и купили свежий хлеб, яблоки и немного сыра.',
+  sk: 'Dnes ráno bolo mierne počasie, a tak sme išli pešo na trh a kúpili sme čerstvý chlieb, jablká a trochu syra.',
+  sl: 'Davi je bilo vreme milo, zato smo šli peš na tržnico in kupili svež kruh, jabolka in malo sira.',
+  es: 'El tiempo estaba templado esta mañana, así que fuimos andando al mercado y compramos pan fresco, manzanas y un poco de queso.',
+  sv: 'Vädret var milt i morse, så vi promenerade till torget och köpte färskt bröd, äpplen och lite ost.',
+  tr: 'Bu sabah hava ılıktı, bu yüzden pazara yürüyerek gittik ve taze ekmek, elma ve biraz peynir aldık.',
+  uk: "Сьогодні вранці погода була м'якою, тому ми пішли пішки на ринок і купили свіжий хліб, яблука та трохи сиру.",
+  vi: 'Sáng nay trời dịu mát, nên chúng tôi đi bộ ra chợ và mua bánh mì tươi, táo và một ít phô mai.',
+  zh: '今天早上天气很温和，所以我们步行去市场，买了新鲜的面包、苹果和一点奶酪。',
+};

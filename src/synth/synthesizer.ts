@@ -1,0 +1,66 @@
+import { availableParallelism } from 'node:os';
+import { EspeakEngine, type SpeechEngine } from './engine.js';
+import { SynthesisError } from './errors.js';
+import { Estimator } from './estimate.js';
+import { Limiter } from './limiter.js';
+import { OpenAICompatibleEngine } from './openai-compatible.js';
+import { synthesizeToFile } from './pipeline.js';
+import { SynthesisPool } from './pool.js';
+import type { SynthesisProgress, SynthesisRequest, SynthesisResult, Synthesizer, SynthesizerOptions } from './types.js';
+
+/**
+ * The synthesizer of a process: one worker pool shared by every job, an engine, and estimates that learn
+ * from the jobs it runs.
+ */
+export function createSynthesizer(options: SynthesizerOptions = {}): Synthesizer {
+  const kind = options.engine ?? 'espeak';
+  if (kind === 'openai-compatible' && !options.upstream) {
+    throw new SynthesisError('INTERNAL_ERROR', 'The openai-compatible engine needs upstream base URLs', { retryable: false });
+  }
+  const threads = Math.max(1, Math.floor(options.threads ?? availableParallelism()));
+  const pool = new SynthesisPool({ threads, warmEspeak: kind === 'espeak' });
+  const engine: SpeechEngine = kind === 'espeak' ? new EspeakEngine(pool) : new OpenAICompatibleEngine(options.upstream!);
+  const estimator = new Estimator(kind, threads);
+  const bitrateKbps = options.bitrateKbps ?? 48;
+  // Two chunks per thread keep every thread busy while one result travels back; more only costs memory.
+  const window = Math.max(1, options.window ?? threads * 2);
+  // Across jobs a little more, so that several jobs progress at once; upstream chunks mostly wait on the
+  // network, so more of them may be out at once.
+  const limiter = new Limiter(kind === 'espeak' ? threads * 3 : Math.max(4, threads * 4));
+  let closed = false;
+
+  return {
+    async synthesizeToFile(req: SynthesisRequest, outPath: string, opts = {}): Promise<SynthesisResult> {
+      if (closed) throw new SynthesisError('INTERNAL_ERROR', 'The synthesizer is closed', { retryable: true });
+      estimator.jobStarted();
+      let concurrencySum = 0;
+      let concurrencySamples = 0;
+      const onProgress = (p: SynthesisProgress) => {
+        concurrencySum += estimator.runningJobs;
+        concurrencySamples++;
+        opts.onProgress?.(p);
+      };
+      try {
+        const result = await synthesizeToFile(req, outPath, { engine, pool, limiter, bitrateKbps, window, onProgress, signal: opts.signal });
+        estimator.record({
+          text: req.text,
+          speed: req.speed,
+          language: req.language,
+          audioSeconds: result.durationSeconds,
+          elapsedMs: result.elapsedMs,
+          concurrentJobs: concurrencySamples ? concurrencySum / concurrencySamples : 1,
+        });
+        return result;
+      } finally {
+        estimator.jobEnded();
+      }
+    },
+    estimateAudioSeconds: (text, speed, language) => estimator.audioSeconds(text, speed, language),
+    estimateWallSeconds: (text, speed, language) => estimator.wallSeconds(text, speed, language),
+    async close() {
+      if (closed) return;
+      closed = true;
+      await pool.destroy();
+    },
+  };
+}
