@@ -1,0 +1,99 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AudioStorage, JobQueue, JobRecord, Store } from '../ports.js';
+
+/**
+ * The behaviour every JobQueue adapter owes the domain, with real synthesis behind it: queued jobs
+ * run to an end, each once however often it is queued, and waits end on finish, timeout or abort.
+ */
+export interface JobQueueHarness {
+  queue: JobQueue;
+  store: Store;
+  audio: AudioStorage;
+  /** How many times a runner was started on this job. */
+  runsOf(jobId: string): number;
+  close(): Promise<void>;
+}
+
+export function describeJobQueueContract(name: string, open: () => Promise<JobQueueHarness>, options: { skip?: boolean } = {}): void {
+  describe.skipIf(options.skip ?? false)(`JobQueue contract: ${name}`, () => {
+    let h: JobQueueHarness;
+    let accountId: string;
+    beforeAll(async () => {
+      h = await open();
+      accountId = randomUUID();
+      await h.store.createAccount({ id: accountId, name: 'queue contract', plan: 'ultimate', subscription: 'active', createdAt: Date.now() });
+    });
+    afterAll(async () => {
+      await h?.close();
+    });
+
+    async function newJob(text: string): Promise<JobRecord> {
+      const now = Date.now();
+      const job: JobRecord = {
+        id: randomUUID(),
+        accountId,
+        keyPublicId: 'abcdef01',
+        status: 'processing',
+        text,
+        voice: 'af_heart',
+        language: 'en-US',
+        speed: 1.2,
+        createdAt: now,
+        deleteAfter: now + 86_400_000,
+        reservedCentiminutes: 5,
+        usageMonth: new Date(now).toISOString().slice(0, 7),
+        progress: 0,
+      };
+      expect(await h.store.createJob(job, 1_000_000)).toEqual({ kind: 'created' });
+      return job;
+    }
+
+    it('runs a queued job to completion and ends the wait on it', async () => {
+      const job = await newJob('The queue contract speaks one sentence.');
+      const finished = h.queue.waitForFinish(job.id, 60_000);
+      await h.queue.enqueue(job.id);
+      await finished;
+      const done = await h.store.getJob(job.id);
+      expect(done?.status).toBe('completed');
+      expect(done?.durationSeconds).toBeGreaterThan(0.5);
+      expect((await h.audio.stat(job.id))?.size).toBe(done?.fileSizeBytes);
+    });
+
+    it('runs every job of a burst', async () => {
+      const jobs = await Promise.all([1, 2, 3, 4].map((i) => newJob(`Burst sentence number ${i}.`)));
+      const waits = jobs.map((j) => h.queue.waitForFinish(j.id, 60_000));
+      await Promise.all(jobs.map((j) => h.queue.enqueue(j.id)));
+      await Promise.all(waits);
+      for (const job of jobs) expect((await h.store.getJob(job.id))?.status).toBe('completed');
+    });
+
+    it('runs a job once however often it is queued at once', async () => {
+      const job = await newJob('Queued three times, spoken once.');
+      const finished = h.queue.waitForFinish(job.id, 60_000);
+      await Promise.all([h.queue.enqueue(job.id), h.queue.enqueue(job.id), h.queue.enqueue(job.id)]);
+      await finished;
+      expect((await h.store.getJob(job.id))?.status).toBe('completed');
+      expect(h.runsOf(job.id)).toBe(1);
+    });
+
+    it('ends a wait at its timeout when the job does not finish', async () => {
+      await expect(h.queue.waitForFinish(randomUUID(), 50)).resolves.toBeUndefined();
+    });
+
+    it('ends a wait when its signal aborts, or at once when it already has', async () => {
+      const abort = new AbortController();
+      const waiting = h.queue.waitForFinish(randomUUID(), 600_000, abort.signal);
+      abort.abort();
+      await expect(waiting).resolves.toBeUndefined();
+      await expect(h.queue.waitForFinish(randomUUID(), 600_000, AbortSignal.abort())).resolves.toBeUndefined();
+    });
+
+    it('reports its depth when it can', async () => {
+      if (!h.queue.stats) return;
+      const stats = await h.queue.stats();
+      expect(stats.waiting).toBeGreaterThanOrEqual(0);
+      expect(stats.active).toBeGreaterThanOrEqual(0);
+    });
+  });
+}

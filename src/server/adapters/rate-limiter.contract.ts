@@ -1,0 +1,79 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RateLimiter } from '../ports.js';
+
+/**
+ * The behaviour every RateLimiter adapter owes the domain: a rolling window per bucket, exact under
+ * concurrency. The harness's limiter reads time from `clock`, which the tests move by hand.
+ */
+export interface RateLimiterHarness {
+  limiter: RateLimiter;
+  close(): Promise<void>;
+}
+
+export function describeRateLimiterContract(
+  name: string,
+  open: (clock: () => number) => Promise<RateLimiterHarness>,
+  options: { skip?: boolean } = {},
+): void {
+  describe.skipIf(options.skip ?? false)(`RateLimiter contract: ${name}`, () => {
+    let now = Date.UTC(2026, 3, 10, 12, 0, 0);
+    let h: RateLimiterHarness;
+    beforeAll(async () => {
+      h = await open(() => now);
+    });
+    afterAll(async () => {
+      await h?.close();
+    });
+    const bucket = () => `contract:${randomUUID()}`;
+
+    it('admits up to the limit in a window, then refuses with the seconds until a place frees', async () => {
+      const b = bucket();
+      expect(await h.limiter.check(b, 3, 60_000, true)).toEqual({ allowed: true, limit: 3, remaining: 2, resetSeconds: 60 });
+      now += 10_000;
+      expect(await h.limiter.check(b, 3, 60_000, true)).toMatchObject({ allowed: true, remaining: 1, resetSeconds: 50 });
+      now += 10_000;
+      expect(await h.limiter.check(b, 3, 60_000, true)).toMatchObject({ allowed: true, remaining: 0, resetSeconds: 40 });
+      now += 500;
+      const refused = await h.limiter.check(b, 3, 60_000, true);
+      // 39.5 s until the first admission leaves the window: rounded up.
+      expect(refused).toEqual({ allowed: false, limit: 3, remaining: 0, resetSeconds: 40 });
+      // A refusal takes nothing: the window still frees at the same time.
+      now += 39_500;
+      expect(await h.limiter.check(b, 3, 60_000, true)).toMatchObject({ allowed: true, remaining: 0 });
+    });
+
+    it('slides: a place frees exactly when its admission is a window old', async () => {
+      const b = bucket();
+      await h.limiter.check(b, 1, 60_000, true);
+      now += 59_999;
+      expect(await h.limiter.check(b, 1, 60_000, true)).toMatchObject({ allowed: false, resetSeconds: 1 });
+      now += 1;
+      expect(await h.limiter.check(b, 1, 60_000, true)).toMatchObject({ allowed: true, remaining: 0, resetSeconds: 60 });
+    });
+
+    it('reports without taking when not consuming', async () => {
+      const b = bucket();
+      expect(await h.limiter.check(b, 2, 60_000, false)).toEqual({ allowed: true, limit: 2, remaining: 2, resetSeconds: 0 });
+      expect(await h.limiter.check(b, 2, 60_000, false)).toMatchObject({ allowed: true, remaining: 2 });
+      await h.limiter.check(b, 2, 60_000, true);
+      await h.limiter.check(b, 2, 60_000, true);
+      expect(await h.limiter.check(b, 2, 60_000, false)).toMatchObject({ allowed: false, remaining: 0, resetSeconds: 60 });
+    });
+
+    it('keeps buckets apart', async () => {
+      const a = bucket();
+      const b = bucket();
+      await h.limiter.check(a, 1, 60_000, true);
+      expect((await h.limiter.check(a, 1, 60_000, true)).allowed).toBe(false);
+      expect((await h.limiter.check(b, 1, 60_000, true)).allowed).toBe(true);
+    });
+
+    it('admits exactly the limit among concurrent requests', async () => {
+      const b = bucket();
+      const decisions = await Promise.all(Array.from({ length: 25 }, () => h.limiter.check(b, 7, 60_000, true)));
+      expect(decisions.filter((d) => d.allowed)).toHaveLength(7);
+      expect(decisions.filter((d) => !d.allowed).every((d) => d.remaining === 0 && d.resetSeconds === 60)).toBe(true);
+    });
+  });
+}

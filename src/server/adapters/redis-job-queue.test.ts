@@ -1,0 +1,119 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { Queue, Worker } from 'bullmq';
+import { afterAll, describe, expect, it } from 'vitest';
+import { deleteKeys, eventually, redisOrSkip, testRedisUrl, uniquePrefix } from '../../../test/helpers/redis.js';
+import { createSynthesizer } from '../../synth/index.js';
+import { bullConnection } from '../distributed/bullmq.js';
+import { SYNTHESIS_QUEUE } from '../distributed/keys.js';
+import { closeRedisClient, createRedisClient } from '../distributed/redis.js';
+import { loadDistributedSettings } from '../distributed/settings.js';
+import { SynthesisWorker } from '../distributed/synthesis-worker.js';
+import { JobRunner } from '../domain/job-runner.js';
+import { describeJobQueueContract } from './job-queue.contract.js';
+import { LocalAudioStorage } from './local-audio-storage.js';
+import { RedisJobQueue } from './redis-job-queue.js';
+import { RedisStore } from './redis-store.js';
+import { newAccount, newJob } from './store.contract.js';
+
+const redis = await redisOrSkip('RedisJobQueue (BullMQ) contract');
+const prefixes: string[] = [];
+
+afterAll(async () => {
+  if (!redis) return;
+  for (const prefix of prefixes) await deleteKeys(redis, prefix);
+  redis.destroy();
+});
+
+/** The API side (RedisJobQueue) and a worker (SynthesisWorker) in one process, over one Redis prefix. */
+async function openDistributed(options: { worker: boolean } = { worker: true }) {
+  const url = testRedisUrl();
+  const prefix = uniquePrefix('queue');
+  prefixes.push(prefix);
+  const dir = await mkdtemp(join(tmpdir(), 'agent-tts-queue-'));
+  const log = pino({ level: 'silent' });
+  const settings = loadDistributedSettings({ QUEUE_RECONCILE_SECONDS: '3600' });
+  const client = createRedisClient(url, { name: 'queue-contract', commandTimeoutMs: settings.commandTimeoutMs });
+  const store = new RedisStore(client, prefix);
+  const audio = new LocalAudioStorage(dir);
+  const synth = createSynthesizer({ engine: 'espeak', threads: 1 });
+  const runner = new JobRunner(store, audio, synth, log);
+  const runs = new Map<string, number>();
+  const counting = {
+    run(jobId: string, signal?: AbortSignal) {
+      runs.set(jobId, (runs.get(jobId) ?? 0) + 1);
+      return runner.run(jobId, signal);
+    },
+  };
+  const queue = new RedisJobQueue({ url, prefix, store, publisher: client, settings, log });
+  const worker = options.worker
+    ? new SynthesisWorker({ url, prefix, runner: counting, publisher: client, concurrency: 2, settings, log })
+    : undefined;
+  await worker?.ready();
+  return {
+    queue,
+    store,
+    audio,
+    worker,
+    prefix,
+    runsOf: (jobId: string) => runs.get(jobId) ?? 0,
+    async close() {
+      await worker?.close(1_000);
+      await queue.close();
+      await synth.close();
+      await closeRedisClient(client);
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+describeJobQueueContract('RedisJobQueue + SynthesisWorker (BullMQ)', () => openDistributed(), { skip: !redis });
+
+describe.skipIf(!redis)('RedisJobQueue reconcile sweep (the outbox)', () => {
+  it('queues a processing job the queue never got, and fails one the queue gave up on', async () => {
+    const h = await openDistributed({ worker: false });
+    try {
+      const account = newAccount();
+      await h.store.createAccount(account);
+      // Created in the store but never queued (the API died between the two steps).
+      const orphan = newJob(account.id, { createdAt: Date.now(), deleteAfter: Date.now() + 86_400_000 });
+      await h.store.createJob(orphan, 1_000_000);
+      expect(await h.queue.reconcile()).toBe(1);
+      expect(await h.queue.reconcile()).toBe(0);
+      expect((await h.queue.stats()).waiting).toBe(1);
+
+      // A queue entry that failed for good: the sweep fails the job, which releases its reservation.
+      const given = newJob(account.id, { createdAt: Date.now(), deleteAfter: Date.now() + 86_400_000, reservedCentiminutes: 40 });
+      await h.store.createJob(given, 1_000_000);
+      const raw = new Queue(SYNTHESIS_QUEUE, { connection: bullConnection(testRedisUrl()), prefix: `${h.prefix}bull` });
+      const failer = new Worker(SYNTHESIS_QUEUE, null, { connection: bullConnection(testRedisUrl()), prefix: `${h.prefix}bull`, autorun: false });
+      try {
+        // Out of the way, so the manual worker below takes `given`.
+        await raw.remove(orphan.id);
+        await raw.add('synthesize', {}, { jobId: given.id, attempts: 1 });
+        const token = 'contract-token';
+        const taken = await failer.getNextJob(token);
+        expect(taken?.id).toBe(given.id);
+        // Its only attempt fails: BullMQ moves it to failed for good, as after a last retry.
+        await taken!.moveToFailed(new Error('gave up'), token);
+        expect(await raw.getJobState(given.id)).toBe('failed');
+      } finally {
+        await failer.close();
+        await raw.close();
+      }
+      const before = await h.store.getUsage(account.id, given.usageMonth);
+      const waiting = h.queue.waitForFinish(given.id, 30_000);
+      await h.queue.reconcile();
+      await waiting;
+      expect(await h.store.getJob(given.id)).toMatchObject({ status: 'failed', errorCode: 'INTERNAL_ERROR' });
+      const after = await h.store.getUsage(account.id, given.usageMonth);
+      expect(before.usedCentiminutes - after.usedCentiminutes).toBe(40);
+      expect((await h.store.getJob(orphan.id))?.status).toBe('processing');
+      await eventually(async () => (await h.queue.stats()).failed === 1, 'failed count');
+    } finally {
+      await h.close();
+    }
+  });
+});

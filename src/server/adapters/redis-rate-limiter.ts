@@ -1,0 +1,68 @@
+import { randomBytes } from 'node:crypto';
+import { RedisKeys } from '../distributed/keys.js';
+import { LuaScript, type RedisClient } from '../distributed/redis.js';
+import type { RateLimitDecision, RateLimiter } from '../ports.js';
+
+/**
+ * Sliding log in a sorted set: one member per admitted request, scored by its time. Trimming, counting,
+ * admitting and reading the oldest entry happen in one script, so concurrent requests on any number
+ * of API instances are admitted exactly up to the limit per rolling window.
+ *
+ * The clock is Redis's own (TIME), so instances with skewed clocks still share one window; a test may
+ * pass its own time instead (ARGV[5]).
+ */
+const SLIDING_WINDOW = new LuaScript(`
+-- KEYS: bucket. ARGV: windowMs, limit, consume ('1'/'0'), member, now ('' = Redis time)
+local now
+if ARGV[5] ~= '' then
+  now = tonumber(ARGV[5])
+else
+  local t = redis.call('TIME')
+  now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+local window = tonumber(ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
+local count = redis.call('ZCARD', KEYS[1])
+local allowed = count < tonumber(ARGV[2])
+if allowed and ARGV[3] == '1' then
+  redis.call('ZADD', KEYS[1], now, ARGV[4])
+  count = count + 1
+  redis.call('PEXPIRE', KEYS[1], window)
+end
+-- Seconds until the oldest admitted request leaves the window and frees a place.
+local reset = 0
+local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+if oldest[2] then
+  reset = math.ceil((tonumber(oldest[2]) + window - now) / 1000)
+  if reset < 1 then reset = 1 end
+end
+return {allowed and 1 or 0, count, reset}
+`);
+
+export class RedisRateLimiter implements RateLimiter {
+  private readonly keys: RedisKeys;
+
+  /** `now`: for tests that drive time themselves; production uses Redis's clock. */
+  constructor(
+    private readonly client: RedisClient,
+    prefix: string,
+    private readonly now?: () => number,
+  ) {
+    this.keys = new RedisKeys(prefix);
+  }
+
+  async check(bucket: string, limit: number, windowMs: number, consume: boolean): Promise<RateLimitDecision> {
+    // Unique per request even within one millisecond, so no two admissions collapse into one member.
+    const member = `${Date.now()}-${randomBytes(6).toString('hex')}`;
+    const reply = (await SLIDING_WINDOW.run(
+      this.client,
+      [this.keys.rateBucket(bucket)],
+      [windowMs, limit, consume ? '1' : '0', member, this.now ? String(this.now()) : ''],
+    )) as number[];
+    const [allowed, count, resetSeconds] = reply.map(Number);
+    return { allowed: allowed === 1, limit, remaining: Math.max(0, limit - count), resetSeconds };
+  }
+
+  /** The client belongs to the services that created it. */
+  async close(): Promise<void> {}
+}

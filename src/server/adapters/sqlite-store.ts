@@ -1,0 +1,404 @@
+import Database from 'better-sqlite3';
+import type {
+  Account,
+  ApiKeyRecord,
+  ClaimResult,
+  CreateJobResult,
+  JobRecord,
+  Store,
+  UsageFigures,
+} from '../ports.js';
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS accounts (
+  id TEXT PRIMARY KEY,
+  name TEXT NOT NULL,
+  plan TEXT NOT NULL,
+  subscription TEXT NOT NULL,
+  created_at INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS api_keys (
+  public_id TEXT PRIMARY KEY,
+  account_id TEXT NOT NULL REFERENCES accounts(id),
+  secret_hash TEXT NOT NULL,
+  name TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  last_used_at INTEGER,
+  call_count INTEGER NOT NULL DEFAULT 0,
+  revoked_at INTEGER
+);
+-- At most one active key per account (spec §3.2), enforced by the database itself.
+CREATE UNIQUE INDEX IF NOT EXISTS api_keys_one_active ON api_keys(account_id) WHERE revoked_at IS NULL;
+CREATE TABLE IF NOT EXISTS jobs (
+  id TEXT PRIMARY KEY,
+  account_id TEXT NOT NULL,
+  key_public_id TEXT NOT NULL,
+  status TEXT NOT NULL,
+  text TEXT NOT NULL,
+  voice TEXT NOT NULL,
+  language TEXT NOT NULL,
+  speed REAL NOT NULL,
+  created_at INTEGER NOT NULL,
+  delete_after INTEGER NOT NULL,
+  reserved_cm INTEGER NOT NULL,
+  charged_cm INTEGER,
+  usage_month TEXT NOT NULL,
+  progress REAL NOT NULL DEFAULT 0,
+  completed_at INTEGER,
+  processing_time_ms INTEGER,
+  duration_seconds REAL,
+  file_size_bytes INTEGER,
+  error_code TEXT,
+  error_message TEXT,
+  idempotency_key TEXT,
+  legacy_expires_at INTEGER
+);
+CREATE INDEX IF NOT EXISTS jobs_status ON jobs(status);
+CREATE INDEX IF NOT EXISTS jobs_delete_after ON jobs(delete_after);
+CREATE TABLE IF NOT EXISTS idempotency (
+  account_id TEXT NOT NULL,
+  idem_key TEXT NOT NULL,
+  job_id TEXT NOT NULL,
+  claimed_at INTEGER NOT NULL,
+  bound INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (account_id, idem_key)
+);
+CREATE TABLE IF NOT EXISTS usage (
+  account_id TEXT NOT NULL,
+  month TEXT NOT NULL,
+  settled_cm INTEGER NOT NULL DEFAULT 0,
+  reserved_cm INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (account_id, month)
+);
+`;
+
+type Row = Record<string, unknown>;
+const opt = <T>(v: unknown): T | undefined => (v === null || v === undefined ? undefined : (v as T));
+
+function toAccount(r: Row): Account {
+  return {
+    id: r.id as string,
+    name: r.name as string,
+    plan: r.plan as Account['plan'],
+    subscription: r.subscription as Account['subscription'],
+    createdAt: r.created_at as number,
+  };
+}
+
+function toKey(r: Row): ApiKeyRecord {
+  return {
+    publicId: r.public_id as string,
+    accountId: r.account_id as string,
+    secretHash: r.secret_hash as string,
+    name: r.name as string,
+    createdAt: r.created_at as number,
+    lastUsedAt: opt(r.last_used_at),
+    callCount: r.call_count as number,
+    revokedAt: opt(r.revoked_at),
+  };
+}
+
+function toJob(r: Row): JobRecord {
+  return {
+    id: r.id as string,
+    accountId: r.account_id as string,
+    keyPublicId: r.key_public_id as string,
+    status: r.status as JobRecord['status'],
+    text: r.text as string,
+    voice: r.voice as string,
+    language: r.language as string,
+    speed: r.speed as number,
+    createdAt: r.created_at as number,
+    deleteAfter: r.delete_after as number,
+    reservedCentiminutes: r.reserved_cm as number,
+    chargedCentiminutes: opt(r.charged_cm),
+    usageMonth: r.usage_month as string,
+    progress: r.progress as number,
+    completedAt: opt(r.completed_at),
+    processingTimeMs: opt(r.processing_time_ms),
+    durationSeconds: opt(r.duration_seconds),
+    fileSizeBytes: opt(r.file_size_bytes),
+    errorCode: opt(r.error_code),
+    errorMessage: opt(r.error_message),
+    idempotencyKey: opt(r.idempotency_key),
+    legacyExpiresAt: opt(r.legacy_expires_at),
+  };
+}
+
+function jobParams(job: JobRecord) {
+  return {
+    id: job.id,
+    account_id: job.accountId,
+    key_public_id: job.keyPublicId,
+    status: job.status,
+    text: job.text,
+    voice: job.voice,
+    language: job.language,
+    speed: job.speed,
+    created_at: job.createdAt,
+    delete_after: job.deleteAfter,
+    reserved_cm: job.reservedCentiminutes,
+    charged_cm: job.chargedCentiminutes ?? null,
+    usage_month: job.usageMonth,
+    progress: job.progress,
+    completed_at: job.completedAt ?? null,
+    processing_time_ms: job.processingTimeMs ?? null,
+    duration_seconds: job.durationSeconds ?? null,
+    file_size_bytes: job.fileSizeBytes ?? null,
+    error_code: job.errorCode ?? null,
+    error_message: job.errorMessage ?? null,
+    idempotency_key: job.idempotencyKey ?? null,
+    legacy_expires_at: job.legacyExpiresAt ?? null,
+  };
+}
+
+/**
+ * The embedded store: one SQLite file (WAL). better-sqlite3 is synchronous, so each method body runs
+ * without interleaving inside this process; multi-step operations are also wrapped in transactions so
+ * they stay atomic against other connections to the same file (the admin CLI).
+ */
+export class SqliteStore implements Store {
+  private readonly db: Database.Database;
+  private readonly stmts;
+
+  constructor(path: string) {
+    this.db = new Database(path);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = NORMAL');
+    this.db.pragma('busy_timeout = 5000');
+    this.db.pragma('foreign_keys = ON');
+    this.db.exec(SCHEMA);
+    const db = this.db;
+    this.stmts = {
+      insertAccount: db.prepare(
+        'INSERT INTO accounts (id, name, plan, subscription, created_at) VALUES (@id, @name, @plan, @subscription, @created_at)',
+      ),
+      getAccount: db.prepare('SELECT * FROM accounts WHERE id = ?'),
+      listAccounts: db.prepare('SELECT * FROM accounts ORDER BY created_at, id'),
+      insertKey: db.prepare(
+        `INSERT INTO api_keys (public_id, account_id, secret_hash, name, created_at, call_count)
+         VALUES (@public_id, @account_id, @secret_hash, @name, @created_at, 0)`,
+      ),
+      getKey: db.prepare('SELECT * FROM api_keys WHERE public_id = ?'),
+      listKeys: db.prepare('SELECT * FROM api_keys ORDER BY created_at, public_id'),
+      listKeysOf: db.prepare('SELECT * FROM api_keys WHERE account_id = ? ORDER BY created_at, public_id'),
+      renameKey: db.prepare('UPDATE api_keys SET name = ? WHERE public_id = ?'),
+      revokeKey: db.prepare('UPDATE api_keys SET revoked_at = ? WHERE public_id = ? AND revoked_at IS NULL'),
+      useKey: db.prepare(
+        'UPDATE api_keys SET call_count = call_count + ?, last_used_at = MAX(COALESCE(last_used_at, 0), ?) WHERE public_id = ?',
+      ),
+      getClaim: db.prepare('SELECT * FROM idempotency WHERE account_id = ? AND idem_key = ?'),
+      insertClaim: db.prepare(
+        'INSERT INTO idempotency (account_id, idem_key, job_id, claimed_at, bound) VALUES (?, ?, ?, ?, 0)',
+      ),
+      replaceClaim: db.prepare(
+        'UPDATE idempotency SET job_id = ?, claimed_at = ?, bound = 0 WHERE account_id = ? AND idem_key = ?',
+      ),
+      releaseClaim: db.prepare('DELETE FROM idempotency WHERE account_id = ? AND idem_key = ? AND job_id = ? AND bound = 0'),
+      bindClaim: db.prepare('UPDATE idempotency SET bound = 1 WHERE account_id = ? AND idem_key = ? AND job_id = ?'),
+      insertJob: db.prepare(
+        `INSERT INTO jobs VALUES (@id, @account_id, @key_public_id, @status, @text, @voice, @language, @speed,
+          @created_at, @delete_after, @reserved_cm, @charged_cm, @usage_month, @progress, @completed_at,
+          @processing_time_ms, @duration_seconds, @file_size_bytes, @error_code, @error_message,
+          @idempotency_key, @legacy_expires_at)`,
+      ),
+      getJob: db.prepare('SELECT * FROM jobs WHERE id = ?'),
+      progress: db.prepare("UPDATE jobs SET progress = ? WHERE id = ? AND status = 'processing'"),
+      complete: db.prepare(
+        `UPDATE jobs SET status = 'completed', text = '', progress = 1, duration_seconds = @duration_seconds,
+           file_size_bytes = @file_size_bytes, completed_at = @completed_at, processing_time_ms = @processing_time_ms,
+           charged_cm = @charged_cm
+         WHERE id = @id AND status = 'processing'`,
+      ),
+      fail: db.prepare(
+        `UPDATE jobs SET status = 'failed', text = '', error_code = @error_code, error_message = @error_message,
+           completed_at = @completed_at, charged_cm = 0
+         WHERE id = @id AND status = 'processing'`,
+      ),
+      processingIds: db.prepare("SELECT id FROM jobs WHERE status = 'processing' ORDER BY created_at"),
+      expiredIds: db.prepare('SELECT id, account_id, idempotency_key, status, reserved_cm, usage_month FROM jobs WHERE delete_after <= ? LIMIT ?'),
+      deleteJob: db.prepare('DELETE FROM jobs WHERE id = ?'),
+      deleteClaimOf: db.prepare('DELETE FROM idempotency WHERE account_id = ? AND idem_key = ? AND job_id = ?'),
+      getUsage: db.prepare('SELECT settled_cm, reserved_cm FROM usage WHERE account_id = ? AND month = ?'),
+      ensureUsage: db.prepare('INSERT OR IGNORE INTO usage (account_id, month) VALUES (?, ?)'),
+      reserve: db.prepare('UPDATE usage SET reserved_cm = reserved_cm + ? WHERE account_id = ? AND month = ?'),
+      settle: db.prepare(
+        'UPDATE usage SET reserved_cm = MAX(0, reserved_cm - ?), settled_cm = settled_cm + ? WHERE account_id = ? AND month = ?',
+      ),
+      setUsage: db.prepare(
+        `INSERT INTO usage (account_id, month, settled_cm) VALUES (?, ?, ?)
+         ON CONFLICT (account_id, month) DO UPDATE SET settled_cm = excluded.settled_cm`,
+      ),
+    };
+  }
+
+  async createAccount(a: Account): Promise<void> {
+    this.stmts.insertAccount.run({ id: a.id, name: a.name, plan: a.plan, subscription: a.subscription, created_at: a.createdAt });
+  }
+
+  async getAccount(id: string): Promise<Account | undefined> {
+    const row = this.stmts.getAccount.get(id) as Row | undefined;
+    return row && toAccount(row);
+  }
+
+  async updateAccount(id: string, patch: Partial<Pick<Account, 'name' | 'plan' | 'subscription'>>): Promise<boolean> {
+    const sets = Object.keys(patch).filter((k) => ['name', 'plan', 'subscription'].includes(k));
+    if (sets.length === 0) return (await this.getAccount(id)) !== undefined;
+    const sql = `UPDATE accounts SET ${sets.map((k) => `${k} = @${k}`).join(', ')} WHERE id = @id`;
+    return this.db.prepare(sql).run({ ...patch, id }).changes > 0;
+  }
+
+  async listAccounts(): Promise<Account[]> {
+    return (this.stmts.listAccounts.all() as Row[]).map(toAccount);
+  }
+
+  async createKey(k: ApiKeyRecord): Promise<boolean> {
+    try {
+      this.stmts.insertKey.run({
+        public_id: k.publicId,
+        account_id: k.accountId,
+        secret_hash: k.secretHash,
+        name: k.name,
+        created_at: k.createdAt,
+      });
+      return true;
+    } catch (error) {
+      if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') return false;
+      throw error;
+    }
+  }
+
+  async getKey(publicId: string): Promise<ApiKeyRecord | undefined> {
+    const row = this.stmts.getKey.get(publicId) as Row | undefined;
+    return row && toKey(row);
+  }
+
+  async listKeys(accountId?: string): Promise<ApiKeyRecord[]> {
+    const rows = accountId ? this.stmts.listKeysOf.all(accountId) : this.stmts.listKeys.all();
+    return (rows as Row[]).map(toKey);
+  }
+
+  async renameKey(publicId: string, name: string): Promise<boolean> {
+    return this.stmts.renameKey.run(name, publicId).changes > 0;
+  }
+
+  async revokeKey(publicId: string, at: number): Promise<boolean> {
+    return this.stmts.revokeKey.run(at, publicId).changes > 0;
+  }
+
+  async recordKeyUse(publicId: string, calls: number, lastUsedAt: number): Promise<void> {
+    this.stmts.useKey.run(calls, lastUsedAt, publicId);
+  }
+
+  async claimIdempotencyKey(accountId: string, key: string, jobId: string, now: number, staleAfterMs: number): Promise<ClaimResult> {
+    return this.db.transaction((): ClaimResult => {
+      const row = this.stmts.getClaim.get(accountId, key) as Row | undefined;
+      if (!row) {
+        this.stmts.insertClaim.run(accountId, key, jobId, now);
+        return { kind: 'claimed' };
+      }
+      if (row.bound) return { kind: 'existing', jobId: row.job_id as string };
+      if (now - (row.claimed_at as number) > staleAfterMs) {
+        this.stmts.replaceClaim.run(jobId, now, accountId, key);
+        return { kind: 'claimed' };
+      }
+      return { kind: 'pending' };
+    }).immediate();
+  }
+
+  async releaseIdempotencyKey(accountId: string, key: string, jobId: string): Promise<void> {
+    this.stmts.releaseClaim.run(accountId, key, jobId);
+  }
+
+  async createJob(job: JobRecord, limitCentiminutes: number): Promise<CreateJobResult> {
+    return this.db.transaction((): CreateJobResult => {
+      this.stmts.ensureUsage.run(job.accountId, job.usageMonth);
+      const usage = this.stmts.getUsage.get(job.accountId, job.usageMonth) as Row;
+      const used = (usage.settled_cm as number) + (usage.reserved_cm as number);
+      if (used + job.reservedCentiminutes > limitCentiminutes) {
+        return { kind: 'usage_exceeded', usedCentiminutes: used, limitCentiminutes };
+      }
+      this.stmts.reserve.run(job.reservedCentiminutes, job.accountId, job.usageMonth);
+      this.stmts.insertJob.run(jobParams(job));
+      if (job.idempotencyKey !== undefined) this.stmts.bindClaim.run(job.accountId, job.idempotencyKey, job.id);
+      return { kind: 'created' };
+    }).immediate();
+  }
+
+  async getJob(id: string): Promise<JobRecord | undefined> {
+    const row = this.stmts.getJob.get(id) as Row | undefined;
+    return row && toJob(row);
+  }
+
+  async updateProgress(id: string, progress: number): Promise<void> {
+    this.stmts.progress.run(progress, id);
+  }
+
+  async completeJob(
+    id: string,
+    r: { durationSeconds: number; fileSizeBytes: number; completedAt: number; processingTimeMs: number; chargedCentiminutes: number },
+  ): Promise<boolean> {
+    return this.db.transaction((): boolean => {
+      const job = this.stmts.getJob.get(id) as Row | undefined;
+      if (!job || job.status !== 'processing') return false;
+      this.stmts.complete.run({
+        id,
+        duration_seconds: r.durationSeconds,
+        file_size_bytes: r.fileSizeBytes,
+        completed_at: r.completedAt,
+        processing_time_ms: r.processingTimeMs,
+        charged_cm: r.chargedCentiminutes,
+      });
+      this.stmts.settle.run(job.reserved_cm, r.chargedCentiminutes, job.account_id, job.usage_month);
+      return true;
+    }).immediate();
+  }
+
+  async failJob(id: string, e: { code: 'TTS_PROVIDER_ERROR' | 'INTERNAL_ERROR'; message: string; completedAt: number }): Promise<boolean> {
+    return this.db.transaction((): boolean => {
+      const job = this.stmts.getJob.get(id) as Row | undefined;
+      if (!job || job.status !== 'processing') return false;
+      this.stmts.fail.run({ id, error_code: e.code, error_message: e.message, completed_at: e.completedAt });
+      this.stmts.settle.run(job.reserved_cm, 0, job.account_id, job.usage_month);
+      return true;
+    }).immediate();
+  }
+
+  async listProcessingJobIds(): Promise<string[]> {
+    return (this.stmts.processingIds.all() as Row[]).map((r) => r.id as string);
+  }
+
+  async deleteExpiredJobs(now: number, limit: number): Promise<string[]> {
+    return this.db.transaction((): string[] => {
+      const rows = this.stmts.expiredIds.all(now, limit) as Row[];
+      for (const r of rows) {
+        // A job deleted while still processing gives its reservation back.
+        if (r.status === 'processing') this.stmts.settle.run(r.reserved_cm, 0, r.account_id, r.usage_month);
+        if (r.idempotency_key !== null) this.stmts.deleteClaimOf.run(r.account_id, r.idempotency_key, r.id);
+        this.stmts.deleteJob.run(r.id);
+      }
+      return rows.map((r) => r.id as string);
+    }).immediate();
+  }
+
+  async importLegacyJob(job: JobRecord): Promise<void> {
+    this.stmts.insertJob.run(jobParams(job));
+  }
+
+  async getUsage(accountId: string, month: string): Promise<UsageFigures> {
+    const row = this.stmts.getUsage.get(accountId, month) as Row | undefined;
+    return { usedCentiminutes: row ? (row.settled_cm as number) + (row.reserved_cm as number) : 0 };
+  }
+
+  async setUsage(accountId: string, month: string, usedCentiminutes: number): Promise<void> {
+    this.stmts.setUsage.run(accountId, month, usedCentiminutes);
+  }
+
+  async ping(): Promise<void> {
+    this.db.prepare('SELECT 1').get();
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+}

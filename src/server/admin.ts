@@ -1,0 +1,210 @@
+import { copyFile, stat } from 'node:fs/promises';
+import { createInterface } from 'node:readline/promises';
+import { parseArgs } from 'node:util';
+import { PLAN_IDS, type PlanId } from '../contract/plans.js';
+import { parseVoice, resolveLanguage } from '../contract/voices.js';
+import { isLanguageCode } from '../contract/languages.js';
+import { ConfigError, loadConfig } from './config.js';
+import { AccountAdmin, AdminError } from './domain/accounts.js';
+import { displayKey } from './domain/keys.js';
+import { seed, writeFixtures } from './seed.js';
+import { openStore } from './services.js';
+import { LocalAudioStorage } from './adapters/local-audio-storage.js';
+import { join } from 'node:path';
+
+const HELP = `agent-tts-admin — manage accounts and keys of an agent-tts deployment (the dashboard of spec §4.6).
+Uses the same configuration as the server (DATA_DIR, or REDIS_URL in distributed mode).
+
+  account create --name <name> [--plan free|pro|ultimate|basic] [--inactive]
+  account list
+  account set <account-id> [--plan <plan>] [--subscription active|inactive] [--name <name>]
+  account usage <account-id> --minutes <n>      set this month's used minutes
+  key create --account <account-id> [--name <name>]   prints the full key once
+  key list [--account <account-id>]
+  key rename <tts_public_id> <name>
+  key revoke <tts_public_id> [--yes]           asks for confirmation unless --yes
+  job import-legacy --account <account-id> --expires-at <ISO date> [--audio <file.mp3>]
+                    [--voice af_heart] [--speed 1] [--language en] [--duration <seconds>]
+  seed [--out fixtures.json] [--active 8]       fresh accounts in every state + conformance fixtures
+
+Add --json for machine-readable output.`;
+
+function fail(message: string, code = 1): never {
+  process.stderr.write(`agent-tts-admin: ${message}\n`);
+  process.exit(code);
+}
+
+function planOf(value: string | undefined, fallback: PlanId): PlanId {
+  if (value === undefined) return fallback;
+  if (!(PLAN_IDS as string[]).includes(value)) fail(`unknown plan "${value}"; one of ${PLAN_IDS.join(', ')}`, 2);
+  return value as PlanId;
+}
+
+async function confirm(question: string): Promise<boolean> {
+  if (!process.stdin.isTTY) return false;
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  const answer = await rl.question(`${question} [y/N] `);
+  rl.close();
+  return /^y(es)?$/i.test(answer.trim());
+}
+
+async function main(argv: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      name: { type: 'string' },
+      plan: { type: 'string' },
+      inactive: { type: 'boolean' },
+      subscription: { type: 'string' },
+      account: { type: 'string' },
+      minutes: { type: 'string' },
+      yes: { type: 'boolean', short: 'y' },
+      json: { type: 'boolean' },
+      out: { type: 'string' },
+      active: { type: 'string' },
+      'expires-at': { type: 'string' },
+      audio: { type: 'string' },
+      voice: { type: 'string' },
+      speed: { type: 'string' },
+      language: { type: 'string' },
+      duration: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  const [group, action, ...rest] = positionals;
+  if (values.help || !group) {
+    process.stdout.write(HELP + '\n');
+    return;
+  }
+  const config = loadConfig();
+  const store = await openStore(config);
+  const admin = new AccountAdmin(store);
+  const print = (human: string, json: unknown) => process.stdout.write((values.json ? JSON.stringify(json, null, 2) : human) + '\n');
+  try {
+    const command = group === 'seed' ? 'seed' : `${group} ${action ?? ''}`.trim();
+    switch (command) {
+      case 'account create': {
+        if (!values.name) fail('account create needs --name', 2);
+        const account = await admin.createAccount(values.name, planOf(values.plan, 'pro'), values.inactive ? 'inactive' : 'active');
+        print(`account ${account.id} (${account.plan}, ${account.subscription})`, account);
+        break;
+      }
+      case 'account list': {
+        const accounts = await store.listAccounts();
+        print(accounts.map((a) => `${a.id}  ${a.plan.padEnd(8)} ${a.subscription.padEnd(8)} ${a.name}`).join('\n') || '(no accounts)', accounts);
+        break;
+      }
+      case 'account set': {
+        const id = rest[0] ?? fail('account set needs an account id', 2);
+        const subscription = values.subscription;
+        if (subscription !== undefined && subscription !== 'active' && subscription !== 'inactive') fail('--subscription is active or inactive', 2);
+        const patch = {
+          ...(values.plan ? { plan: planOf(values.plan, 'pro') } : {}),
+          ...(subscription ? { subscription: subscription as 'active' | 'inactive' } : {}),
+          ...(values.name ? { name: values.name } : {}),
+        };
+        if (!(await store.updateAccount(id, patch))) fail(`no account ${id}`);
+        const account = await admin.requireAccount(id);
+        print(`account ${account.id} (${account.plan}, ${account.subscription})`, account);
+        break;
+      }
+      case 'account usage': {
+        const id = rest[0] ?? fail('account usage needs an account id', 2);
+        const minutes = Number(values.minutes);
+        if (!Number.isFinite(minutes) || minutes < 0) fail('--minutes must be a number ≥ 0', 2);
+        await admin.setUsedMinutes(id, minutes);
+        print(`account ${id}: ${minutes} minutes used this month`, { account_id: id, minutes });
+        break;
+      }
+      case 'key create': {
+        if (!values.account) fail('key create needs --account', 2);
+        const { key, record } = await admin.createKey(values.account, values.name);
+        process.stderr.write('The full key is shown once only. Store it now; it cannot be recovered.\n');
+        print(key, { key, display_key: displayKey(record.publicId), account_id: record.accountId, name: record.name });
+        break;
+      }
+      case 'key list': {
+        const keys = await store.listKeys(values.account);
+        const rows = keys.map((k) => ({
+          display_key: displayKey(k.publicId),
+          name: k.name,
+          account_id: k.accountId,
+          created: new Date(k.createdAt).toISOString(),
+          last_used: k.lastUsedAt ? new Date(k.lastUsedAt).toISOString() : null,
+          call_count: k.callCount,
+          state: k.revokedAt ? 'revoked' : 'active',
+        }));
+        print(
+          rows.map((r) => `${r.display_key}  ${r.state.padEnd(7)} calls=${r.call_count}  last_used=${r.last_used ?? 'never'}  created=${r.created}  ${r.name}`).join('\n') || '(no keys)',
+          rows,
+        );
+        break;
+      }
+      case 'key rename': {
+        const [key, ...name] = rest;
+        if (!key || name.length === 0) fail('key rename needs <tts_public_id> <name>', 2);
+        await admin.renameKey(key, name.join(' '));
+        print(`${displayKey((await admin.requireKey(key)).publicId)} renamed`, { ok: true });
+        break;
+      }
+      case 'key revoke': {
+        const key = rest[0] ?? fail('key revoke needs <tts_public_id>', 2);
+        const record = await admin.requireKey(key);
+        const shown = displayKey(record.publicId);
+        if (!values.yes && !(await confirm(`Revoke ${shown}? Requests with it fail at once, and this cannot be undone.`))) {
+          fail('not revoked (confirm at the prompt, or pass --yes)', 3);
+        }
+        const revoked = await admin.revokeKey(key);
+        print(revoked ? `${shown} revoked` : `${shown} was already revoked`, { display_key: shown, revoked });
+        break;
+      }
+      case 'job import-legacy': {
+        if (!values.account || !values['expires-at']) fail('job import-legacy needs --account and --expires-at', 2);
+        const expiresAt = Date.parse(values['expires-at']);
+        if (Number.isNaN(expiresAt)) fail('--expires-at must be an ISO date', 2);
+        const voice = parseVoice(values.voice ?? 'af_heart') ?? fail('--voice is not a valid voice id', 2);
+        const language = values.language;
+        if (language !== undefined && !isLanguageCode(language)) fail('--language must be a code of spec §4.5', 2);
+        const keys = await store.listKeys(values.account);
+        const owner = keys.find((k) => !k.revokedAt) ?? keys[0] ?? fail('the account has no key', 2);
+        const size = values.audio ? (await stat(values.audio)).size : undefined;
+        const job = await admin.importLegacyJob({
+          accountId: values.account,
+          keyPublicId: owner.publicId,
+          expiresAt,
+          voice: voice.id,
+          speed: Number(values.speed ?? 1),
+          language: resolveLanguage(voice, language as never),
+          durationSeconds: values.duration ? Number(values.duration) : undefined,
+          fileSizeBytes: size,
+        });
+        if (values.audio) await copyFile(values.audio, new LocalAudioStorage(join(config.dataDir, 'audio')).pathFor(job.id));
+        print(`legacy job ${job.id} (expires ${new Date(expiresAt).toISOString()})`, { job_id: job.id });
+        break;
+      }
+      case 'seed': {
+        const count = Number(values.active ?? 8);
+        if (!Number.isInteger(count) || count < 1) fail('--active must be a whole number ≥ 1', 2);
+        const fixtures = await seed(store, config, count);
+        const out = values.out ?? 'fixtures.json';
+        await writeFixtures(out, fixtures);
+        print(
+          `wrote ${out}: ${fixtures.keys.active.length} active keys and one key in every other state (base_url ${fixtures.base_url})`,
+          { fixtures: out, base_url: fixtures.base_url, active_keys: fixtures.keys.active.length },
+        );
+        break;
+      }
+      default:
+        fail(`unknown command "${command}"\n\n${HELP}`, 2);
+    }
+  } finally {
+    await store.close();
+  }
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  if (error instanceof AdminError || error instanceof ConfigError) fail(error.message);
+  if (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS')) fail(`${error.message}\n\n${HELP}`, 2);
+  fail(error instanceof Error ? error.message : String(error));
+});

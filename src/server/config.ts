@@ -1,0 +1,183 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { z } from 'zod';
+import { LIMITS } from '../contract/limits.js';
+import { PLANS, type PlanId } from '../contract/plans.js';
+
+const port = z.coerce.number().int().min(0).max(65535);
+const positiveInt = z.coerce.number().int().min(1);
+const optionalUrl = z
+  .string()
+  .url()
+  .transform((u) => u.replace(/\/+$/, ''))
+  .optional();
+
+/**
+ * Every setting, from environment variables. Names and defaults are documented in the README;
+ * a bad value stops the start with a message naming the variable.
+ */
+const EnvSchema = z.object({
+  HOST: z.string().min(1).default('127.0.0.1'),
+  PORT: port.default(8080),
+  VOICES_PORT: port.default(8081),
+  /** Origin clients use to reach the API; audio URLs are built on it. Default: http://HOST:PORT. */
+  PUBLIC_BASE_URL: optionalUrl,
+  PUBLIC_VOICES_URL: optionalUrl,
+  DATA_DIR: z.string().min(1).default('./data'),
+  INLINE_WAIT_MS: z.coerce.number().int().min(0).max(120_000).default(LIMITS.inlineWaitSeconds * 1000),
+  RATE_POST_LIMIT: positiveInt.default(LIMITS.postPerMinute),
+  RATE_GET_LIMIT: positiveInt.default(LIMITS.getPerMinute),
+  RATE_WINDOW_SECONDS: z.coerce.number().int().min(1).max(3600).default(LIMITS.rateWindowSeconds),
+  URL_SIGNING_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  AUDIO_URL_TTL_SECONDS: positiveInt.max(7 * 86_400).default(3600),
+  /** The first-party web origin(s), comma-separated; empty to allow none. */
+  CORS_ORIGINS: z.string().default('http://localhost:3000'),
+  /** Preview deployments, one `*` label; empty to allow none. */
+  CORS_PREVIEW_PATTERN: z.string().default('https://*.preview.localhost'),
+  BILLING_URL: z.string().url().default('https://tts.example.com/billing'),
+  PLAN_MINUTES_FREE: z.coerce.number().min(0).default(PLANS.free.monthlyMinutes),
+  PLAN_MINUTES_PRO: z.coerce.number().min(0).default(PLANS.pro.monthlyMinutes),
+  PLAN_MINUTES_ULTIMATE: z.coerce.number().min(0).default(PLANS.ultimate.monthlyMinutes),
+  RETENTION_DAYS_FREE: z.coerce.number().min(0).default(PLANS.free.retentionDays),
+  RETENTION_DAYS_PRO: z.coerce.number().min(0).default(PLANS.pro.retentionDays),
+  RETENTION_DAYS_ULTIMATE: z.coerce.number().min(0).default(PLANS.ultimate.retentionDays),
+  RETENTION_SWEEP_SECONDS: positiveInt.default(300),
+  SYNTH_THREADS: positiveInt.max(64).optional(),
+    // Jobs share the synthesis pool chunk by chunk (each with a bounded window), so running several at
+  // once costs little memory and keeps a short job from waiting behind long ones.
+  JOB_CONCURRENCY: positiveInt.max(64).default(8),
+  MAX_BODY_BYTES: positiveInt.default(8 * 1024 * 1024),
+  TTS_ENGINE: z.enum(['espeak', 'openai-compatible']).default('espeak'),
+  UPSTREAM_KOKORO_URL: optionalUrl,
+  UPSTREAM_SUPERTONIC_URL: optionalUrl,
+  UPSTREAM_MODEL: z.string().optional(),
+  UPSTREAM_API_KEY: z.string().optional(),
+  UPSTREAM_TIMEOUT_MS: positiveInt.default(30_000),
+  REDIS_URL: z.string().url().optional(),
+  REDIS_PREFIX: z.string().min(1).default('agent-tts:'),
+  /** `false` runs an API process without synthesis workers (distributed mode, workers elsewhere). */
+  LOCAL_WORKERS: z.enum(['true', 'false']).default('true'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  SHUTDOWN_GRACE_MS: positiveInt.default(15_000),
+});
+
+export interface PlanSettings {
+  apiAccess: boolean;
+  retentionDays: number;
+  monthlyMinutes: number;
+}
+
+export interface Config {
+  host: string;
+  port: number;
+  voicesPort: number;
+  publicBaseUrl: string;
+  publicVoicesUrl: string;
+  dataDir: string;
+  inlineWaitMs: number;
+  rateLimits: { post: number; get: number; windowMs: number };
+  urlSigningSecret: string;
+  audioUrlTtlSeconds: number;
+  cors: { origins: string[]; previewPattern?: RegExp; previewPatternText?: string };
+  billingUrl: string;
+  plans: Record<PlanId, PlanSettings>;
+  retentionSweepMs: number;
+  synthThreads?: number;
+  jobConcurrency: number;
+  maxBodyBytes: number;
+  engine: 'espeak' | 'openai-compatible';
+  upstream: { baseUrls: { kokoro?: string; supertonic?: string }; model?: string; apiKey?: string; timeoutMs: number };
+  redisUrl?: string;
+  redisPrefix: string;
+  localWorkers: boolean;
+  logLevel: string;
+  shutdownGraceMs: number;
+}
+
+export class ConfigError extends Error {}
+
+/** `https://*.preview.example.com` → a RegExp matching exactly one DNS label in place of `*`. */
+export function previewPatternToRegExp(pattern: string): RegExp {
+  const url = /^(https?):\/\/([a-z0-9*.-]+)(:\d+)?$/i.exec(pattern);
+  if (!url || !url[2].includes('*')) {
+    throw new ConfigError(`CORS_PREVIEW_PATTERN: expected an origin with one "*" label, e.g. https://*.preview.example.com; got "${pattern}"`);
+  }
+  const host = url[2]
+    .split('.')
+    .map((label) => (label === '*' ? '[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?' : label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+    .join('\\.');
+  return new RegExp(`^${url[1]}://${host}${(url[3] ?? '').replace(':', '\\:')}$`, 'i');
+}
+
+function signingSecret(dataDir: string, fromEnv?: string): string {
+  if (fromEnv) return fromEnv;
+  // Generated once and kept in the data directory, so URLs stay valid across restarts.
+  const file = join(dataDir, 'url-signing-secret');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  const secret = randomBytes(32).toString('hex');
+  try {
+    writeFileSync(file, secret + '\n', { mode: 0o600, flag: 'wx' });
+    return secret;
+  } catch (error) {
+    // Another process sharing the data directory wrote it first: use theirs.
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return readFileSync(file, 'utf8').trim();
+    throw error;
+  }
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = EnvSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const e = parsed.data;
+  const dataDir = resolve(e.DATA_DIR);
+  mkdirSync(join(dataDir, 'audio'), { recursive: true, mode: 0o700 });
+  const origins = e.CORS_ORIGINS.split(',').map((o) => o.trim().replace(/\/+$/, '')).filter(Boolean);
+  for (const origin of origins) {
+    if (!/^https?:\/\/[^/\s]+$/i.test(origin)) throw new ConfigError(`CORS_ORIGINS: "${origin}" is not an origin like https://app.example.com`);
+  }
+  const hostForUrl = e.HOST === '0.0.0.0' || e.HOST === '::' ? '127.0.0.1' : e.HOST.includes(':') ? `[${e.HOST}]` : e.HOST;
+  return {
+    host: e.HOST,
+    port: e.PORT,
+    voicesPort: e.VOICES_PORT,
+    publicBaseUrl: e.PUBLIC_BASE_URL ?? `http://${hostForUrl}:${e.PORT}`,
+    publicVoicesUrl: e.PUBLIC_VOICES_URL ?? `http://${hostForUrl}:${e.VOICES_PORT}`,
+    dataDir,
+    inlineWaitMs: e.INLINE_WAIT_MS,
+    rateLimits: { post: e.RATE_POST_LIMIT, get: e.RATE_GET_LIMIT, windowMs: e.RATE_WINDOW_SECONDS * 1000 },
+    urlSigningSecret: signingSecret(dataDir, e.URL_SIGNING_SECRET),
+    audioUrlTtlSeconds: e.AUDIO_URL_TTL_SECONDS,
+    cors: {
+      origins,
+      previewPattern: e.CORS_PREVIEW_PATTERN ? previewPatternToRegExp(e.CORS_PREVIEW_PATTERN) : undefined,
+      previewPatternText: e.CORS_PREVIEW_PATTERN || undefined,
+    },
+    billingUrl: e.BILLING_URL,
+    plans: {
+      free: { apiAccess: true, retentionDays: e.RETENTION_DAYS_FREE, monthlyMinutes: e.PLAN_MINUTES_FREE },
+      pro: { apiAccess: true, retentionDays: e.RETENTION_DAYS_PRO, monthlyMinutes: e.PLAN_MINUTES_PRO },
+      ultimate: { apiAccess: true, retentionDays: e.RETENTION_DAYS_ULTIMATE, monthlyMinutes: e.PLAN_MINUTES_ULTIMATE },
+      basic: { ...PLANS.basic },
+    },
+    retentionSweepMs: e.RETENTION_SWEEP_SECONDS * 1000,
+    synthThreads: e.SYNTH_THREADS,
+    jobConcurrency: e.JOB_CONCURRENCY,
+    maxBodyBytes: e.MAX_BODY_BYTES,
+    engine: e.TTS_ENGINE,
+    upstream: {
+      baseUrls: { kokoro: e.UPSTREAM_KOKORO_URL, supertonic: e.UPSTREAM_SUPERTONIC_URL },
+      model: e.UPSTREAM_MODEL,
+      apiKey: e.UPSTREAM_API_KEY,
+      timeoutMs: e.UPSTREAM_TIMEOUT_MS,
+    },
+    redisUrl: e.REDIS_URL,
+    redisPrefix: e.REDIS_PREFIX,
+    localWorkers: e.LOCAL_WORKERS === 'true',
+    logLevel: e.LOG_LEVEL,
+    shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
+  };
+}

@@ -1,0 +1,125 @@
+import { WaitingError, Worker, type Job } from 'bullmq';
+import type { JobRun } from '../http/ops.js';
+import type { Logger } from '../log.js';
+import { bullConnection } from './bullmq.js';
+import { RedisKeys, SYNTHESIS_QUEUE } from './keys.js';
+import { redactRedisUrl, type RedisClient } from './redis.js';
+import type { DistributedSettings } from './settings.js';
+import { withTimeout } from './timeout.js';
+
+export interface SynthesisWorkerOptions {
+  url: string;
+  prefix: string;
+  /** Runs a job to its end: synthesizes, then settles or fails it in the store. */
+  runner: JobRun;
+  /** The process's command client, for announcing finished jobs. */
+  publisher: RedisClient;
+  concurrency: number;
+  settings: DistributedSettings;
+  log: Logger;
+}
+
+/** After the grace, interrupted jobs need a moment to be handed back before the close gives up. */
+const CLOSE_MARGIN_MS = 5_000;
+
+const CONNECTION_ERROR = /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|Socket closed|Connection is closed|client is closed|Disconnects client/i;
+
+/**
+ * Takes synthesis jobs from the shared queue and runs them, `concurrency` at a time. A job holds a
+ * lock while it runs (renewed at half QUEUE_LOCK_MS); when a worker dies, its lock lapses and another
+ * worker's stalled-job check puts the job back in the queue (QUEUE_STALLED_CHECK_MS), so it is run
+ * again from the start — the store settles a job once, so it is charged once.
+ */
+export class SynthesisWorker {
+  private readonly worker: Worker;
+  private readonly keys: RedisKeys;
+  private readonly abort = new AbortController();
+  private readonly running = new Set<string>();
+  private lastConnectionWarning = 0;
+
+  constructor(private readonly opts: SynthesisWorkerOptions) {
+    this.keys = new RedisKeys(opts.prefix);
+    this.worker = new Worker(SYNTHESIS_QUEUE, (job, token) => this.process(job, token), {
+      connection: bullConnection(opts.url),
+      prefix: this.keys.bullPrefix(),
+      concurrency: opts.concurrency,
+      lockDuration: opts.settings.lockMs,
+      stalledInterval: opts.settings.stalledCheckMs,
+      maxStalledCount: opts.settings.maxStalled,
+    });
+    this.worker.on('error', (error: Error) => {
+      // An outage makes every reconnect attempt an error: one line per 30 s says it well enough.
+      if (CONNECTION_ERROR.test(error.message)) {
+        if (Date.now() - this.lastConnectionWarning < 30_000) return;
+        this.lastConnectionWarning = Date.now();
+        opts.log.warn({ redis: redactRedisUrl(opts.url), error: error.message }, 'worker: redis unreachable; reconnecting');
+        return;
+      }
+      opts.log.error({ err: error }, 'worker error');
+    });
+    this.worker.on('stalled', (jobId: string) => {
+      opts.log.warn({ job_id: jobId }, 'job stalled (its worker stopped renewing its lock); queued again');
+    });
+    this.worker.on('failed', (job: Job | undefined, error: Error) => {
+      if (!job) return;
+      const final = job.attemptsMade >= (job.opts.attempts ?? 1);
+      opts.log[final ? 'error' : 'warn']({ job_id: job.id, attempt: job.attemptsMade, err: error }, final ? 'job run failed for good' : 'job run failed; it will be retried');
+    });
+  }
+
+  /** Resolves once the worker is connected and taking jobs. */
+  async ready(): Promise<void> {
+    await this.worker.waitUntilReady();
+  }
+
+  /** Readiness: the worker is taking jobs (its store client's ping covers Redis itself). */
+  async ping(): Promise<void> {
+    if (!this.worker.isRunning()) throw new Error('the worker is not taking jobs (starting, or shutting down)');
+  }
+
+  get activeJobs(): number {
+    return this.running.size;
+  }
+
+  private async process(job: Job, token: string | undefined): Promise<void> {
+    const jobId = job.id!;
+    this.running.add(jobId);
+    this.opts.log.info({ job_id: jobId, attempt: job.attemptsMade + 1 }, 'job started');
+    try {
+      const ended = await this.opts.runner.run(jobId, this.abort.signal);
+      if (!ended) {
+        // Shutdown interrupted it: hand it back to the queue at once, without using up an attempt,
+        // so another worker starts it now rather than after the lock lapses.
+        await job.moveToWait(token);
+        this.opts.log.info({ job_id: jobId }, 'job handed back to the queue (shutdown)');
+        throw new WaitingError();
+      }
+      await this.opts.publisher.publish(this.keys.jobFinishedChannel(), jobId).catch((error: unknown) => {
+        this.opts.log.warn({ job_id: jobId, err: error }, 'finish not announced; waiting requests see it in the store');
+      });
+    } finally {
+      this.running.delete(jobId);
+    }
+  }
+
+  /**
+   * Stops taking jobs and lets the running ones finish for up to `graceMs`; the ones still running
+   * then are interrupted and handed back to the queue for another worker.
+   */
+  async close(graceMs: number): Promise<void> {
+    const closing = this.worker.close();
+    const timer = setTimeout(() => {
+      if (this.running.size > 0) this.opts.log.info({ jobs: [...this.running] }, 'shutdown grace over; handing running jobs back');
+      this.abort.abort();
+    }, graceMs);
+    timer.unref();
+    try {
+      // BullMQ waits for Redis to close cleanly; without Redis that could be forever.
+      await withTimeout(closing, graceMs + CLOSE_MARGIN_MS, 'worker close');
+    } catch (error) {
+      this.opts.log.warn({ err: error }, 'worker did not close cleanly; its jobs are recovered by the stalled-job check');
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}

@@ -1,0 +1,104 @@
+import { randomUUID } from 'node:crypto';
+import type { PlanId, SubscriptionStatus } from '../../contract/plans.js';
+import type { Account, ApiKeyRecord, JobRecord, Store } from '../ports.js';
+import { generateKey } from './keys.js';
+import { usageMonth } from './usage.js';
+
+export class AdminError extends Error {}
+
+/** The dashboard operations of spec §4.6 (create, list, rename, revoke keys) and account upkeep. */
+export class AccountAdmin {
+  constructor(private readonly store: Store) {}
+
+  async createAccount(name: string, plan: PlanId, subscription: SubscriptionStatus = 'active'): Promise<Account> {
+    const account: Account = { id: randomUUID(), name, plan, subscription, createdAt: Date.now() };
+    await this.store.createAccount(account);
+    return account;
+  }
+
+  async requireAccount(id: string): Promise<Account> {
+    const account = await this.store.getAccount(id);
+    if (!account) throw new AdminError(`No account ${id}.`);
+    return account;
+  }
+
+  /** Creates a key; the full key is returned once and never stored. At most one active key per account. */
+  async createKey(accountId: string, name = 'default'): Promise<{ key: string; record: ApiKeyRecord }> {
+    await this.requireAccount(accountId);
+    const generated = generateKey();
+    const record: ApiKeyRecord = {
+      publicId: generated.publicId,
+      accountId,
+      secretHash: generated.secretHash,
+      name,
+      createdAt: Date.now(),
+      callCount: 0,
+    };
+    if (!(await this.store.createKey(record))) {
+      throw new AdminError('This account already has an active key (at most 1). Revoke it first, then create another.');
+    }
+    return { key: generated.key, record };
+  }
+
+  async requireKey(displayOrPublicId: string): Promise<ApiKeyRecord> {
+    const publicId = displayOrPublicId.replace(/^tts_/, '').slice(0, 8);
+    const key = /^[0-9a-f]{8}$/.test(publicId) ? await this.store.getKey(publicId) : undefined;
+    if (!key) throw new AdminError(`No key ${displayOrPublicId.slice(0, 12)}.`);
+    return key;
+  }
+
+  async renameKey(displayKey: string, name: string): Promise<void> {
+    const key = await this.requireKey(displayKey);
+    await this.store.renameKey(key.publicId, name);
+  }
+
+  async revokeKey(displayKey: string): Promise<boolean> {
+    const key = await this.requireKey(displayKey);
+    return this.store.revokeKey(key.publicId, Date.now());
+  }
+
+  async setUsedMinutes(accountId: string, minutes: number): Promise<void> {
+    await this.requireAccount(accountId);
+    await this.store.setUsage(accountId, usageMonth(Date.now()), Math.round(minutes * 100));
+  }
+
+  /** Imports a job from the legacy system: completed, with an expiry after which it answers FILE_EXPIRED. */
+  async importLegacyJob(input: {
+    accountId: string;
+    keyPublicId: string;
+    expiresAt: number;
+    voice: string;
+    speed: number;
+    language: string;
+    durationSeconds?: number;
+    fileSizeBytes?: number;
+    jobId?: string;
+  }): Promise<JobRecord> {
+    await this.requireAccount(input.accountId);
+    const now = Date.now();
+    const job: JobRecord = {
+      id: input.jobId ?? randomUUID(),
+      accountId: input.accountId,
+      keyPublicId: input.keyPublicId,
+      status: 'completed',
+      text: '',
+      voice: input.voice,
+      language: input.language,
+      speed: input.speed,
+      createdAt: Math.min(now, input.expiresAt),
+      // The record outlives its audio: FILE_EXPIRED is the answer, not NOT_FOUND.
+      deleteAfter: Number.MAX_SAFE_INTEGER,
+      reservedCentiminutes: 0,
+      chargedCentiminutes: 0,
+      usageMonth: usageMonth(now),
+      progress: 1,
+      completedAt: Math.min(now, input.expiresAt),
+      processingTimeMs: 0,
+      durationSeconds: input.durationSeconds,
+      fileSizeBytes: input.fileSizeBytes,
+      legacyExpiresAt: input.expiresAt,
+    };
+    await this.store.importLegacyJob(job);
+    return job;
+  }
+}

@@ -1,0 +1,84 @@
+import type { Synthesizer, SynthesisProgress } from '../../synth/index.js';
+import { SynthesisError } from '../../synth/index.js';
+import { NEW_IDEMPOTENCY_KEY_PHRASE } from '../../contract/errors.js';
+import type { Logger } from '../log.js';
+import type { AudioStorage, Store } from '../ports.js';
+import { secondsToCentiminutes } from './usage.js';
+
+export interface LiveProgress {
+  fraction: number;
+  elapsedMs: number;
+}
+
+/** Store writes of progress are throttled: polling reads it, and it need not be exact to the chunk. */
+const PROGRESS_WRITE_INTERVAL_MS = 500;
+
+/**
+ * Runs one job: synthesizes its text to its audio file, then settles it (completed, usage charged) or
+ * fails it (reservation released). Shared by the in-process queue and the distributed workers.
+ */
+export class JobRunner {
+  /** Progress of the jobs running in this process, for honest retry_after_seconds. */
+  readonly live = new Map<string, LiveProgress>();
+
+  constructor(
+    private readonly store: Store,
+    private readonly audio: AudioStorage,
+    private readonly synth: Synthesizer,
+    private readonly log: Logger,
+  ) {}
+
+  /** Returns false when the job was not run to an end (aborted for shutdown; it stays processing). */
+  async run(jobId: string, signal?: AbortSignal): Promise<boolean> {
+    const job = await this.store.getJob(jobId);
+    if (!job || job.status !== 'processing') return true;
+    const started = Date.now();
+    await this.audio.removeLeftovers(jobId);
+    let lastWrite = 0;
+    this.live.set(jobId, { fraction: job.progress, elapsedMs: 0 });
+    const onProgress = (p: SynthesisProgress) => {
+      this.live.set(jobId, { fraction: p.fraction, elapsedMs: p.elapsedMs });
+      const now = Date.now();
+      if (now - lastWrite >= PROGRESS_WRITE_INTERVAL_MS) {
+        lastWrite = now;
+        this.store.updateProgress(jobId, p.fraction).catch((error: unknown) => this.log.warn({ err: error, job_id: jobId }, 'progress not saved'));
+      }
+    };
+    try {
+      const result = await this.synth.synthesizeToFile(
+        { text: job.text, voice: job.voice, language: job.language, speed: job.speed },
+        this.audio.pathFor(jobId),
+        { onProgress, signal },
+      );
+      // This run's file is in place; any other partial file of the job belongs to a dead run (or to one
+      // that lost its queue lock, which can no longer settle the job): remove them whatever their age.
+      await this.audio.removeLeftovers(jobId, 0);
+      const completedAt = Date.now();
+      await this.store.completeJob(jobId, {
+        durationSeconds: Math.round(result.durationSeconds * 1000) / 1000,
+        fileSizeBytes: result.bytes,
+        completedAt,
+        processingTimeMs: completedAt - job.createdAt,
+        chargedCentiminutes: secondsToCentiminutes(result.durationSeconds),
+      });
+      this.log.info({ job_id: jobId, audio_seconds: result.durationSeconds, wall_ms: completedAt - started }, 'job completed');
+      return true;
+    } catch (error) {
+      if (signal?.aborted) {
+        this.log.info({ job_id: jobId }, 'job interrupted by shutdown; it resumes at the next start');
+        return false;
+      }
+      const provider = error instanceof SynthesisError && error.code === 'TTS_PROVIDER_ERROR';
+      const code = provider ? 'TTS_PROVIDER_ERROR' : 'INTERNAL_ERROR';
+      const message = provider
+        ? `The speech engine failed on this job. Retry with backoff, using a ${NEW_IDEMPOTENCY_KEY_PHRASE}.`
+        : `Synthesis failed on this job. Retry with backoff, using a ${NEW_IDEMPOTENCY_KEY_PHRASE}.`;
+      await this.audio.delete(jobId).catch(() => undefined);
+      await this.store.failJob(jobId, { code, message, completedAt: Date.now() });
+      this.log.error({ job_id: jobId, err: error }, 'job failed');
+      return true;
+    } finally {
+      this.live.delete(jobId);
+    }
+  }
+}

@@ -1,0 +1,46 @@
+import { pino, type Logger } from 'pino';
+import { redactKeys } from '../contract/limits.js';
+
+/**
+ * Structured JSON logs. Keys are never logged whole: every string that reaches a log line passes
+ * through `redactKeys`, so a key pasted into a text or a header shows only as `tts_<public_id>`.
+ */
+/**
+ * Redacts keys in every string of a log record. Errors go through pino's serializer first (as plain
+ * objects they would log as {}). Strings without `tts_` are returned untouched, so an ordinary
+ * request line costs a few `includes` calls.
+ */
+function redactValues(value: unknown, depth = 0): unknown {
+  if (typeof value === 'string') return value.includes('tts_') ? redactKeys(value) : value;
+  if (value === null || typeof value !== 'object' || depth > 8) return value;
+  if (value instanceof Error) return redactValues(pino.stdSerializers.err(value), depth + 1);
+  if (Array.isArray(value)) return value.map((v) => redactValues(v, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) out[k] = redactValues(v, depth + 1);
+  return out;
+}
+
+export function createLogger(level: string, name = 'agent-tts'): Logger {
+  return pino({
+    name,
+    level,
+    base: { pid: process.pid },
+    timestamp: pino.stdTimeFunctions.isoTime,
+    redact: { paths: ['authorization', '*.authorization', 'headers.authorization', 'apiKey', '*.apiKey'], censor: '[redacted]' },
+    hooks: {
+      logMethod(args, method) {
+        method.apply(
+          this,
+          args.map((a) => (typeof a === 'string' ? redactKeys(a) : a)) as Parameters<typeof method>,
+        );
+      },
+    },
+    formatters: {
+      log(object) {
+        return redactValues(object) as Record<string, unknown>;
+      },
+    },
+  });
+}
+
+export type { Logger };

@@ -1,0 +1,161 @@
+/**
+ * Ports of the reference server: what the domain needs from the outside world. The embedded default
+ * implements them with SQLite, an in-process rate limiter and queue and the local disk; the distributed
+ * mode with Redis and BullMQ. One contract test suite per port runs against every adapter.
+ */
+import type { PlanId, SubscriptionStatus } from '../contract/plans.js';
+
+export interface Account {
+  id: string;
+  name: string;
+  plan: PlanId;
+  subscription: SubscriptionStatus;
+  createdAt: number;
+}
+
+export interface ApiKeyRecord {
+  publicId: string;
+  accountId: string;
+  /** SHA-256 of the secret, hex. The secret itself is never stored. */
+  secretHash: string;
+  name: string;
+  createdAt: number;
+  lastUsedAt?: number;
+  callCount: number;
+  revokedAt?: number;
+}
+
+export type StoredJobStatus = 'processing' | 'completed' | 'failed';
+
+export interface JobRecord {
+  id: string;
+  accountId: string;
+  keyPublicId: string;
+  status: StoredJobStatus;
+  text: string;
+  voice: string;
+  language: string;
+  speed: number;
+  createdAt: number;
+  /** When the record and its audio are deleted (the plan's retention). */
+  deleteAfter: number;
+  /** Usage reserved at submission, in hundredths of a minute. */
+  reservedCentiminutes: number;
+  /** Usage settled on completion, in hundredths of a minute. */
+  chargedCentiminutes?: number;
+  /** Calendar month (UTC, `YYYY-MM`) the usage belongs to. */
+  usageMonth: string;
+  progress: number;
+  completedAt?: number;
+  processingTimeMs?: number;
+  durationSeconds?: number;
+  fileSizeBytes?: number;
+  errorCode?: 'TTS_PROVIDER_ERROR' | 'INTERNAL_ERROR';
+  errorMessage?: string;
+  idempotencyKey?: string;
+  /** Legacy jobs only: when their audio is (or was) deleted. */
+  legacyExpiresAt?: number;
+}
+
+export interface UsageFigures {
+  /** Settled plus reserved, in hundredths of a minute. */
+  usedCentiminutes: number;
+}
+
+export type ClaimResult =
+  | { kind: 'claimed' }
+  | { kind: 'existing'; jobId: string }
+  /** Another request holds the key and has not created its job yet. */
+  | { kind: 'pending' };
+
+export type CreateJobResult =
+  | { kind: 'created' }
+  | { kind: 'usage_exceeded'; usedCentiminutes: number; limitCentiminutes: number };
+
+export interface Store {
+  createAccount(account: Account): Promise<void>;
+  getAccount(id: string): Promise<Account | undefined>;
+  updateAccount(id: string, patch: Partial<Pick<Account, 'name' | 'plan' | 'subscription'>>): Promise<boolean>;
+  listAccounts(): Promise<Account[]>;
+
+  /** Atomically refuses (returns false) while the account already has an active key. */
+  createKey(key: ApiKeyRecord): Promise<boolean>;
+  getKey(publicId: string): Promise<ApiKeyRecord | undefined>;
+  listKeys(accountId?: string): Promise<ApiKeyRecord[]>;
+  renameKey(publicId: string, name: string): Promise<boolean>;
+  revokeKey(publicId: string, at: number): Promise<boolean>;
+  /** Adds calls and moves last-used forward (batched by the caller). */
+  recordKeyUse(publicId: string, calls: number, lastUsedAt: number): Promise<void>;
+
+  /**
+   * Claims an Idempotency-Key for an account. A claim that never got its job (its holder crashed)
+   * is taken over after `staleAfterMs`.
+   */
+  claimIdempotencyKey(accountId: string, key: string, jobId: string, now: number, staleAfterMs: number): Promise<ClaimResult>;
+  releaseIdempotencyKey(accountId: string, key: string, jobId: string): Promise<void>;
+
+  /** Atomically: checks and reserves usage for the month, inserts the job, binds its Idempotency-Key. */
+  createJob(job: JobRecord, limitCentiminutes: number): Promise<CreateJobResult>;
+  getJob(id: string): Promise<JobRecord | undefined>;
+  updateProgress(id: string, progress: number): Promise<void>;
+  /** Settles usage (reserved → charged) and marks the job completed; no-op unless processing. */
+  completeJob(id: string, result: { durationSeconds: number; fileSizeBytes: number; completedAt: number; processingTimeMs: number; chargedCentiminutes: number }): Promise<boolean>;
+  /** Releases the reservation and marks the job failed; no-op unless processing. */
+  failJob(id: string, error: { code: 'TTS_PROVIDER_ERROR' | 'INTERNAL_ERROR'; message: string; completedAt: number }): Promise<boolean>;
+  listProcessingJobIds(): Promise<string[]>;
+  /** Deletes jobs whose retention has passed; returns their ids so their audio can be deleted. */
+  deleteExpiredJobs(now: number, limit: number): Promise<string[]>;
+  /** Legacy import (FILE_EXPIRED path). */
+  importLegacyJob(job: JobRecord): Promise<void>;
+
+  getUsage(accountId: string, month: string): Promise<UsageFigures>;
+  /** Sets settled usage (administration and seeding). */
+  setUsage(accountId: string, month: string, usedCentiminutes: number): Promise<void>;
+
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface RateLimitDecision {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  /** Seconds until the window admits another request (≥ 1 when refused). */
+  resetSeconds: number;
+}
+
+export interface RateLimiter {
+  /** Takes one request from the bucket when `consume` is true; otherwise only reports it. */
+  check(bucket: string, limit: number, windowMs: number, consume: boolean): Promise<RateLimitDecision>;
+  close(): Promise<void>;
+}
+
+export interface AudioStorage {
+  /** Where a job's finished audio lives (the synthesizer writes a temporary file beside it and renames). */
+  pathFor(jobId: string): string;
+  stat(jobId: string): Promise<{ size: number } | undefined>;
+  delete(jobId: string): Promise<void>;
+  /**
+   * Removes partial files an interrupted run of this job left behind: those untouched for
+   * `olderThanMs` (default: the adapter's own notion of stale).
+   */
+  removeLeftovers(jobId: string, olderThanMs?: number): Promise<void>;
+}
+
+export interface JobQueue {
+  enqueue(jobId: string): Promise<void>;
+  /** Resolves when the job reaches a final status or the time runs out (the caller reads the store). */
+  waitForFinish(jobId: string, timeoutMs: number, signal?: AbortSignal): Promise<void>;
+  close(): Promise<void>;
+  /** Jobs by queue state, for metrics (cluster-wide for a shared queue). */
+  stats?(): Promise<QueueStats>;
+  /** Throws when the queue's backend is unreachable (readiness). */
+  ping?(): Promise<void>;
+}
+
+export interface QueueStats {
+  waiting: number;
+  active: number;
+  delayed?: number;
+  failed?: number;
+}
