@@ -1,0 +1,61 @@
+import { catalogEntries } from './catalog.js';
+import { FixturesError, resolveTarget } from './fixtures-file.js';
+import { OpenApiDocument } from './openapi-document.js';
+import { Redactor, secretsOf } from './redaction.js';
+import { resultLine, summary } from './reports/console-report.js';
+import { writeReports } from './reports/write-reports.js';
+import { isFailing } from './results.js';
+import { runSuite } from './runner.js';
+import { SettingsError, helpText, readSettings } from './settings.js';
+
+/** The command line: 0 when nothing failed or errored, 1 otherwise, 2 when it could not start. */
+export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  let settings;
+  try {
+    settings = readSettings(argv, env);
+  } catch (error) {
+    if (!(error instanceof SettingsError)) throw error;
+    console.error(`agent-tts-conformance: ${error.message}\n\n${helpText()}`);
+    return 2;
+  }
+  if (settings.help) {
+    console.log(helpText());
+    return 0;
+  }
+  if (settings.list) {
+    for (const rule of catalogEntries()) console.log(`${rule.id.padEnd(44)} ${rule.profiles.join(',').padEnd(10)} ${rule.section}\n    ${rule.title}`);
+    console.log(`\n${catalogEntries().length} rules`);
+    return 0;
+  }
+  let target;
+  try {
+    target = resolveTarget(settings);
+  } catch (error) {
+    if (!(error instanceof FixturesError)) throw error;
+    console.error(`agent-tts-conformance: ${error.message}`);
+    return 2;
+  }
+  const redactor = new Redactor(secretsOf(target.fixtures));
+  const print = (text: string) => console.log(redactor.text(text));
+  if (settings.profile === 'full' && target.fixtures.keys.active.length < 8) {
+    print(`note: ${target.fixtures.keys.active.length} active keys; with fewer than 8 the rules that POST queue for them and the run takes longer`);
+  }
+  const run = await runSuite(settings, target, OpenApiDocument.load(), {
+    onResult: (result) => {
+      if (!settings.quiet && result.outcome !== 'disabled') print(resultLine(result));
+    },
+  });
+  const files = writeReports(run, settings.outputDir, redactor);
+  print(summary(run, files));
+  return isFailing(run) ? 1 : 0;
+}
+
+main(process.argv.slice(2), process.env).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    console.error(`agent-tts-conformance: ${(error as Error).stack ?? String(error)}`);
+    process.exitCode = 2;
+  },
+);

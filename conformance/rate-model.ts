@@ -1,0 +1,90 @@
+export type Bucket = 'post' | 'get';
+
+export interface RateLimits {
+  post: number;
+  get: number;
+  windowMs: number;
+}
+
+interface KeyState {
+  /** Times (ms) of requests the server counted, or may still be counting (in flight). */
+  post: number[];
+  get: number[];
+  /** A 429 told us not to come back before this time. */
+  blockedUntil: Record<Bucket, number>;
+}
+
+/** Slack for the gap between the server's clock of a request and ours. */
+const MARGIN_MS = 400;
+
+/**
+ * The suite's model of each API key's two rate-limit buckets (spec §8), so rules that are not about
+ * rate limits never trip them: a request waits until the model says its bucket has room. A POST is
+ * counted only when it created a job — rejected and replayed requests consume no quota, as the
+ * document states — and a GET always. A 429 blocks the bucket for its Retry-After.
+ */
+export class RateModel {
+  private readonly states = new Map<string, KeyState>();
+
+  constructor(private readonly limits: RateLimits) {}
+
+  private state(key: string): KeyState {
+    let s = this.states.get(key);
+    if (!s) {
+      s = { post: [], get: [], blockedUntil: { post: 0, get: 0 } };
+      this.states.set(key, s);
+    }
+    return s;
+  }
+
+  /** When a request in this bucket would be admitted, by the model. */
+  readyAt(key: string, bucket: Bucket, now = Date.now()): number {
+    const s = this.state(key);
+    const times = s[bucket].filter((t) => t > now - this.limits.windowMs - MARGIN_MS).sort((a, b) => a - b);
+    s[bucket] = times;
+    const limit = bucket === 'post' ? this.limits.post : this.limits.get;
+    let at = s.blockedUntil[bucket];
+    if (times.length >= limit) at = Math.max(at, times[times.length - limit]! + this.limits.windowMs + MARGIN_MS);
+    return at;
+  }
+
+  /** Waits for room, then holds a place; the returned token settles it once the answer is known. */
+  async acquire(key: string, bucket: Bucket): Promise<Slot> {
+    for (;;) {
+      const now = Date.now();
+      const at = this.readyAt(key, bucket, now);
+      if (at <= now) break;
+      await sleep(at - now);
+    }
+    const s = this.state(key);
+    const held = Date.now();
+    s[bucket].push(held);
+    return {
+      settle: ({ counted, retryAfterSeconds }) => {
+        const list = s[bucket];
+        const index = list.indexOf(held);
+        if (index >= 0) list.splice(index, 1);
+        // The answer's arrival is the latest moment the server could have counted the request.
+        if (counted) list.push(Date.now());
+        if (retryAfterSeconds !== undefined) {
+          s.blockedUntil[bucket] = Math.max(s.blockedUntil[bucket], Date.now() + retryAfterSeconds * 1000 + MARGIN_MS);
+        }
+      },
+    };
+  }
+
+  /** Records a request that bypassed acquire (the rate-limit rules send them on purpose). */
+  note(key: string, bucket: Bucket, counted: boolean, retryAfterSeconds?: number): void {
+    const s = this.state(key);
+    if (counted) s[bucket].push(Date.now());
+    if (retryAfterSeconds !== undefined) {
+      s.blockedUntil[bucket] = Math.max(s.blockedUntil[bucket], Date.now() + retryAfterSeconds * 1000 + MARGIN_MS);
+    }
+  }
+}
+
+export interface Slot {
+  settle(outcome: { counted: boolean; retryAfterSeconds?: number }): void;
+}
+
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, ms)));

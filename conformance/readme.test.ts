@@ -1,0 +1,17 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { CATALOG } from './catalog.js';
+import { SETTINGS } from './settings.js';
+
+const readme = readFileSync(new URL('./README.md', import.meta.url), 'utf8');
+
+describe('conformance/README.md', () => {
+  it('lists every rule of the catalog', () => {
+    for (const rule of CATALOG) expect(readme, rule.id).toContain(`| \`${rule.id}\` | ${rule.title.replace(/\|/g, '\\|')} |`);
+    expect(readme).toContain(`${CATALOG.length} rules`);
+  });
+
+  it('documents every setting with its variable', () => {
+    for (const s of SETTINGS) expect(readme, s.flag).toContain(`| \`--${s.flag}\` | ${s.env ? `\`${s.env}\`` : '—'} |`);
+  });
+});

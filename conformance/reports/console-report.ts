@@ -1,0 +1,20 @@
+import type { RuleResult, RunResult } from '../results.js';
+
+const LABEL = { pass: 'PASS', fail: 'FAIL', error: 'ERROR', skip: 'SKIP', disabled: 'OFF' } as const;
+
+export function resultLine(r: RuleResult): string {
+  const why = r.outcome === 'pass' || r.outcome === 'disabled' ? '' : `\n        ${(r.message ?? '').split('\n')[0]}`;
+  return `${LABEL[r.outcome].padEnd(5)} ${r.id} (${(r.durationMs / 1000).toFixed(1)} s)${why}`;
+}
+
+export function summary(run: RunResult, files: string[]): string {
+  const c = run.counts;
+  const lines = [
+    '',
+    `agent-tts conformance, profile ${run.profile}, against ${run.target.baseUrl}: ${(run.durationMs / 1000).toFixed(1)} s, ${run.exchanges.length} exchanges`,
+    `  ${c.pass} pass, ${c.fail} fail, ${c.error} error, ${c.skip} skip, ${c.disabled} disabled`,
+  ];
+  for (const r of run.rules.filter((r) => r.outcome === 'fail' || r.outcome === 'error')) lines.push(`  ${resultLine(r)}`);
+  if (files.length) lines.push(`  reports: ${files.join(', ')}`);
+  return lines.join('\n');
+}

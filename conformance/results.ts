@@ -1,0 +1,39 @@
+import type { Exchange } from './exchange.js';
+import type { Outcome, SkipKind } from './outcome.js';
+import type { Profile } from './settings.js';
+
+export interface RuleResult {
+  id: string;
+  title: string;
+  section: string;
+  profiles: Profile[];
+  outcome: Outcome;
+  /** Why it failed, errored, was skipped or disabled. */
+  message?: string;
+  skipKind?: SkipKind;
+  durationMs: number;
+  notes: string[];
+  /** Sequence numbers of the exchanges behind the result. */
+  exchanges: number[];
+}
+
+export interface RunResult {
+  suite: 'agent-tts-conformance';
+  startedAt: string;
+  durationMs: number;
+  profile: Profile;
+  target: { baseUrl: string; voicesUrl?: string; fixtures: string };
+  counts: Record<Outcome, number>;
+  rules: RuleResult[];
+  exchanges: Exchange[];
+}
+
+export const OUTCOMES: readonly Outcome[] = ['pass', 'fail', 'error', 'skip', 'disabled'];
+
+export function countOutcomes(rules: RuleResult[]): Record<Outcome, number> {
+  const counts = { pass: 0, fail: 0, error: 0, skip: 0, disabled: 0 };
+  for (const r of rules) counts[r.outcome]++;
+  return counts;
+}
+
+export const isFailing = (run: RunResult) => run.counts.fail > 0 || run.counts.error > 0;

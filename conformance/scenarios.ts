@@ -1,0 +1,233 @@
+import { randomUUID } from 'node:crypto';
+import { type Exchange, type JsonObject, jsonBody } from './exchange.js';
+import { mustAnswer, must, mustJson, skip } from './assertions.js';
+import type { Lease } from './key-pool.js';
+import { type RuleContext, retryAfterOf } from './rule-context.js';
+import { sleep } from './rate-model.js';
+
+/**
+ * Shared setup steps. Each runs once per suite run, however many rules use its answers, because a
+ * key may create only one job a minute (spec §8). Scenarios assert only what they need to go on;
+ * the rules judge the answers.
+ */
+
+export const SHORT_TEXT = 'The conformance suite checks this deployment, one rule at a time.';
+
+export const newIdempotencyKey = () => `conformance-${randomUUID()}`;
+
+/** A text of exactly `length` characters, of sentences, so a server splits and speaks it normally. */
+export function longText(length: number): string {
+  const sentence = 'This sentence is part of a long text that makes the job outlast the inline wait. ';
+  return sentence.repeat(Math.ceil(length / sentence.length)).slice(0, length).trimEnd().padEnd(length, '.');
+}
+
+/** A job submitted and followed to its end: `final` is the POST 200 or the last poll. */
+export interface FollowedJob {
+  key: string;
+  idempotencyKey: string;
+  post: Exchange;
+  jobId?: string;
+  polls: Exchange[];
+  final: Exchange;
+}
+
+/** POSTs and, on 202, polls until the job leaves processing. */
+export async function submitAndFollow(
+  ctx: RuleContext,
+  key: string,
+  body: JsonObject,
+  idempotencyKey: string,
+  label: string,
+  throttle = true,
+): Promise<FollowedJob> {
+  const post = await ctx.post(key, body, { idempotencyKey, label, throttle });
+  return { ...(await followUp(ctx, key, post)), idempotencyKey };
+}
+
+async function followUp(ctx: RuleContext, key: string, post: Exchange): Promise<FollowedJob> {
+  mustAnswer(post);
+  const json = jsonBody(post);
+  const jobId = typeof json?.job_id === 'string' ? json.job_id : undefined;
+  const idempotencyKey = post.request.headers['idempotency-key'] ?? '';
+  if (post.response!.status === 202 && json && typeof json.status_url === 'string') {
+    const polls = await ctx.pollJob(key, json.status_url);
+    return { key, idempotencyKey, post, jobId, polls, final: polls[polls.length - 1]! };
+  }
+  return { key, idempotencyKey, post, jobId, polls: [], final: post };
+}
+
+/** The completed body of a followed job, or a failure saying why there is none. */
+export function completedBody(job: FollowedJob): JsonObject {
+  const body = mustJson(job.final);
+  must(job.final.response?.status === 200 && body.status === 'completed', `job ${job.jobId ?? '(no id)'} did not complete: HTTP ${job.final.response?.status} ${JSON.stringify(body.status ?? body.error?.code)}`);
+  return body;
+}
+
+/**
+ * A short text with every optional field left out: the inline path and the defaults. It is sent
+ * before any other job, with the rest of the run's POSTs held back until it is answered, so the
+ * inline wait is measured on a deployment the suite has not loaded itself.
+ */
+export function inlineJob(ctx: RuleContext): Promise<FollowedJob> {
+  return ctx.scenario('inline-job', async (s) => {
+    let open!: () => void;
+    s.run.holdPosts(new Promise<void>((resolve) => (open = resolve)), s.owner);
+    try {
+      const [key] = await s.lease({ fresh: 'post' });
+      const post = await s.post(key!, { text: SHORT_TEXT }, { idempotencyKey: newIdempotencyKey(), label: 'submit a short text, defaults' });
+      open();
+      return await followUp(s, key!, post);
+    } finally {
+      open();
+    }
+  });
+}
+
+/**
+ * A short text with voice, speed and language given. A Kokoro voice, whose language comes from its
+ * id (spec §4.1), so the `language` sent must not change what is spoken.
+ */
+export function optionsJob(ctx: RuleContext): Promise<FollowedJob & { request: JsonObject; spokenLanguage: string }> {
+  return ctx.scenario('options-job', async (s) => {
+    const [key] = await s.lease({ fresh: 'post' });
+    const request = { text: 'This is a conformance test with a British voice.', voice: 'bf_emma', speed: 0.9, language: 'fr' };
+    return { ...(await submitAndFollow(s, key!, request, newIdempotencyKey(), 'submit with voice, speed and language')), request, spokenLanguage: 'en' };
+  });
+}
+
+/**
+ * The long text, submitted. The key stays leased (its account's minutes are reserved and will be
+ * settled) until the job is followed to its end by longJobFinished.
+ */
+export interface LongJobSubmission {
+  key: string;
+  post: Exchange;
+  lease: Lease;
+  length: number;
+}
+
+/** `--long-text-chars auto`: tripled from 40,000 up to the 500,000 limit. */
+export const AUTO_LONG_TEXT_LENGTHS = [40_000, 120_000, 360_000, 500_000];
+
+export function longJobSubmitted(ctx: RuleContext): Promise<LongJobSubmission> {
+  return ctx.scenario('long-job-submitted', async (s) => {
+    const setting = s.settings.longTextChars;
+    const lengths = setting === 'auto' ? AUTO_LONG_TEXT_LENGTHS : [setting];
+    for (const [attempt, length] of lengths.entries()) {
+      const lease = await s.run.pool.lease({ fresh: 'post' });
+      s.run.detachedLeases.push(lease);
+      const key = lease.keys[0]!;
+      const post = await s.post(key, { text: longText(length) }, { idempotencyKey: newIdempotencyKey(), label: `submit a ${length}-character text` });
+      const last = attempt === lengths.length - 1;
+      // A faster deployment finishes this length inside its inline wait: try a longer text on another key.
+      if (post.response?.status !== 200 || last) {
+        const submission = { key, post, lease, length };
+        // The account's minutes stay reserved until the job ends, so the key is held until then,
+        // whether or not a rule asks for the end: following it is what gives the key back.
+        queueMicrotask(() => void longJobFinished(s.detached()).catch(() => undefined));
+        return submission;
+      }
+      s.note(`${length} characters completed inside the inline wait; trying ${lengths[attempt + 1]}`);
+      lease.release();
+    }
+    throw new Error('unreachable: the last length always returns');
+  });
+}
+
+export function longJobFinished(ctx: RuleContext): Promise<{ key: string; post: Exchange; polls: Exchange[] }> {
+  return ctx.scenario('long-job-finished', async (s) => {
+    const submission = await longJobSubmitted(s);
+    try {
+      const body = jsonBody(submission.post);
+      mustAnswer(submission.post);
+      must(submission.post.response?.status === 202, `the ${submission.length}-character text was answered HTTP ${submission.post.response?.status}, not 202${s.settings.longTextChars === 'auto' ? '' : '; raise --long-text-chars'}`);
+      must(typeof body?.status_url === 'string', 'the 202 answer has no status_url to poll');
+      return { key: submission.key, post: submission.post, polls: await s.pollJob(submission.key, body!.status_url) };
+    } finally {
+      submission.lease.release();
+    }
+  });
+}
+
+/**
+ * A job in the voice the deployment was told to fail (--failing-voice). When it fails inside the
+ * inline wait the error may name the job (error.details.job_id); then a GET of it is the final answer.
+ */
+export function failingJob(ctx: RuleContext): Promise<FollowedJob> {
+  return ctx.scenario('failing-job', async (s) => {
+    const voice = s.settings.failingVoice;
+    if (!voice) skip('feature', 'no voice that this deployment fails was named (--failing-voice / TTS_CONFORMANCE_FAILING_VOICE), so no failed job can be provoked');
+    const [key] = await s.lease({ fresh: 'post' });
+    const job = await submitAndFollow(s, key!, { text: SHORT_TEXT, voice }, newIdempotencyKey(), `submit in the failing voice ${voice}`);
+    const named = jsonBody(job.post)?.error?.details?.job_id;
+    if (job.post.response?.status !== 202 && typeof named === 'string') {
+      const get = await s.getJob(key!, named, { label: 'GET the job the error names' });
+      return { ...job, jobId: named, polls: [get], final: get };
+    }
+    return job;
+  });
+}
+
+/**
+ * The POST bucket exhausted: one job, then a second POST (new Idempotency-Key) at once, then a GET
+ * on the same key. The key stays leased for rateLimitRecovery.
+ */
+export interface PostLimited {
+  key: string;
+  first: Exchange;
+  limited: Exchange;
+  get?: Exchange;
+  retryIdempotencyKey: string;
+  lease: Lease;
+}
+
+export function postLimited(ctx: RuleContext): Promise<PostLimited> {
+  return ctx.scenario('post-limited', async (s) => {
+    const lease = await s.run.pool.lease({ fresh: 'post' });
+    s.run.detachedLeases.push(lease);
+    const key = lease.keys[0]!;
+    const first = await s.post(key, { text: SHORT_TEXT }, { idempotencyKey: newIdempotencyKey(), label: 'first POST of the window' });
+    const retryIdempotencyKey = newIdempotencyKey();
+    const limited = await s.post(key, { text: SHORT_TEXT }, { idempotencyKey: retryIdempotencyKey, throttle: false, label: 'second POST in the same window' });
+    const firstJob = jsonBody(first)?.job_id;
+    const get = typeof firstJob === 'string' ? await s.getJob(key, firstJob, { label: 'GET on the same key' }) : undefined;
+    const result = { key, first, limited, get, retryIdempotencyKey, lease };
+    // The recovery (wait out Retry-After, send again) costs a window; run it only for the rules that
+    // judge it, and then always, since it is what gives the key back.
+    if (RECOVERY_RULES.some((id) => s.run.runningRules.has(id))) queueMicrotask(() => void rateLimitRecovery(s.detached()).catch(() => undefined));
+    else lease.release();
+    return result;
+  });
+}
+
+const RECOVERY_RULES = ['rate-limit.retry-after-honest', 'idempotency.retry-after-error'];
+
+/** After Retry-After: the refused POST sent again with the same Idempotency-Key, then replayed. */
+export function rateLimitRecovery(ctx: RuleContext): Promise<{ limited: PostLimited; waitedSeconds: number; retry: FollowedJob; replay: Exchange }> {
+  return ctx.scenario('rate-limit-recovery', async (s) => {
+    const limited = await postLimited(s);
+    try {
+      mustAnswer(limited.limited);
+      must(limited.limited.response?.status === 429, `the second POST of the window was answered HTTP ${limited.limited.response?.status}, not 429`);
+      const waitedSeconds = retryAfterOf(limited.limited) ?? s.settings.rateWindowSeconds;
+      await sleep(waitedSeconds * 1000);
+      const retry = await submitAndFollow(s, limited.key, { text: SHORT_TEXT }, limited.retryIdempotencyKey, 'same POST after Retry-After', false);
+      const replay = await s.post(limited.key, { text: SHORT_TEXT }, { idempotencyKey: limited.retryIdempotencyKey, throttle: false, label: 'replay of it' });
+      return { limited, waitedSeconds, retry, replay };
+    } finally {
+      limited.lease.release();
+    }
+  });
+}
+
+/** Two jobs of one account with different Idempotency-Keys, a window apart (one POST per minute). */
+export function twoJobsOneAccount(ctx: RuleContext): Promise<{ first: FollowedJob; second: FollowedJob }> {
+  return ctx.scenario('two-jobs-one-account', async (s) => {
+    const [key] = await s.lease({ fresh: 'post' });
+    const first = await submitAndFollow(s, key!, { text: SHORT_TEXT }, newIdempotencyKey(), 'first job');
+    // The throttled POST waits until the key's POST bucket has room again.
+    const second = await submitAndFollow(s, key!, { text: SHORT_TEXT }, newIdempotencyKey(), 'second job, another Idempotency-Key');
+    return { first, second };
+  });
+}
+

@@ -1,0 +1,126 @@
+import { parseArgs } from 'node:util';
+
+export const PROFILES = ['full', 'mock'] as const;
+export type Profile = (typeof PROFILES)[number];
+
+export interface Settings {
+  fixturesPath?: string;
+  baseUrl?: string;
+  voicesUrl?: string;
+  outputDir: string;
+  profile: Profile;
+  only: string[];
+  skip: string[];
+  /** A fixed length, or `auto`: start at 40,000 characters and triple while the server still answers 200. */
+  longTextChars: number | 'auto';
+  failingVoice?: string;
+  requestTimeoutMs: number;
+  jobTimeoutSeconds: number;
+  concurrency: number;
+  postLimit: number;
+  getLimit: number;
+  rateWindowSeconds: number;
+  list: boolean;
+  help: boolean;
+  quiet: boolean;
+}
+
+type Kind = 'string' | 'int' | 'int-or-auto' | 'list' | 'bool';
+interface SettingSpec {
+  key: keyof Settings;
+  flag: string;
+  env?: string;
+  kind: Kind;
+  defaultValue?: string;
+  description: string;
+}
+
+/**
+ * Every setting, as data: a command-line flag and (except the purely interactive ones) an environment
+ * variable, so the suite runs the same from a shell, a CI job or a container. A flag wins over its
+ * variable. The README's settings table and `--help` are both printed from this list.
+ */
+export const SETTINGS: readonly SettingSpec[] = [
+  { key: 'fixturesPath', flag: 'fixtures', env: 'TTS_CONFORMANCE_FIXTURES', kind: 'string', description: 'Path of the fixtures file (base_url, keys, legacy job, CORS origins). Required for profile full.' },
+  { key: 'baseUrl', flag: 'base-url', env: 'TTS_CONFORMANCE_BASE_URL', kind: 'string', description: 'Service origin; overrides base_url of the fixtures file (required for profile mock without a fixtures file).' },
+  { key: 'voicesUrl', flag: 'voices-url', env: 'TTS_CONFORMANCE_VOICES_URL', kind: 'string', description: 'Voice-catalog origin; overrides voices_url of the fixtures file.' },
+  { key: 'outputDir', flag: 'output-dir', env: 'TTS_CONFORMANCE_OUTPUT_DIR', kind: 'string', defaultValue: 'conformance-results', description: 'Where results.json, junit.xml and report.html are written.' },
+  { key: 'profile', flag: 'profile', env: 'TTS_CONFORMANCE_PROFILE', kind: 'string', defaultValue: 'full', description: 'full: any deployment, every rule. mock: a stateless mock (Prism); stateful rules are skipped.' },
+  { key: 'only', flag: 'only', env: 'TTS_CONFORMANCE_ONLY', kind: 'list', description: 'Run only rules whose id matches one of these patterns: ids or globs (* any characters, ? one), comma-separated or repeated.' },
+  { key: 'skip', flag: 'skip', env: 'TTS_CONFORMANCE_SKIP', kind: 'list', description: 'Disable rules whose id matches one of these patterns.' },
+  { key: 'longTextChars', flag: 'long-text-chars', env: 'TTS_CONFORMANCE_LONG_TEXT_CHARS', kind: 'int-or-auto', defaultValue: 'auto', description: 'Length of the text that must outlast the inline wait (202). auto: 40,000 characters, tripled (up to 500,000) while the deployment still answers 200.' },
+  { key: 'failingVoice', flag: 'failing-voice', env: 'TTS_CONFORMANCE_FAILING_VOICE', kind: 'string', description: 'A voice id whose synthesis this deployment fails (e.g. its upstream engine is down); enables the failed-job rules.' },
+  { key: 'requestTimeoutMs', flag: 'request-timeout-ms', env: 'TTS_CONFORMANCE_REQUEST_TIMEOUT_MS', kind: 'int', defaultValue: '30000', description: 'Timeout of one HTTP exchange (the inline wait is about 10 s).' },
+  { key: 'jobTimeoutSeconds', flag: 'job-timeout-seconds', env: 'TTS_CONFORMANCE_JOB_TIMEOUT_SECONDS', kind: 'int', defaultValue: '300', description: 'How long to poll a processing job before the rule fails.' },
+  { key: 'concurrency', flag: 'concurrency', env: 'TTS_CONFORMANCE_CONCURRENCY', kind: 'int', defaultValue: '32', description: 'Rules run at the same time (each still holds its API keys exclusively).' },
+  { key: 'postLimit', flag: 'post-limit', env: 'TTS_CONFORMANCE_POST_LIMIT', kind: 'int', defaultValue: '1', description: 'POST requests per window per key (spec §8: 1 per minute).' },
+  { key: 'getLimit', flag: 'get-limit', env: 'TTS_CONFORMANCE_GET_LIMIT', kind: 'int', defaultValue: '30', description: 'GET requests per window per key (spec §8: 30 per minute).' },
+  { key: 'rateWindowSeconds', flag: 'rate-window-seconds', env: 'TTS_CONFORMANCE_RATE_WINDOW_SECONDS', kind: 'int', defaultValue: '60', description: 'Rate-limit window in seconds (spec §8: a minute).' },
+  { key: 'quiet', flag: 'quiet', env: 'TTS_CONFORMANCE_QUIET', kind: 'bool', description: 'Print only the summary.' },
+  { key: 'list', flag: 'list', kind: 'bool', description: 'Print the rule catalog and exit.' },
+  { key: 'help', flag: 'help', kind: 'bool', description: 'Print this help and exit.' },
+];
+
+export class SettingsError extends Error {}
+
+function convert(spec: SettingSpec, raw: string | boolean | (string | boolean)[]): unknown {
+  switch (spec.kind) {
+    case 'bool':
+      return raw === true || raw === 'true' || raw === '1';
+    case 'list':
+      return (Array.isArray(raw) ? raw : [raw])
+        .flatMap((item) => String(item).split(','))
+        .map((item) => item.trim())
+        .filter(Boolean);
+    case 'int-or-auto':
+    case 'int': {
+      if (spec.kind === 'int-or-auto' && raw === 'auto') return 'auto';
+      const n = Number(raw);
+      if (!Number.isInteger(n) || n < 0) throw new SettingsError(`--${spec.flag} must be a whole number, got "${String(raw)}"`);
+      return n;
+    }
+    default:
+      return String(raw);
+  }
+}
+
+/** Reads flags from argv and variables from env; flags win. Throws SettingsError for bad values. */
+export function readSettings(argv: string[], env: NodeJS.ProcessEnv): Settings {
+  const options = Object.fromEntries(
+    SETTINGS.map((s) => [s.flag, { type: s.kind === 'bool' ? 'boolean' : 'string', multiple: s.kind === 'list' } as const]),
+  );
+  let values: Record<string, string | boolean | (string | boolean)[] | undefined>;
+  try {
+    ({ values } = parseArgs({ args: argv, options, strict: true, allowPositionals: false }));
+  } catch (error) {
+    throw new SettingsError((error as Error).message);
+  }
+  const settings: Record<string, unknown> = {};
+  for (const spec of SETTINGS) {
+    const fromFlag = values[spec.flag];
+    const fromEnv = spec.env ? env[spec.env] : undefined;
+    const raw = fromFlag ?? (fromEnv !== undefined && fromEnv !== '' ? fromEnv : undefined) ?? spec.defaultValue;
+    if (raw !== undefined) settings[spec.key] = convert(spec, raw);
+  }
+  settings.only ??= [];
+  settings.skip ??= [];
+  settings.list ??= false;
+  settings.help ??= false;
+  settings.quiet ??= false;
+  if (!(PROFILES as readonly string[]).includes(settings.profile as string)) {
+    throw new SettingsError(`--profile must be one of ${PROFILES.join(', ')}, got "${String(settings.profile)}"`);
+  }
+  return settings as unknown as Settings;
+}
+
+export function helpText(): string {
+  const lines = ['Usage: agent-tts-conformance [options]', '', 'Runs the conformance rules against a deployment of the TTS job API.', ''];
+  for (const s of SETTINGS) {
+    const flag = `--${s.flag}${s.kind === 'bool' ? '' : ' <value>'}`;
+    const env = s.env ? `  [${s.env}]` : '';
+    const dflt = s.defaultValue ? ` (default ${s.defaultValue})` : '';
+    lines.push(`  ${flag}${env}`, `      ${s.description}${dflt}`);
+  }
+  lines.push('', 'Exit code: 0 when no rule failed or errored, 1 otherwise, 2 for unusable settings or fixtures.');
+  return lines.join('\n');
+}
