@@ -1,0 +1,62 @@
+import { AgentTtsClient } from '../client/client.js';
+import type { GlobalValues } from './args.js';
+import { resolveSettings, type Env, type Settings } from './config.js';
+import { CliError } from './errors.js';
+import { EXIT } from './exit-codes.js';
+import type { InputStream } from './input.js';
+import type { Output } from './output.js';
+import { ProgressDisplay } from './progress.js';
+import { USER_AGENT } from '../client/version.js';
+
+/** What a command runs with: its streams, environment, cancellation, and the parsed global flags. */
+export interface CliContext {
+  env: Env;
+  stdin: InputStream;
+  output: Output;
+  signal: AbortSignal;
+  globals: GlobalValues;
+  /** Set by a command once it knows a job id, so an interruption can say how to find the job again. */
+  jobId?: string;
+  /** Set by a command when a failure has a next step worth printing (e.g. how to fetch the audio later). */
+  hint?: string;
+}
+
+export async function settingsOf(ctx: CliContext): Promise<Settings> {
+  const flags = { baseUrl: ctx.globals['base-url'], voicesUrl: ctx.globals['voices-url'], apiKey: ctx.globals['api-key'] };
+  const settings = await resolveSettings(flags, ctx.env);
+  ctx.output.addSecret(settings.apiKey.value);
+  if (settings.config.exists && settings.config.values.api_key && settings.config.mode !== undefined && (settings.config.mode & 0o077) !== 0) {
+    ctx.output.err(
+      `Warning: ${settings.config.path} is readable by other users (mode ${settings.config.mode.toString(8).padStart(4, '0')}); run: chmod 600 ${settings.config.path}`,
+    );
+  }
+  return settings;
+}
+
+export function requireKey(settings: Settings): string {
+  const key = settings.apiKey.value;
+  if (!key) {
+    throw new CliError(
+      'No API key configured',
+      EXIT.AUTH,
+      'Set AGENT_TTS_API_KEY, or run `agent-tts config set-key` to store it in the config file.',
+      'NO_API_KEY',
+    );
+  }
+  return key;
+}
+
+export function progressOf(ctx: CliContext): ProgressDisplay {
+  return new ProgressDisplay(ctx.output, !ctx.globals.quiet);
+}
+
+export function clientOf(settings: Settings, progress: ProgressDisplay, maxAttempts?: number): AgentTtsClient {
+  return new AgentTtsClient({
+    baseUrl: settings.baseUrl.value,
+    voicesUrl: settings.voicesUrl.value,
+    apiKey: settings.apiKey.value,
+    onRetry: progress.retry,
+    retry: maxAttempts !== undefined ? { maxAttempts } : undefined,
+    userAgent: `agent-tts-cli ${USER_AGENT}`,
+  });
+}

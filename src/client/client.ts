@@ -1,0 +1,348 @@
+import createClient, { type Client } from 'openapi-fetch';
+import { API_PATH } from '../contract/limits.js';
+import { AgentTtsError, errorFromResponse, parseRetryAfter, stripQuery } from './errors.js';
+import type { paths } from './openapi-types.js';
+import { jobError, pollJob, type PollOptions } from './poll.js';
+import { backoffDelayMs, resolveRetryPolicy, sleep, type RetryPolicy } from './retry.js';
+import { withRetries } from './transport.js';
+import type {
+  CompletedJob,
+  JobStatus,
+  ProcessingJob,
+  RetryEvent,
+  SpeechRequest,
+  VoiceCatalog,
+} from './types.js';
+import { USER_AGENT } from './version.js';
+
+export const DEFAULT_BASE_URL = 'http://127.0.0.1:8080';
+
+export interface AgentTtsClientOptions {
+  /** Service origin (a path prefix is kept). Default http://127.0.0.1:8080. */
+  baseUrl?: string;
+  /** `tts_<public_id>_<secret>`; sent only as `Authorization: Bearer`, never to audio or catalog URLs. */
+  apiKey?: string;
+  /** Origin of the public voice catalog, for `listVoices`. */
+  voicesUrl?: string;
+  retry?: Partial<RetryPolicy>;
+  /** Limit of each API request attempt; one that runs out is a transport failure and is retried. Default 120 s. */
+  requestTimeoutMs?: number;
+  /** Limit of each audio download attempt, body included (a long text makes a large file). Default 30 min. */
+  downloadTimeoutMs?: number;
+  /** User-Agent to send; null sends none (browsers manage that header themselves). */
+  userAgent?: string | null;
+  /** Told before every automatic retry. */
+  onRetry?: (event: RetryEvent) => void;
+  fetch?: typeof globalThis.fetch;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+  /** Overrides the client's onRetry for this call. */
+  onRetry?: (event: RetryEvent) => void;
+}
+
+export interface SubmitOptions extends CallOptions {
+  /**
+   * Key of this logical request. Default: a fresh random UUID. Pass `error.retryIdempotencyKey` of a
+   * previous failure to retry that request without a second job or charge (spec §4.7).
+   */
+  idempotencyKey?: string;
+}
+
+export interface SubmitResult {
+  job: CompletedJob | ProcessingJob;
+  /** The key the accepted request was sent with (it changes if the service asked for a new one). */
+  idempotencyKey: string;
+  /** True when the service answered with the existing job of an already used key. */
+  replayed: boolean;
+}
+
+export interface SpeakOptions extends SubmitOptions, Omit<PollOptions, 'startedAt' | 'initialDelayMs'> {
+  /**
+   * How many times a job that fails after acceptance is resubmitted with a fresh key, when its error
+   * asks for one (spec §4.7 rule 5). Default 1.
+   */
+  maxResubmits?: number;
+}
+
+export interface AudioDownload {
+  body: ReadableStream<Uint8Array>;
+  contentType: string | null;
+  /** From Content-Length, when the server sent it. */
+  sizeBytes?: number;
+}
+
+type JobLike = Pick<CompletedJob, 'job_id' | 'audio_url'>;
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const JOB_STATUSES = new Set(['completed', 'processing', 'failed', 'expired']);
+
+function assertJobBody(data: unknown, response: Response): asserts data is JobStatus {
+  if (isObject(data) && typeof data.job_id === 'string' && typeof data.status === 'string' && JOB_STATUSES.has(data.status)) {
+    return;
+  }
+  throw new AgentTtsError({
+    code: 'INVALID_RESPONSE',
+    message: `HTTP ${response.status} from ${stripQuery(response.url)} is not a job of this API`,
+    status: response.status,
+    requestId: response.headers.get('x-request-id') ?? undefined,
+  });
+}
+
+/** A JSON body that failed to parse is the wrong server, not a transport failure: not retried. */
+function invalidJson(error: unknown, url: string): never {
+  if (error instanceof SyntaxError) {
+    throw new AgentTtsError({ code: 'INVALID_RESPONSE', message: `The answer from ${url} is not JSON`, cause: error });
+  }
+  throw error;
+}
+
+function newKey(): string {
+  return globalThis.crypto.randomUUID();
+}
+
+/**
+ * Typed client of the text-to-speech job API, over openapi-fetch and the generated `paths` types.
+ * Works in Node and browsers: no Node built-ins here (file helpers live in `./node.js`).
+ */
+export class AgentTtsClient {
+  readonly baseUrl: string;
+  readonly voicesUrl?: string;
+  private readonly api: Client<paths>;
+  private readonly catalog?: Client<paths>;
+  private readonly policy: RetryPolicy;
+  private readonly timeoutMs: number;
+  private readonly downloadTimeoutMs: number;
+  private readonly onRetry?: (event: RetryEvent) => void;
+  private readonly fetchImpl: typeof globalThis.fetch;
+
+  constructor(options: AgentTtsClientOptions = {}) {
+    this.baseUrl = (options.baseUrl ?? DEFAULT_BASE_URL).replace(/\/+$/, '');
+    this.voicesUrl = options.voicesUrl?.replace(/\/+$/, '');
+    this.policy = resolveRetryPolicy(options.retry);
+    this.timeoutMs = options.requestTimeoutMs ?? 120_000;
+    this.downloadTimeoutMs = options.downloadTimeoutMs ?? 30 * 60_000;
+    this.onRetry = options.onRetry;
+    // Looked up per call so a fetch patched after construction (tests, polyfills) is honoured.
+    this.fetchImpl = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    const fetchForOpenapi = (request: Request) => this.fetchImpl(request);
+    const headers: Record<string, string> = {};
+    if (options.apiKey) headers.Authorization = `Bearer ${options.apiKey}`;
+    const userAgent = options.userAgent === undefined ? (isBrowser() ? null : USER_AGENT) : options.userAgent;
+    if (userAgent) headers['User-Agent'] = userAgent;
+    this.api = createClient<paths>({ baseUrl: this.baseUrl, headers, fetch: fetchForOpenapi });
+    if (this.voicesUrl) {
+      // The catalog is public: it never gets the API key.
+      const publicHeaders = userAgent ? { 'User-Agent': userAgent } : {};
+      this.catalog = createClient<paths>({ baseUrl: this.voicesUrl, headers: publicHeaders, fetch: fetchForOpenapi });
+    }
+  }
+
+  /**
+   * POST the text. Resolves with the completed job (200) or the processing job (202). Retries
+   * transport failures and retryable errors under §4.7; throws AgentTtsError otherwise.
+   */
+  async submit(request: SpeechRequest, options: SubmitOptions = {}): Promise<SubmitResult> {
+    const target = `${this.baseUrl}${API_PATH}`;
+    return withRetries(
+      {
+        policy: this.policy,
+        method: 'POST',
+        target,
+        signal: options.signal,
+        attemptTimeoutMs: this.timeoutMs,
+        onRetry: options.onRetry ?? this.onRetry,
+        idempotencyKey: options.idempotencyKey ?? newKey(),
+        newIdempotencyKey: newKey,
+      },
+      async (signal, key) => {
+        const { data, error, response } = await this.api
+          .POST('/v1/agent-tts', {
+            // `language` is widened to any string here: the service, not the client, judges an unknown code.
+            body: request as paths['/v1/agent-tts']['post']['requestBody']['content']['application/json'],
+            headers: { 'Idempotency-Key': key },
+            signal,
+          })
+          .catch((e: unknown) => invalidJson(e, target));
+        if (error !== undefined || !response.ok) throw errorFromResponse(response, error);
+        assertJobBody(data, response);
+        if (data.status !== 'completed' && data.status !== 'processing') {
+          throw jobError(data);
+        }
+        return { job: data, idempotencyKey: key!, replayed: response.headers.get('idempotent-replayed') === 'true' };
+      },
+    );
+  }
+
+  /** GET the job in whatever status it is (failed and expired are answers, not exceptions). */
+  async getJob(jobId: string, options: CallOptions = {}): Promise<JobStatus> {
+    return (await this.getJobWithHeaders(jobId, options)).job;
+  }
+
+  /** As getJob, plus the Retry-After header when the service sent one with a processing job. */
+  async getJobWithHeaders(jobId: string, options: CallOptions = {}): Promise<{ job: JobStatus; retryAfterSeconds?: number }> {
+    const target = `${this.baseUrl}${API_PATH}`;
+    return withRetries(
+      {
+        policy: this.policy,
+        method: 'GET',
+        target,
+        signal: options.signal,
+        attemptTimeoutMs: this.timeoutMs,
+        onRetry: options.onRetry ?? this.onRetry,
+      },
+      async (signal) => {
+        const { data, error, response } = await this.api
+          .GET('/v1/agent-tts', { params: { query: { id: jobId } }, signal })
+          .catch((e: unknown) => invalidJson(e, target));
+        if (error !== undefined || !response.ok) throw errorFromResponse(response, error, { jobId });
+        assertJobBody(data, response);
+        return { job: data, retryAfterSeconds: parseRetryAfter(response.headers.get('retry-after')) };
+      },
+    );
+  }
+
+  /**
+   * Polls until the job completes, waiting `retry_after_seconds` (or a longer Retry-After) between
+   * polls. Resolves with the completed job; a failed or expired job throws its error.
+   */
+  async poll(jobId: string, options: PollOptions = {}): Promise<CompletedJob> {
+    return pollJob((id, call) => this.getJobWithHeaders(id, call), jobId, options);
+  }
+
+  /** Submit, then poll when the service answered 202; resolves with the completed job. */
+  async speak(request: SpeechRequest, options: SpeakOptions = {}): Promise<CompletedJob> {
+    const startedAt = Date.now();
+    let idempotencyKey = options.idempotencyKey;
+    let resubmitsLeft = options.maxResubmits ?? 1;
+    for (;;) {
+      const { job, idempotencyKey: usedKey } = await this.submit(request, { ...options, idempotencyKey });
+      if (job.status === 'completed') {
+        options.onProgress?.({ jobId: job.job_id, status: 'completed', percent: 100, elapsedMs: Date.now() - startedAt, polls: 0 });
+        return job;
+      }
+      try {
+        return await this.poll(job.job_id, { ...options, startedAt, firstReport: job, initialDelayMs: job.retry_after_seconds * 1000 });
+      } catch (error) {
+        if (!(error instanceof AgentTtsError)) throw error;
+        // A job that failed after acceptance asks for a fresh key (§4.7 rule 5): resubmit, a bounded number of times.
+        if (error.jobId === job.job_id && error.needsNewIdempotencyKey && resubmitsLeft > 0) {
+          resubmitsLeft--;
+          idempotencyKey = newKey();
+          const delayMs = backoffDelayMs(this.policy, 1, undefined);
+          (options.onRetry ?? this.onRetry)?.({ attempt: 1, delayMs, error, idempotencyKey, method: 'POST' });
+          await sleep(delayMs, options.signal);
+          continue;
+        }
+        // Polling errors carry no key of their own: retrying this speak with `usedKey` finds the same job.
+        error.retryIdempotencyKey ??= error.needsNewIdempotencyKey ? newKey() : usedKey;
+        throw error;
+      }
+    }
+  }
+
+  /**
+   * Opens the audio of a completed job as a stream. The signed URL is the capability, so no API key
+   * is sent with it. When given a job whose URL has expired (403), the job is fetched again for a
+   * fresh URL once, as the service's download route advises.
+   */
+  async openAudio(job: JobLike | string, options: CallOptions = {}): Promise<AudioDownload> {
+    const response = await this.fetchAudio(job, options);
+    const length = response.headers.get('content-length');
+    return {
+      body: response.body ?? new ReadableStream({ start: (c) => c.close() }),
+      contentType: response.headers.get('content-type'),
+      sizeBytes: length !== null && /^\d+$/.test(length) ? Number(length) : undefined,
+    };
+  }
+
+  /** Downloads the whole audio into memory. A connection that drops mid-body is retried. */
+  async download(job: JobLike | string, options: CallOptions = {}): Promise<Uint8Array> {
+    const url = typeof job === 'string' ? job : job.audio_url;
+    return withRetries(
+      {
+        policy: this.policy,
+        method: 'GET',
+        target: stripQuery(url),
+        signal: options.signal,
+        attemptTimeoutMs: this.downloadTimeoutMs,
+        onRetry: options.onRetry ?? this.onRetry,
+      },
+      async (signal) => {
+        // Inner retries off: this loop already retries the whole download, body included.
+        const response = await this.fetchAudio(job, { ...options, signal }, 1);
+        return new Uint8Array(await response.arrayBuffer());
+      },
+    );
+  }
+
+  /** The public voice catalog at `{voicesUrl}/api/v1/voices`. */
+  async listVoices(options: CallOptions = {}): Promise<VoiceCatalog> {
+    const catalog = this.catalog;
+    if (!catalog) throw new TypeError('listVoices needs the voicesUrl option (the origin of the voice catalog)');
+    const target = `${this.voicesUrl}/api/v1/voices`;
+    return withRetries(
+      { policy: this.policy, method: 'GET', target, signal: options.signal, attemptTimeoutMs: this.timeoutMs, onRetry: options.onRetry ?? this.onRetry },
+      async (signal) => {
+        const { data, error, response } = await catalog
+          .GET('/api/v1/voices', { signal })
+          .catch((e: unknown) => invalidJson(e, target));
+        if (error !== undefined || !response.ok) throw errorFromResponse(response, error);
+        if (!isObject(data) || !Array.isArray(data.voices)) {
+          throw new AgentTtsError({ code: 'INVALID_RESPONSE', message: `The answer from ${target} is not a voice catalog`, status: response.status });
+        }
+        return data;
+      },
+    );
+  }
+
+  private async fetchAudio(job: JobLike | string, options: CallOptions, maxAttempts?: number): Promise<Response> {
+    let url = typeof job === 'string' ? job : job.audio_url;
+    let refreshed = false;
+    for (;;) {
+      const target = stripQuery(url);
+      const response = await withRetries(
+        {
+          policy: maxAttempts ? { ...this.policy, maxAttempts } : this.policy,
+          method: 'GET',
+          target,
+          signal: options.signal,
+          attemptTimeoutMs: this.downloadTimeoutMs,
+          onRetry: options.onRetry ?? this.onRetry,
+        },
+        async (signal) => {
+          const res = await this.fetchImpl(url, { signal });
+          if (res.ok) return res;
+          const text = await res.text().catch(() => '');
+          let body: unknown = text;
+          try {
+            body = JSON.parse(text);
+          } catch {
+            // not JSON: errorFromResponse reports INVALID_RESPONSE with the status
+          }
+          throw errorFromResponse(res, body, typeof job === 'string' ? {} : { jobId: job.job_id });
+        },
+      ).catch(async (error: unknown) => {
+        if (error instanceof AgentTtsError && error.status === 403 && typeof job !== 'string' && !refreshed) return undefined;
+        throw error;
+      });
+      if (response) return response;
+      // The signed URL was refused (expired or tampered): ask the job for a fresh one, once.
+      refreshed = true;
+      const current = await this.getJob((job as JobLike).job_id, options);
+      if (current.status !== 'completed') {
+        throw current.status === 'processing'
+          ? new AgentTtsError({ code: 'INVALID_RESPONSE', message: `Job ${current.job_id} is processing again`, jobId: current.job_id })
+          : jobError(current);
+      }
+      url = current.audio_url;
+    }
+  }
+}
+
+function isBrowser(): boolean {
+  return typeof (globalThis as { document?: unknown }).document !== 'undefined';
+}

@@ -1,0 +1,154 @@
+import { ERROR_TABLE, asksForNewIdempotencyKey, suggestedAction, type ErrorCode } from '../contract/errors.js';
+
+/**
+ * Codes the client itself raises when there is no error body from the service to report:
+ * the service could not be reached, answered something that is not this API, or a wait ran out.
+ */
+export const CLIENT_ERROR_ACTIONS = {
+  NETWORK_ERROR: 'Check the base URL and the network connection, then retry.',
+  INVALID_RESPONSE: 'Check that the base URL points at the text-to-speech API.',
+  TIMEOUT: 'The job may still finish: check it later with its job id.',
+} as const;
+
+export type ClientErrorCode = keyof typeof CLIENT_ERROR_ACTIONS;
+export type AgentTtsErrorCode = ErrorCode | ClientErrorCode;
+
+export interface AgentTtsErrorInit {
+  code: AgentTtsErrorCode;
+  message: string;
+  /** HTTP status of the answer that carried the error; undefined when there was no answer. */
+  status?: number;
+  requestId?: string;
+  details?: Record<string, unknown>;
+  jobId?: string;
+  /** Seconds from the Retry-After header, when the service sent one. */
+  retryAfterSeconds?: number;
+  /**
+   * The Idempotency-Key to use if the caller retries the same logical request (spec §4.7): the key
+   * just used, or a fresh one when the service asked for a new key. Undefined for requests without one.
+   */
+  retryIdempotencyKey?: string;
+  attempts?: number;
+  cause?: unknown;
+}
+
+function isServiceCode(code: string): code is ErrorCode {
+  return Object.hasOwn(ERROR_TABLE, code);
+}
+
+/** Every failure the client reports: an error body of the service, or a client-side condition. */
+export class AgentTtsError extends Error {
+  override readonly name = 'AgentTtsError';
+  readonly code: AgentTtsErrorCode;
+  readonly status?: number;
+  readonly requestId?: string;
+  readonly details?: Record<string, unknown>;
+  readonly jobId?: string;
+  readonly retryAfterSeconds?: number;
+  /** Set by the retry loop: the key a caller should send if it retries this logical request (§4.7). */
+  retryIdempotencyKey?: string;
+  /** Set by the retry loop: how many attempts were made. */
+  attempts?: number;
+  /** The spec's suggested action for this code (§7), or the client's own for client-side codes. */
+  readonly suggestedAction: string;
+
+  constructor(init: AgentTtsErrorInit) {
+    super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
+    this.code = init.code;
+    this.status = init.status;
+    this.requestId = init.requestId;
+    this.details = init.details;
+    this.jobId = init.jobId;
+    this.retryAfterSeconds = init.retryAfterSeconds;
+    this.retryIdempotencyKey = init.retryIdempotencyKey;
+    this.attempts = init.attempts;
+    this.suggestedAction =
+      suggestedAction(init.code) ?? CLIENT_ERROR_ACTIONS[init.code as ClientErrorCode] ?? 'Retry later.';
+  }
+
+  /** True for codes the spec tells clients to retry: rate limits, server and provider errors, transport failures. */
+  get retryable(): boolean {
+    if (this.code === 'NETWORK_ERROR' || this.code === 'RATE_LIMITED') return true;
+    if (this.code === 'INTERNAL_ERROR' || this.code === 'TTS_PROVIDER_ERROR') return true;
+    return this.status !== undefined && (this.status === 429 || this.status >= 500);
+  }
+
+  /** Spec §4.7 rule 5: the job was accepted but failed downstream, so a retry needs a fresh key. */
+  get needsNewIdempotencyKey(): boolean {
+    return isServiceCode(this.code) && asksForNewIdempotencyKey(this.message);
+  }
+
+  /** A plain object for logs and `--json` output. */
+  toJSON(): Record<string, unknown> {
+    return {
+      code: this.code,
+      message: this.message,
+      status: this.status,
+      request_id: this.requestId,
+      suggested_action: this.suggestedAction,
+      details: this.details,
+      job_id: this.jobId,
+      retry_after_seconds: this.retryAfterSeconds,
+    };
+  }
+}
+
+export function isAgentTtsError(value: unknown): value is AgentTtsError {
+  return value instanceof AgentTtsError;
+}
+
+interface ErrorBodyLike {
+  error?: { code?: unknown; message?: unknown; details?: unknown };
+  meta?: { request_id?: unknown };
+}
+
+function asObject(value: unknown): Record<string, unknown> | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+}
+
+/** Parses a Retry-After header given in seconds (the form this API uses); dates are read too. */
+export function parseRetryAfter(value: string | null): number | undefined {
+  if (value === null || value.trim() === '') return undefined;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim());
+  const date = Date.parse(value);
+  if (Number.isNaN(date)) return undefined;
+  return Math.max(0, Math.ceil((date - Date.now()) / 1000));
+}
+
+/**
+ * Builds the error for a non-2xx answer. A body that is not this API's error shape (a proxy's HTML
+ * page, say) becomes INVALID_RESPONSE, still carrying the HTTP status so 5xx stays retryable.
+ */
+export function errorFromResponse(response: Response, body: unknown, extra: Partial<AgentTtsErrorInit> = {}): AgentTtsError {
+  const obj = asObject(body) as ErrorBodyLike | undefined;
+  const headerRequestId = response.headers.get('x-request-id') ?? undefined;
+  const retryAfterSeconds = parseRetryAfter(response.headers.get('retry-after'));
+  const code = obj?.error?.code;
+  const message = obj?.error?.message;
+  const requestId = typeof obj?.meta?.request_id === 'string' ? obj.meta.request_id : headerRequestId;
+  if (typeof code === 'string' && isServiceCode(code) && typeof message === 'string') {
+    return new AgentTtsError({
+      code,
+      message,
+      status: response.status,
+      requestId,
+      details: asObject(obj?.error?.details),
+      retryAfterSeconds,
+      ...extra,
+    });
+  }
+  return new AgentTtsError({
+    code: 'INVALID_RESPONSE',
+    message: `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''} without an API error body from ${stripQuery(response.url)}`,
+    status: response.status,
+    requestId,
+    retryAfterSeconds,
+    ...extra,
+  });
+}
+
+/** Drops the query of a URL: signed audio URLs carry their capability there. */
+export function stripQuery(url: string): string {
+  const q = url.indexOf('?');
+  return q === -1 ? url : url.slice(0, q);
+}

@@ -1,0 +1,39 @@
+/**
+ * Typed client of the text-to-speech job API. Runs in Node 20+ and browsers; Node-only file helpers
+ * are in `./node.js`.
+ */
+export {
+  AgentTtsClient,
+  DEFAULT_BASE_URL,
+  type AgentTtsClientOptions,
+  type AudioDownload,
+  type CallOptions,
+  type SpeakOptions,
+  type SubmitOptions,
+  type SubmitResult,
+} from './client.js';
+export {
+  AgentTtsError,
+  CLIENT_ERROR_ACTIONS,
+  isAgentTtsError,
+  type AgentTtsErrorCode,
+  type ClientErrorCode,
+} from './errors.js';
+export { DEFAULT_POLL_TIMEOUT_MS, type PollOptions } from './poll.js';
+export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry.js';
+export type {
+  CatalogVoice,
+  CompletedJob,
+  ErrorBody,
+  ExpiredJob,
+  FailedJob,
+  JobStatus,
+  LanguageCode,
+  ProcessingJob,
+  ProgressEvent,
+  RetryEvent,
+  SpeechRequest,
+  VoiceCatalog,
+  paths,
+} from './types.js';
+export { CLIENT_VERSION } from './version.js';

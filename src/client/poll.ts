@@ -1,0 +1,84 @@
+import { AgentTtsError } from './errors.js';
+import { sleep } from './retry.js';
+import type { CompletedJob, JobStatus, ProcessingJob, ProgressEvent, RetryEvent } from './types.js';
+
+export interface PollOptions {
+  signal?: AbortSignal;
+  onRetry?: (event: RetryEvent) => void;
+  /** Called after every answer while the job is waited for. */
+  onProgress?: (event: ProgressEvent) => void;
+  /** Give up (TIMEOUT) once this long has passed since `startedAt`. Default 30 minutes. */
+  timeoutMs?: number;
+  /** Epoch ms the wait is measured from (speak passes its submission time). Default: now. */
+  startedAt?: number;
+  /** Wait before the first GET (speak passes the 202's retry_after_seconds). Default 0. */
+  initialDelayMs?: number;
+  /** The 202 body, reported once before the first wait (speak passes it). */
+  firstReport?: ProcessingJob;
+}
+
+export const DEFAULT_POLL_TIMEOUT_MS = 30 * 60_000;
+/** Guards against a tight loop if a server ever answered retry_after_seconds 0. */
+const MIN_POLL_INTERVAL_MS = 250;
+
+type GetJob = (jobId: string, call: { signal?: AbortSignal; onRetry?: (event: RetryEvent) => void }) => Promise<{
+  job: JobStatus;
+  retryAfterSeconds?: number;
+}>;
+
+/** Time to wait after a processing answer: the body's estimate, or a longer Retry-After header. */
+export function nextPollDelayMs(job: ProcessingJob, retryAfterHeader?: number): number {
+  const seconds = Math.max(job.retry_after_seconds ?? 0, retryAfterHeader ?? 0);
+  return Math.max(MIN_POLL_INTERVAL_MS, seconds * 1000);
+}
+
+/** The failure a failed or expired job reports (HTTP 200 on GET), as an error a caller can act on. */
+export function jobError(job: Extract<JobStatus, { success: false }>): AgentTtsError {
+  return new AgentTtsError({
+    code: job.error.code,
+    message: job.error.message,
+    status: 200,
+    requestId: job.meta?.request_id,
+    jobId: job.job_id,
+  });
+}
+
+export async function pollJob(getJob: GetJob, jobId: string, options: PollOptions): Promise<CompletedJob> {
+  const startedAt = options.startedAt ?? Date.now();
+  const deadline = startedAt + (options.timeoutMs ?? DEFAULT_POLL_TIMEOUT_MS);
+  let polls = 0;
+  let waitMs = options.initialDelayMs ?? 0;
+  const report = (job: ProcessingJob | CompletedJob, nextPollMs?: number) =>
+    options.onProgress?.({
+      jobId: job.job_id,
+      status: job.status,
+      percent: job.status === 'completed' ? 100 : job.progress_percent,
+      elapsedMs: Date.now() - startedAt,
+      nextPollMs,
+      polls,
+    });
+  if (options.firstReport) report(options.firstReport, waitMs);
+
+  for (;;) {
+    if (waitMs > 0) {
+      if (Date.now() + waitMs > deadline) {
+        const waited = Math.round((Date.now() - startedAt) / 1000);
+        throw new AgentTtsError({ code: 'TIMEOUT', message: `Job ${jobId} was still processing after ${waited} s`, jobId });
+      }
+      await sleep(waitMs, options.signal);
+    }
+    const { job, retryAfterSeconds } = await getJob(jobId, { signal: options.signal, onRetry: options.onRetry });
+    polls++;
+    switch (job.status) {
+      case 'completed':
+        report(job);
+        return job;
+      case 'processing':
+        waitMs = nextPollDelayMs(job, retryAfterSeconds);
+        report(job, waitMs);
+        break;
+      default:
+        throw jobError(job);
+    }
+  }
+}
