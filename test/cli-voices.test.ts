@@ -1,0 +1,65 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT, startServer, type RunningServer } from './helpers/server.js';
+
+const BIN = join(ROOT, 'bin/agent-tts.js');
+
+function runCli(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: 'pipe' });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+    child.stdin.end();
+  });
+}
+
+interface Voice {
+  id: string;
+  gender: string;
+  family: string;
+  languages: string[];
+  curated: boolean;
+}
+
+describe('agent-tts voices', () => {
+  let server: RunningServer;
+  let catalog: Voice[];
+  beforeAll(async () => {
+    server = await startServer({ seed: false });
+    catalog = ((await (await fetch(`${server.voicesUrl}/api/v1/voices`)).json()) as { voices: Voice[] }).voices;
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('lists the whole public catalog without an API key (--voices-url)', async () => {
+    const result = await runCli(['voices', '--json', '--voices-url', server.voicesUrl], { XDG_CONFIG_HOME: '/nonexistent-agent-tts' });
+    expect(result.code).toBe(0);
+    const parsed = JSON.parse(result.stdout) as { count: number; voices: Voice[] };
+    expect(parsed.count).toBe(catalog.length);
+    expect(parsed.voices.map((v) => v.id)).toEqual(catalog.map((v) => v.id));
+  });
+
+  it('filters by language, gender, family and curated (AGENT_TTS_VOICES_URL)', async () => {
+    const env = { AGENT_TTS_VOICES_URL: server.voicesUrl, XDG_CONFIG_HOME: '/nonexistent-agent-tts' };
+    const result = await runCli(['voices', '--language', 'fr', '--gender', 'female', '--json'], env);
+    const ids = (JSON.parse(result.stdout) as { voices: Voice[] }).voices.map((v) => v.id);
+    const expected = catalog
+      .filter((v) => v.gender === 'female' && v.languages.some((l) => l === 'fr' || l.startsWith('fr-')))
+      .map((v) => v.id);
+    expect(ids).toEqual(expected);
+    expect(ids).toContain('ff_claire');
+    expect(ids).toContain('st_f1');
+
+    const table = await runCli(['voices', '--family', 'supertonic', '--curated'], env);
+    expect(table.code).toBe(0);
+    const rows = table.stdout.trim().split('\n');
+    expect(rows[0]).toMatch(/ID\s+GENDER\s+FAMILY\s+LANGUAGES\s+NAME/);
+    expect(rows.slice(1).map((r) => r.trim().split(/\s+/)[1])).toEqual(['st_f1', 'st_f2', 'st_f3', 'st_f4', 'st_f5', 'st_m1', 'st_m2', 'st_m3', 'st_m4', 'st_m5']);
+  });
+});

@@ -1,0 +1,78 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { secretsOf } from '../conformance/redaction.js';
+import { startFakeSpeechServer } from '../conformance/testing/fake-speech-server.js';
+import { type CliRun, runConformanceCli } from '../conformance/testing/run-cli.js';
+import { removeDir, startServer, type RunningServer } from './helpers/server.js';
+
+/**
+ * The whole catalog against the reference server. Its upstream engine is configured so that every
+ * rule applies: Kokoro voices go to a speech server that works (and takes 1 ms per character, so the
+ * long text outlasts the inline wait), Supertonic voices to one that always fails, which gives the
+ * failed-job rules a job to judge (--failing-voice st_f1).
+ */
+describe('conformance: the reference server passes every rule', () => {
+  let server: RunningServer;
+  let speech: Awaited<ReturnType<typeof startFakeSpeechServer>>;
+  let broken: Awaited<ReturnType<typeof startFakeSpeechServer>>;
+  let run: CliRun;
+
+  beforeAll(async () => {
+    speech = await startFakeSpeechServer('ok', { msPerChar: 1 });
+    broken = await startFakeSpeechServer('fail');
+    server = await startServer({
+      env: { TTS_ENGINE: 'openai-compatible', UPSTREAM_KOKORO_URL: speech.url, UPSTREAM_SUPERTONIC_URL: broken.url },
+    });
+    run = await runConformanceCli(['--fixtures', server.fixturesPath, '--failing-voice', 'st_f1', '--long-text-chars', '30000']);
+  }, 240_000);
+
+  afterAll(async () => {
+    await server?.stop();
+    await speech?.close();
+    await broken?.close();
+    if (server) await removeDir(server.dataDir);
+    if (run) await removeDir(run.outputDir);
+  });
+
+  it('passes every rule, skips none, and exits 0', () => {
+    const notPassed = Object.entries(run.outcomes).filter(([, outcome]) => outcome !== 'pass');
+    const messages = run.results?.rules.filter((r: { outcome: string }) => r.outcome !== 'pass').map((r: { id: string; message: string }) => `${r.id}: ${r.message}`);
+    expect(notPassed, messages?.join('\n') ?? run.stderr).toEqual([]);
+    expect(run.results.counts).toMatchObject({ fail: 0, error: 0, skip: 0, disabled: 0 });
+    expect(run.results.rules.length).toBeGreaterThanOrEqual(60);
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+  });
+
+  it('finishes in under 3 minutes', () => {
+    expect(run.results.duration_ms).toBeLessThan(180_000);
+  });
+
+  it('writes results.json, junit.xml and report.html, with every exchange behind the results', async () => {
+    const files = (await readdir(run.outputDir)).sort();
+    expect(files).toEqual(['junit.xml', 'report.html', 'results.json']);
+    const junit = await readFile(join(run.outputDir, 'junit.xml'), 'utf8');
+    expect(junit).toContain(`tests="${run.results.rules.length}" failures="0" errors="0"`);
+    const seqs = new Set(run.results.exchanges.map((e: { seq: number }) => e.seq));
+    for (const rule of run.results.rules) for (const seq of rule.exchanges) expect(seqs.has(seq)).toBe(true);
+    const html = await readFile(join(run.outputDir, 'report.html'), 'utf8');
+    expect(html).toContain('idempotency.same-key-same-job');
+  });
+
+  it('never writes a full API key, in any file or on the console: keys appear as tts_<public_id>', async () => {
+    const secrets = secretsOf(server.fixtures);
+    expect(secrets.length).toBeGreaterThanOrEqual(13);
+    const outputs = [run.stdout, run.stderr];
+    for (const file of await readdir(run.outputDir)) outputs.push(await readFile(join(run.outputDir, file), 'utf8'));
+    for (const text of outputs) {
+      for (const key of secrets) {
+        const secret = key.slice(13);
+        expect(text.includes(secret), `the secret of ${key.slice(0, 12)} leaked`).toBe(false);
+        expect(text.includes(Buffer.from(key).toString('base64').slice(0, 40)), 'a key leaked base64-encoded').toBe(false);
+      }
+    }
+    // The keys the suite used are still recognisable in the report, in their display form.
+    const report = await readFile(join(run.outputDir, 'results.json'), 'utf8');
+    expect(report).toContain(`Bearer ${server.fixtures.keys.active[0]!.slice(0, 12)}"`);
+  });
+});

@@ -1,0 +1,196 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createClient } from 'redis';
+import type { RedisClient } from '../../src/server/distributed/redis.js';
+import { ROOT, freePort } from './server.js';
+
+export const WORKER_MAIN = join(ROOT, 'dist/src/server/worker-main.js');
+
+/** Tests use a database of their own on the shared Redis, and only keys under their own prefixes. */
+export const TEST_REDIS_DB = 11;
+
+/** `TEST_REDIS_URL` (default the local Redis), on database 11 unless the URL names one. */
+export function testRedisUrl(): string {
+  const url = new URL(process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379');
+  if (url.pathname === '' || url.pathname === '/') url.pathname = `/${TEST_REDIS_DB}`;
+  return url.toString();
+}
+
+/** A key prefix no other test run uses; everything under it is deleted by `deleteKeys`. */
+export function uniquePrefix(label: string): string {
+  return `agent-tts-test:${label}:${randomBytes(4).toString('hex')}:`;
+}
+
+export type TestRedisClient = RedisClient;
+
+/** Connects once, without retrying: undefined when nothing answers (the suite then skips). */
+export async function connectTestRedis(url = testRedisUrl()): Promise<TestRedisClient | undefined> {
+  const client = createClient({ url, socket: { reconnectStrategy: false, connectTimeout: 1_500 } });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    await client.ping();
+    return client;
+  } catch {
+    if (client.isOpen) client.destroy();
+    return undefined;
+  }
+}
+
+/**
+ * For `describe.skipIf(!redis)`: a client when Redis answers, else undefined and one plain line saying
+ * the suite is skipped and why, so a run without Redis passes and says so.
+ */
+export async function redisOrSkip(suite: string): Promise<TestRedisClient | undefined> {
+  const url = testRedisUrl();
+  const client = await connectTestRedis(url);
+  if (!client) console.log(`Redis suite skipped (${suite}): no Redis at ${url.replace(/\/\/[^@]*@/, '//***@')}`);
+  return client;
+}
+
+/** Deletes every key under a prefix (SCAN + UNLINK, bounded per round): never FLUSHDB on a shared Redis. */
+export async function deleteKeys(client: TestRedisClient, prefix: string): Promise<number> {
+  let deleted = 0;
+  let cursor = '0';
+  for (let round = 0; round < 10_000; round++) {
+    const page = await client.scan(cursor, { MATCH: `${prefix.replace(/[*?[\]\\]/g, '\\$&')}*`, COUNT: 500 });
+    if (page.keys.length > 0) deleted += await client.unlink(page.keys);
+    cursor = String(page.cursor);
+    if (cursor === '0') break;
+  }
+  return deleted;
+}
+
+/** Waits, bounded by a number of rounds (never by a measured time), until `check` is truthy. */
+export async function eventually<T>(check: () => Promise<T | undefined | false> | T | undefined | false, what: string, rounds = 300, everyMs = 100): Promise<T> {
+  let lastError: unknown;
+  for (let i = 0; i < rounds; i++) {
+    try {
+      const value = await check();
+      if (value) return value;
+    } catch (error) {
+      lastError = error;
+    }
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+  throw new Error(`gave up waiting for ${what}${lastError ? `: ${String(lastError)}` : ''}`);
+}
+
+export interface RunningWorker {
+  process: ChildProcess;
+  /** Origin of its operations listener, when started with WORKER_OPS_PORT. */
+  opsUrl?: string;
+  logs(): string;
+  /** Resolves once a log line contains `text` (bounded). */
+  waitForLog(text: string, rounds?: number): Promise<void>;
+  /** SIGTERM, then waits for the exit; returns the exit code. */
+  stop(): Promise<number | null>;
+  /** SIGKILL (a crash). */
+  kill(): Promise<void>;
+}
+
+/** Starts a synthesis worker process (built, in `dist/`) and waits until it has started. */
+export async function startWorker(env: Record<string, string>): Promise<RunningWorker> {
+  let output = '';
+  const child = spawn(process.execPath, [WORKER_MAIN], {
+    env: { ...process.env, SYNTH_THREADS: '1', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout!.on('data', (d) => (output += d));
+  child.stderr!.on('data', (d) => (output += d));
+  const exited = () =>
+    new Promise<number | null>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve(child.exitCode);
+      child.once('exit', (code) => resolve(code));
+    });
+  const worker: RunningWorker = {
+    process: child,
+    logs: () => output,
+    async waitForLog(text, rounds = 600) {
+      await eventually(() => {
+        if (child.exitCode !== null) throw new Error(`worker exited with ${child.exitCode}:\n${output}`);
+        return output.includes(text);
+      }, `worker log "${text}"`, rounds, 50);
+    },
+    async stop() {
+      const done = exited();
+      child.kill('SIGTERM');
+      return done;
+    },
+    async kill() {
+      const done = exited();
+      child.kill('SIGKILL');
+      await done;
+    },
+  };
+  await worker.waitForLog('agent-tts worker started');
+  const opsPort = /"ops_port":(\d+)/.exec(output)?.[1];
+  if (opsPort) worker.opsUrl = `http://127.0.0.1:${opsPort}`;
+  return worker;
+}
+
+export interface OwnRedis {
+  url: string;
+  port: number;
+  dir: string;
+  /** SIGKILL: no shutdown save; what survives is what the append-only file already holds. */
+  kill(): Promise<void>;
+  /** Starts it again on the same port and directory (it reloads the append-only file). */
+  start(): Promise<void>;
+  /** Stops it for good (SIGKILL; the directory is temporary). */
+  stop(): Promise<void>;
+}
+
+/**
+ * A redis-server of the test's own on a free port, with an append-only file fsynced on every write
+ * in a temporary directory, for tests that kill and restart Redis (never the shared instance).
+ */
+export async function startOwnRedis(): Promise<OwnRedis> {
+  const port = await freePort();
+  const dir = await mkdtemp(join(tmpdir(), 'agent-tts-redis-'));
+  let child: ChildProcess | undefined;
+  const url = `redis://127.0.0.1:${port}/0`;
+  const start = async () => {
+    child = spawn(
+      'redis-server',
+      ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--appendonly', 'yes', '--appendfsync', 'always', '--save', '', '--protected-mode', 'no'],
+      { stdio: 'ignore' },
+    );
+    child.on('error', () => undefined);
+    await eventually(async () => {
+      const client = await connectTestRedis(url);
+      if (!client) return false;
+      // A restarted server answers LOADING until it has replayed its append-only file.
+      const ok = await client.ping().then(() => true, () => false);
+      client.destroy();
+      return ok;
+    }, `redis-server on port ${port}`, 200, 50);
+  };
+  const kill = async () => {
+    const c = child;
+    if (!c || c.exitCode !== null || c.signalCode !== null) return;
+    await new Promise<void>((resolve) => {
+      c.once('exit', () => resolve());
+      c.kill('SIGKILL');
+    });
+  };
+  await start();
+  return { url, port, dir, kill, start, stop: kill };
+}
+
+/** Is a redis-server binary on PATH (needed only by the test that restarts its own Redis)? */
+export async function hasRedisServerBinary(): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = spawn('redis-server', ['--version'], { stdio: 'ignore' });
+    probe.on('error', () => resolve(false));
+    probe.on('exit', (code) => resolve(code === 0));
+  });
+}
+
+/** Waits (bounded) until a server answers /healthz: after a restart, before talking to it. */
+export async function waitUntilAnswering(baseUrl: string): Promise<void> {
+  await eventually(async () => (await fetch(`${baseUrl}/healthz`, { signal: AbortSignal.timeout(2_000) })).status === 200, `${baseUrl}/healthz`);
+}

@@ -1,0 +1,106 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ERROR_CODES } from '../src/contract/errors.js';
+import { MOCK_API_KEY } from '../conformance/fixtures-file.js';
+import { runConformanceCli, type CliRun } from '../conformance/testing/run-cli.js';
+import { ROOT, freePort, removeDir } from './helpers/server.js';
+
+/** The mock as a client author starts it (the agent-tts-mock bin), and the suite's mock profile against it. */
+describe('mock: Prism on the committed document, checked by the suite', () => {
+  let mock: ChildProcess;
+  let baseUrl: string;
+  let output = '';
+
+  beforeAll(async () => {
+    const port = await freePort();
+    baseUrl = `http://127.0.0.1:${port}`;
+    mock = spawn(process.execPath, [join(ROOT, 'bin/agent-tts-mock.js'), '--port', String(port)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    mock.stdout!.on('data', (d) => (output += d));
+    mock.stderr!.on('data', (d) => (output += d));
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`the mock did not start:\n${output}`)), 60_000);
+      mock.stdout!.on('data', () => {
+        if (output.includes('Prism is listening')) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+      mock.once('exit', (code) => reject(new Error(`the mock exited with ${code}:\n${output}`)));
+    });
+  }, 90_000);
+
+  afterAll(async () => {
+    if (mock && mock.exitCode === null) {
+      const exited = new Promise((resolve) => mock.once('exit', resolve));
+      mock.kill('SIGTERM');
+      await exited;
+    }
+  });
+
+  const call = (path: string, init: RequestInit & { prefer?: string } = {}) =>
+    fetch(`${baseUrl}${path}`, {
+      ...init,
+      headers: { authorization: `Bearer ${MOCK_API_KEY}`, 'content-type': 'application/json', ...(init.prefer ? { prefer: init.prefer } : {}), ...(init.headers ?? {}) },
+    });
+
+  it('reaches every job state with Prefer: example=…', async () => {
+    for (const state of ['completed', 'processing', 'failed', 'expired']) {
+      const res = await call('/v1/agent-tts?id=3f1c2d4e-5a6b-4c7d-8e9f-0a1b2c3d4e5f', { prefer: `code=200, example=${state}` });
+      expect(res.status).toBe(200);
+      expect((await res.json()).status).toBe(state);
+    }
+    const accepted = await call('/v1/agent-tts', { method: 'POST', body: JSON.stringify({ text: 'Hi' }), prefer: 'code=202, example=processing' });
+    expect(accepted.status).toBe(202);
+  });
+
+  it('reaches every error code of the table with Prefer: code=…, example=<code in lower case>', async () => {
+    const reached = new Set<string>();
+    const tries: [string, string, number][] = [
+      ['POST', 'invalid_request', 400], ['POST', 'text_too_long', 400], ['POST', 'invalid_key', 401],
+      ['POST', 'inactive_subscription', 403], ['POST', 'no_api_access', 403], ['POST', 'usage_limit_exceeded', 403],
+      ['POST', 'rate_limited', 429], ['POST', 'internal_error', 500], ['POST', 'tts_provider_error', 502],
+      ['GET', 'not_found', 404],
+    ];
+    for (const [method, example, status] of tries) {
+      const res = await call(method === 'POST' ? '/v1/agent-tts' : '/v1/agent-tts?id=3f1c2d4e-5a6b-4c7d-8e9f-0a1b2c3d4e5f', {
+        method,
+        body: method === 'POST' ? JSON.stringify({ text: 'Hi' }) : undefined,
+        prefer: `code=${status}, example=${example}`,
+      });
+      expect(res.status, example).toBe(status);
+      reached.add((await res.json()).error.code);
+    }
+    const expired = await (await call('/v1/agent-tts?id=3f1c2d4e-5a6b-4c7d-8e9f-0a1b2c3d4e5f', { prefer: 'code=200, example=expired' })).json();
+    reached.add(expired.error.code);
+    expect([...reached].sort()).toEqual([...ERROR_CODES].sort());
+  });
+
+  describe('the suite with --profile mock', () => {
+    let run: CliRun;
+    beforeAll(async () => {
+      run = await runConformanceCli(['--profile', 'mock', '--base-url', baseUrl]);
+    }, 120_000);
+    afterAll(async () => {
+      if (run) await removeDir(run.outputDir);
+    });
+
+    it('passes the stateless rules, with no failure and no error', () => {
+      const bad = run.results.rules.filter((r: { outcome: string }) => r.outcome === 'fail' || r.outcome === 'error');
+      expect(bad.map((r: { id: string; message: string }) => `${r.id}: ${r.message}`)).toEqual([]);
+      expect(run.results.counts.pass).toBeGreaterThanOrEqual(25);
+      expect(run.code).toBe(0);
+    });
+
+    it('skips each stateful rule for the profile, saying why', () => {
+      const skipped = run.results.rules.filter((r: { outcome: string }) => r.outcome === 'skip');
+      expect(skipped.length).toBeGreaterThan(0);
+      for (const rule of skipped) {
+        expect(rule.skip_kind).toBe('profile');
+        expect(rule.message).toMatch(/^not applicable to profile mock: \S/);
+      }
+      for (const id of ['idempotency.same-key-same-job', 'rate-limit.get', 'cors.denied-origin']) expect(run.outcomes[id]).toBe('skip');
+      for (const id of ['errors.body-shape', 'openapi.examples', 'job.completed-fields', 'legacy.file-expired']) expect(run.outcomes[id]).toBe('pass');
+    });
+  });
+});

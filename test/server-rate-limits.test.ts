@@ -1,0 +1,59 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectError, getJob, postJob, sleep } from './helpers/http.js';
+import { removeDir, startServer, type RunningServer } from './helpers/server.js';
+
+const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
+
+describe('rate limits (spec §8): separate POST and GET buckets per key, Retry-After', () => {
+  let server: RunningServer;
+  beforeAll(async () => {
+    server = await startServer({ env: { RATE_WINDOW_SECONDS: '8', RATE_GET_LIMIT: '3' } });
+  });
+  afterAll(async () => {
+    await server.stop();
+    await removeDir(server.dataDir);
+  });
+
+  it('admits one POST per window; the next gets 429 with Retry-After; polling is unaffected', async () => {
+    const key = server.fixtures.keys.active[0];
+    const first = await postJob(server.baseUrl, key, { text: 'One.' });
+    expect([200, 202]).toContain(first.status);
+    expect(first.headers.get('ratelimit')).toMatch(/^limit=1, remaining=0, reset=[1-8]$/);
+    const second = await postJob(server.baseUrl, key, { text: 'Two.' });
+    expectError(second, 429, 'RATE_LIMITED');
+    const retryAfter = Number(second.headers.get('retry-after'));
+    expect(Number.isInteger(retryAfter)).toBe(true);
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(8);
+    expect(second.headers.get('ratelimit-policy')).toBe('1;w=8');
+    // GET has its own bucket.
+    expect((await getJob(server.baseUrl, key, first.body.job_id)).status).toBe(200);
+    // Another key has its own POST bucket.
+    expect([200, 202]).toContain((await postJob(server.baseUrl, server.fixtures.keys.active[1], { text: 'Other key.' })).status);
+    await sleep(retryAfter * 1000 + 200);
+    expect([200, 202]).toContain((await postJob(server.baseUrl, key, { text: 'Three.' })).status);
+  });
+
+  it('does not spend the POST quota on rejected requests', async () => {
+    const key = server.fixtures.keys.active[2];
+    expectError(await postJob(server.baseUrl, key, { text: '' }), 400, 'INVALID_REQUEST');
+    expectError(await postJob(server.baseUrl, key, { text: 'x', speed: 9 }), 400, 'INVALID_REQUEST');
+    const bad = await postJob(server.baseUrl, key, 'not json');
+    expectError(bad, 400, 'INVALID_REQUEST');
+    expect(bad.headers.get('ratelimit')).toMatch(/remaining=1/);
+    expect([200, 202]).toContain((await postJob(server.baseUrl, key, { text: 'Now it counts.' })).status);
+  });
+
+  it('admits RATE_GET_LIMIT GETs per window, then 429 with Retry-After', async () => {
+    const key = server.fixtures.keys.active[3];
+    for (let i = 0; i < 3; i++) expectError(await getJob(server.baseUrl, key, UNKNOWN_ID), 404, 'NOT_FOUND');
+    const limited = await getJob(server.baseUrl, key, UNKNOWN_ID);
+    expectError(limited, 429, 'RATE_LIMITED');
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(limited.headers.get('ratelimit')).toMatch(/^limit=3, remaining=0, reset=\d+$/);
+    // The POST bucket is separate.
+    expect([200, 202]).toContain((await postJob(server.baseUrl, key, { text: 'Still allowed.' })).status);
+    await sleep(Number(limited.headers.get('retry-after')) * 1000 + 200);
+    expectError(await getJob(server.baseUrl, key, UNKNOWN_ID), 404, 'NOT_FOUND');
+  });
+});
