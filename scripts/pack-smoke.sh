@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Installs the package from an `npm pack` tarball into an empty directory and runs every command it
+# ships from there: server, admin, CLI, conformance suite, mock, worker. Proves the package works
+# outside this repository. Usage: scripts/pack-smoke.sh   (CI runs it after the tests)
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+work="$(mktemp -d)"
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+echo "== pack"
+(cd "$root" && npm pack --silent --pack-destination "$work" >/dev/null)
+tarball="$(ls "$work"/agent-tts-*.tgz)"
+mkdir "$work/app" && cd "$work/app"
+npm init -y >/dev/null
+echo "== install $(basename "$tarball") into an empty project"
+npm install --no-audit --no-fund --prefer-offline "$tarball" >/dev/null 2>&1 || npm install --no-audit --no-fund "$tarball"
+bin="$work/app/node_modules/.bin"
+
+free_port() { node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'; }
+export DATA_DIR="$work/data" PORT="$(free_port)" VOICES_PORT="$(free_port)" SYNTH_THREADS=1
+wait_for() { for _ in $(seq 1 60); do curl -fs "$1" >/dev/null 2>&1 && return 0; sleep 0.5; done; echo "no answer from $1"; return 1; }
+
+echo "== agent-tts-server"
+"$bin/agent-tts-server" >"$work/server.log" 2>&1 &
+pids+=($!)
+wait_for "http://127.0.0.1:$PORT/healthz"
+
+echo "== agent-tts-admin seed"
+"$bin/agent-tts-admin" seed --out "$work/fixtures.json"
+key="$(node -e 'console.log(require(process.argv[1]).keys.active[0])' "$work/fixtures.json")"
+
+echo "== agent-tts speak"
+AGENT_TTS_API_KEY="$key" AGENT_TTS_BASE_URL="http://127.0.0.1:$PORT" "$bin/agent-tts" speak "Installed from a tarball." -o "$work/out.mp3"
+test -s "$work/out.mp3"
+AGENT_TTS_VOICES_URL="http://127.0.0.1:$VOICES_PORT" "$bin/agent-tts" voices --language fr --json >/dev/null
+
+echo "== agent-tts-conformance (a few rules)"
+"$bin/agent-tts-conformance" --fixtures "$work/fixtures.json" --only 'auth.*' --output-dir "$work/conformance"
+
+echo "== agent-tts-mock"
+mock_port="$(free_port)"
+"$bin/agent-tts-mock" --port "$mock_port" >"$work/mock.log" 2>&1 &
+pids+=($!)
+for _ in $(seq 1 60); do
+  code="$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer tts_00000000_$(printf '%048d' 0)" -H 'Prefer: code=202, example=processing' -X POST -H 'Content-Type: application/json' -d '{"text":"hi"}' "http://127.0.0.1:$mock_port/v1/agent-tts" || true)"
+  [ "$code" = "202" ] && break
+  sleep 0.5
+done
+[ "$code" = "202" ] || { cat "$work/mock.log"; echo "mock did not answer 202"; exit 1; }
+
+echo "== agent-tts-worker (without REDIS_URL it must refuse, plainly)"
+if env -u REDIS_URL "$bin/agent-tts-worker" >"$work/worker.log" 2>&1; then echo "worker started without Redis?"; exit 1; fi
+grep -q "REDIS_URL is not set" "$work/worker.log"
+
+echo "pack-smoke: every command ran from the installed tarball"
