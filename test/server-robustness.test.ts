@@ -1,10 +1,15 @@
+import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
+import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, expectError, expectMeta, postJob } from './helpers/http.js';
 import { removeDir, startServer, type RunningServer } from './helpers/server.js';
 
-/** Sends raw bytes and returns the raw HTTP response. */
-function raw(baseUrl: string, payload: Buffer | string): Promise<string> {
+/**
+ * Sends raw bytes and returns the raw HTTP response. With `halfClose: false` the socket stays open
+ * for writing, and the answer is whatever the server sent before it closed the connection.
+ */
+function raw(baseUrl: string, payload: Buffer | string, { halfClose = true } = {}): Promise<string> {
   const { hostname, port } = new URL(baseUrl);
   return new Promise((resolve, reject) => {
     const socket = connect(Number(port), hostname);
@@ -13,7 +18,34 @@ function raw(baseUrl: string, payload: Buffer | string): Promise<string> {
     socket.on('end', () => resolve(data));
     socket.on('error', reject);
     socket.setTimeout(10_000, () => reject(new Error(`no answer; got ${data}`)));
-    socket.end(payload);
+    if (halfClose) socket.end(payload);
+    else socket.write(payload);
+  });
+}
+
+interface Posted {
+  status?: number;
+  body?: string;
+  error?: string;
+}
+
+/**
+ * POSTs a body with node:http, writing it all before reading the answer, as most clients do, and
+ * without any grace on a write error: EPIPE or ECONNRESET is reported as such.
+ */
+function postBody(baseUrl: string, body: Buffer | Readable, headers: Record<string, string>): Promise<Posted> {
+  return new Promise((resolve) => {
+    const req = httpRequest(new URL('/v1/agent-tts', baseUrl), { method: 'POST', headers });
+    req.on('error', (e: NodeJS.ErrnoException) => resolve({ error: e.code ?? e.message }));
+    req.on('response', (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (d) => (text += d));
+      res.on('end', () => resolve({ status: res.statusCode, body: text }));
+      res.on('error', (e: NodeJS.ErrnoException) => resolve({ error: `response ${e.code ?? e.message}` }));
+    });
+    if (Buffer.isBuffer(body)) req.end(body);
+    else body.pipe(req);
   });
 }
 
@@ -108,6 +140,54 @@ describe('bad input never yields a 500, a hang or a crash (issue: robustness)', 
       duplex: 'half',
     } as RequestInit);
     expectError(chunked, 400, 'TEXT_TOO_LONG');
+  });
+
+  it('lets a client that writes a whole oversized body read the 400, declared or streamed', async () => {
+    const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+    const big = Buffer.alloc(12 * 1024 * 1024, 0x7b);
+    const answers: Posted[] = [];
+    for (let i = 0; i < 6; i++) {
+      // Declared with Content-Length, then streamed without one (chunked), in turns.
+      if (i % 2 === 0) answers.push(await postBody(server.baseUrl, big, { ...headers, 'content-length': String(big.length) }));
+      else answers.push(await postBody(server.baseUrl, Readable.from([big.subarray(0, 6 << 20), big.subarray(6 << 20)]), headers));
+    }
+    for (const answer of answers) {
+      expect(answer.error).toBeUndefined();
+      expect(answer.status).toBe(400);
+      expect(JSON.parse(answer.body!).error.code).toBe('TEXT_TOO_LONG');
+    }
+    // A body sent with a bad key is answered 401 before it is read; the client still gets the answer.
+    const unauthorized = await postBody(server.baseUrl, big, { ...headers, authorization: 'Bearer tts_nope_nope', 'content-length': String(big.length) });
+    expect(unauthorized.error).toBeUndefined();
+    expect(unauthorized.status).toBe(401);
+  });
+
+  it('reads a refused body to its end and keeps the connection for the next request', async () => {
+    const size = 3_000_000;
+    const first = `POST /v1/agent-tts HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${size}\r\n\r\n`;
+    const second = `GET /v1/agent-tts?id=00000000-0000-4000-8000-000000000000 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nConnection: close\r\n\r\n`;
+    const answer = await raw(server.baseUrl, Buffer.concat([Buffer.from(first), Buffer.alloc(size, 0x20), Buffer.from(second)]), { halfClose: false });
+    const statuses = [...answer.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => m[1]);
+    expect(statuses).toEqual(['400', '404']);
+    expect(answer).toContain('"TEXT_TOO_LONG"');
+    expect(answer).toContain('"NOT_FOUND"');
+  });
+
+  it('closes the connection of a refused body that goes on past the discard bound', async () => {
+    const chunk = Buffer.alloc(1024 * 1024, 0x20);
+    let sent = 0;
+    // 200 MiB: more than MAX_BODY_BYTES plus the 64 MiB the server discards after its answer.
+    const endless = new Readable({
+      read() {
+        sent += chunk.length;
+        this.push(sent > 200 * 1024 * 1024 ? null : chunk);
+      },
+    });
+    const answer = await postBody(server.baseUrl, endless, { authorization: `Bearer ${key}`, 'content-type': 'application/json' });
+    expect(sent).toBeLessThan(200 * 1024 * 1024);
+    if (answer.status !== undefined) expect(answer.status).toBe(400);
+    else expect(answer.error).toMatch(/EPIPE|ECONNRESET/);
+    expect((await call(`${server.baseUrl}/healthz`)).status).toBe(200);
   });
 
   it('answers malformed HTTP (bad header bytes, oversized headers) with a JSON error body', async () => {

@@ -7,6 +7,7 @@ import { voiceCatalog } from '../synth/index.js';
 import { ConfigError, loadConfig } from './config.js';
 import { sweepExpiredJobs } from './domain/retention.js';
 import { createApp } from './http/app.js';
+import { boundUnreadBodies } from './http/unread-body.js';
 import { createVoicesApp } from './http/voices-app.js';
 import { createLogger } from './log.js';
 import { createServices } from './services.js';
@@ -32,9 +33,12 @@ function answerClientErrors(server: Server): void {
 
 function listen(fetch: (req: Request) => Response | Promise<Response>, port: number, hostname: string): Promise<Server> {
   return new Promise((resolve, reject) => {
-    const server = serve({ fetch, port, hostname }, () => resolve(server as Server)) as Server;
+    // Unread request bodies are discarded by Node, within the bounds set in unread-body.ts (the
+    // adapter's own clean-up would close such connections after half a second).
+    const server = serve({ fetch, port, hostname, autoCleanupIncoming: false }, () => resolve(server as Server)) as Server;
     server.once('error', reject);
     answerClientErrors(server);
+    boundUnreadBodies(server);
     // Inline waits last up to ~10 s; keep idle sockets short so shutdown is prompt.
     server.keepAliveTimeout = 5_000;
     server.headersTimeout = 20_000;

@@ -1,13 +1,20 @@
 import { LIMITS } from '../../contract/limits.js';
 import { TEXT_TOO_LONG_REASON, TtsRequest, type TtsRequestBody } from '../../contract/schemas.js';
 import { ApiError, invalidRequest } from './errors.js';
+import { discardRest } from './unread-body.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-/** Reads the body up to `maxBytes`; past that it stops reading and refuses the request. */
+/**
+ * Reads the body up to `maxBytes`; past that it refuses the request. The rest of a refused body is
+ * read and dropped while the answer goes out (see unread-body.ts), so the client can read the answer.
+ */
 async function readLimited(request: Request, maxBytes: number): Promise<Uint8Array> {
   const declared = Number(request.headers.get('content-length') ?? NaN);
-  if (declared > maxBytes) throw tooLarge(maxBytes);
+  if (declared > maxBytes) {
+    if (request.body) discardRest(request.body.getReader());
+    throw tooLarge(maxBytes);
+  }
   if (!request.body) return new Uint8Array();
   const reader = request.body.getReader();
   const parts: Uint8Array[] = [];
@@ -17,7 +24,7 @@ async function readLimited(request: Request, maxBytes: number): Promise<Uint8Arr
     if (done) break;
     size += value.byteLength;
     if (size > maxBytes) {
-      await reader.cancel().catch(() => undefined);
+      discardRest(reader);
       throw tooLarge(maxBytes);
     }
     parts.push(value);
@@ -36,9 +43,6 @@ const tooLarge = (maxBytes: number) =>
   new ApiError(
     'TEXT_TOO_LONG',
     `The request body is larger than ${maxBytes} bytes; text is limited to ${LIMITS.textMaxChars} characters. Split the text into smaller chunks.`,
-    undefined,
-    // The rest of the body is not read, so the connection cannot carry another request.
-    { Connection: 'close' },
   );
 
 function describeIssues(issues: readonly { path: PropertyKey[]; message: string }[]): string {
