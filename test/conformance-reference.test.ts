@@ -44,10 +44,6 @@ describe('conformance: the reference server passes every rule', () => {
     expect(run.code, run.stdout + run.stderr).toBe(0);
   });
 
-  it('finishes in under 3 minutes', () => {
-    expect(run.results.duration_ms).toBeLessThan(180_000);
-  });
-
   it('writes results.json, junit.xml and report.html, with every exchange behind the results', async () => {
     const files = (await readdir(run.outputDir)).sort();
     expect(files).toEqual(['junit.xml', 'report.html', 'results.json']);
