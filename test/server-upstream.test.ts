@@ -96,3 +96,31 @@ describe('upstream engine (openai-compatible): completed and failed jobs end to 
     expect(next.body.billing.monthly_minutes_used).toBe(Math.ceil((next.body.audio.duration_seconds / 60) * 100) / 100);
   });
 });
+
+describe('upstream engine with one voice family configured', () => {
+  let server: RunningServer;
+  let good: Awaited<ReturnType<typeof speechServer>>;
+  beforeAll(async () => {
+    good = await speechServer('ok');
+    server = await startServer({ env: { TTS_ENGINE: 'openai-compatible', UPSTREAM_KOKORO_URL: good.url, RATE_POST_LIMIT: '1' } });
+  });
+  afterAll(async () => {
+    await server.stop();
+    good.server.close();
+    await removeDir(server.dataDir);
+  });
+
+  it('refuses a voice of the family with no speech server at submission, and lists only the offered voices', async () => {
+    const key = server.fixtures.keys.active[0];
+    const refused = await postJob(server.baseUrl, key, { text: 'Hello.', voice: 'st_f1' });
+    expectError(refused, 400, 'INVALID_REQUEST');
+    expect(refused.body.error.message).toMatch(/st_f1.*not available.*supertonic/);
+    expect(good.requests).toHaveLength(0);
+    // Nothing was created or counted: the one POST of the window is still there for a voice it offers.
+    const ok = await postJob(server.baseUrl, key, { text: 'Hello.', voice: 'af_bella', speed: 1 });
+    expect(ok.status, JSON.stringify(ok.body)).toBe(200);
+    const catalog = (await (await fetch(`${server.voicesUrl}/api/v1/voices`)).json()) as { voices: { id: string; family: string }[] };
+    expect(catalog.voices.some((v) => v.id === 'af_bella')).toBe(true);
+    expect(catalog.voices.some((v) => v.family === 'supertonic')).toBe(false);
+  });
+});

@@ -222,7 +222,7 @@ export interface components {
             language?: components["schemas"]["LanguageCode"];
         };
         /**
-         * @description Kokoro-style `<language letter><gender letter>_<name>` (language from the first letter: a en-US, b en-GB, e es, f fr, h hi, i it, j ja, p pt-BR, z zh; gender f or m), or Supertonic `st_f1`…`st_f5`, `st_m1`…`st_m5`. Any id matching the pattern is accepted. Default af_heart.
+         * @description Kokoro-style `<language letter><gender letter>_<name>` (language from the first letter: a en-US, b en-GB, e es, f fr, h hi, i it, j ja, p pt-BR, z zh; gender f or m), or Supertonic `st_f1`…`st_f5`, `st_m1`…`st_m5`. Any id matching the pattern is accepted, except that a deployment offering only some voice families (its voice catalog lists them) answers 400 INVALID_REQUEST for a voice of a family it does not offer. Default af_heart.
          * @default af_heart
          * @example af_heart
          */

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import { Hono } from 'hono';
-import { API_PATH } from '../../contract/limits.js';
+import { API_PATH, VOICES_PATH } from '../../contract/limits.js';
 import type { TtsRequestBody } from '../../contract/schemas.js';
 import { IdempotencyKeyHeader } from '../../contract/schemas.js';
 import { DEFAULT_VOICE, parseVoice, resolveLanguage } from '../../contract/voices.js';
@@ -106,6 +106,12 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
       }
       const body: TtsRequestBody = await readTtsRequest(c.req.raw, config.maxBodyBytes);
       const voice = parseVoice(body.voice ?? DEFAULT_VOICE)!;
+      if (config.engine === 'openai-compatible' && !config.upstream.baseUrls[voice.family]) {
+        // Refused here rather than failed later: every voice the API accepts must be able to speak.
+        throw invalidRequest(
+          `Voice "${voice.id}" is not available on this deployment: no speech server is configured for its ${voice.family} voices. GET ${VOICES_PATH} lists the voices it offers.`,
+        );
+      }
       const outcome = await jobs.submit(
         principal,
         {
