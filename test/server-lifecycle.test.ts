@@ -45,6 +45,9 @@ describe('start-up, shutdown, crash recovery and retention', () => {
     expect(res.status).toBe(202);
     await sleep(1500);
     await server.kill();
+    // The crash left the run's partial file in the job's parts directory.
+    const partsDir = join(server.dataDir, 'audio', '.parts');
+    expect((await readdir(join(partsDir, res.body.job_id))).filter((f) => f.endsWith('.part'))).toHaveLength(1);
     await server.restart();
     // The embedded queue lives in the process, so the restart queues the job again; in the
     // distributed mode BullMQ still holds it and its stalled-job check hands it to a worker.
@@ -55,8 +58,9 @@ describe('start-up, shutdown, crash recovery and retention', () => {
     expect(done.body.billing.monthly_minutes_used).toBe(charged);
     const audio = await decodeMp3(new Uint8Array(await (await fetch(done.body.audio_url)).arrayBuffer()));
     expect(Math.abs(audio.seconds - done.body.audio.duration_seconds) / audio.seconds).toBeLessThan(0.02);
-    // No temporary file is left beside the finished audio.
-    expect((await readdir(join(server.dataDir, 'audio'))).filter((f) => !f.endsWith('.mp3'))).toEqual([]);
+    // No temporary file is left: the parts directory is empty, and only audio sits beside it.
+    expect((await readdir(join(server.dataDir, 'audio'))).filter((f) => !f.endsWith('.mp3'))).toEqual(['.parts']);
+    expect(await readdir(partsDir)).toEqual([]);
   });
 
   it('deletes a job’s record and audio after its plan’s retention', async () => {

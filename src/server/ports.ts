@@ -131,13 +131,20 @@ export interface RateLimiter {
 }
 
 export interface AudioStorage {
-  /** Where a job's finished audio lives (the synthesizer writes a temporary file beside it and renames). */
+  /** Where a job's finished audio lives. */
   pathFor(jobId: string): string;
+  /**
+   * Creates and returns the directory where a run of this job writes its partial file (on the same
+   * file system as `pathFor`, which it is renamed to). One per job, so that finding a job's leftovers
+   * never means listing every stored file.
+   */
+  preparePartsDir(jobId: string): Promise<string>;
   stat(jobId: string): Promise<{ size: number } | undefined>;
   delete(jobId: string): Promise<void>;
   /**
    * Removes partial files an interrupted run of this job left behind: those untouched for
-   * `olderThanMs` (default: the adapter's own notion of stale).
+   * `olderThanMs` (default: the adapter's own notion of stale); then the job's parts directory, once
+   * empty.
    */
   removeLeftovers(jobId: string, olderThanMs?: number): Promise<void>;
 }

@@ -28,6 +28,8 @@ export interface PipelineOptions {
   limiter: Limiter;
   onProgress?: (p: SynthesisProgress) => void;
   signal?: AbortSignal;
+  /** Where the partial file is written (on the file system of `outPath`); default beside it. */
+  tempDir?: string;
 }
 
 export const MIN_SPEED = 0.5;
@@ -63,7 +65,7 @@ export async function synthesizeToFile(req: SynthesisRequest, outPath: string, o
 
   const chunks = chunkText(req.text, { locale: req.language });
   const totalChars = chunks.reduce((sum, c) => sum + c.length, 0);
-  const tempPath = join(dirname(outPath), `.${basename(outPath)}.${randomUUID()}.part`);
+  const tempPath = join(options.tempDir ?? dirname(outPath), `.${basename(outPath)}.${randomUUID()}.part`);
   const file = await open(tempPath, 'wx').catch((error: unknown) => {
     throw toSynthesisError(error, `Cannot create ${tempPath}`);
   });

@@ -41,7 +41,7 @@ export function createSynthesizer(options: SynthesizerOptions = {}): Synthesizer
         opts.onProgress?.(p);
       };
       try {
-        const result = await synthesizeToFile(req, outPath, { engine, pool, limiter, bitrateKbps, window, onProgress, signal: opts.signal });
+        const result = await synthesizeToFile(req, outPath, { engine, pool, limiter, bitrateKbps, window, onProgress, signal: opts.signal, tempDir: opts.tempDir });
         estimator.record({
           text: req.text,
           speed: req.speed,

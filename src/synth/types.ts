@@ -66,7 +66,12 @@ export interface Synthesizer {
   synthesizeToFile(
     req: SynthesisRequest,
     outPath: string,
-    opts?: { onProgress?: (p: SynthesisProgress) => void; signal?: AbortSignal },
+    opts?: {
+      onProgress?: (p: SynthesisProgress) => void;
+      signal?: AbortSignal;
+      /** Where the partial file is written (on the file system of `outPath`); default beside it. */
+      tempDir?: string;
+    },
   ): Promise<SynthesisResult>;
   /** Estimated audio duration in seconds for a text at a speed (used to reserve usage minutes before synthesis). */
   estimateAudioSeconds(text: string, speed: number, language?: string): number;

@@ -1,4 +1,4 @@
-import { readdir, rm, stat } from 'node:fs/promises';
+import { mkdir, readdir, rm, rmdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AudioStorage } from '../ports.js';
 
@@ -21,6 +21,17 @@ export class LocalAudioStorage implements AudioStorage {
     return join(this.dir, `${jobId}.mp3`);
   }
 
+  /** `<dir>/.parts/<job>/`: inside the audio directory, so a rename into place stays on one file system. */
+  private partsDirOf(jobId: string): string {
+    return join(this.dir, '.parts', jobId);
+  }
+
+  async preparePartsDir(jobId: string): Promise<string> {
+    const dir = this.partsDirOf(jobId);
+    await mkdir(dir, { recursive: true });
+    return dir;
+  }
+
   async stat(jobId: string): Promise<{ size: number } | undefined> {
     try {
       const s = await stat(this.pathFor(jobId));
@@ -35,18 +46,19 @@ export class LocalAudioStorage implements AudioStorage {
   }
 
   async removeLeftovers(jobId: string, olderThanMs = this.partStaleMs): Promise<void> {
-    // The synthesizer writes `.<job>.mp3.<uuid>.part` beside the final file and renames it when done.
-    const prefix = `.${jobId}.mp3.`;
-    const names = await readdir(this.dir).catch(() => [] as string[]);
+    // The synthesizer writes `.<job>.mp3.<uuid>.part` in the job's parts directory and renames it
+    // into place when done.
+    const dir = this.partsDirOf(jobId);
+    const names = await readdir(dir).catch(() => [] as string[]);
     const staleBefore = Date.now() - olderThanMs;
     await Promise.all(
-      names
-        .filter((n) => n.startsWith(prefix) && n.endsWith('.part'))
-        .map(async (n) => {
-          const path = join(this.dir, n);
-          const s = await stat(path).catch(() => undefined);
-          if (s && s.mtimeMs <= staleBefore) await rm(path, { force: true });
-        }),
+      names.map(async (n) => {
+        const path = join(dir, n);
+        const s = await stat(path).catch(() => undefined);
+        if (s && s.mtimeMs <= staleBefore) await rm(path, { force: true });
+      }),
     );
+    // Fails, harmlessly, while another run of the job still has a fresh partial file there.
+    await rmdir(dir).catch(() => undefined);
   }
 }

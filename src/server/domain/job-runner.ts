@@ -35,6 +35,7 @@ export class JobRunner {
     const started = Date.now();
     await this.audio.removeLeftovers(jobId);
     let lastWrite = 0;
+    let tempDir: string | undefined;
     this.live.set(jobId, { fraction: job.progress, elapsedMs: 0 });
     const onProgress = (p: SynthesisProgress) => {
       this.live.set(jobId, { fraction: p.fraction, elapsedMs: p.elapsedMs });
@@ -45,10 +46,11 @@ export class JobRunner {
       }
     };
     try {
+      tempDir = await this.audio.preparePartsDir(jobId);
       const result = await this.synth.synthesizeToFile(
         { text: job.text, voice: job.voice, language: job.language, speed: job.speed },
         this.audio.pathFor(jobId),
-        { onProgress, signal },
+        { onProgress, signal, tempDir },
       );
       // This run's file is in place; any other partial file of the job belongs to a dead run (or to one
       // that lost its queue lock, which can no longer settle the job): remove them whatever their age.
@@ -74,6 +76,8 @@ export class JobRunner {
         ? `The speech engine failed on this job. Retry with backoff, using a ${NEW_IDEMPOTENCY_KEY_PHRASE}.`
         : `Synthesis failed on this job. Retry with backoff, using a ${NEW_IDEMPOTENCY_KEY_PHRASE}.`;
       await this.audio.delete(jobId).catch(() => undefined);
+      // The failed run removed its own partial file; drop the job's (now empty) parts directory.
+      if (tempDir) await this.audio.removeLeftovers(jobId).catch(() => undefined);
       await this.store.failJob(jobId, { code, message, completedAt: Date.now() });
       this.log.error({ job_id: jobId, err: error }, 'job failed');
       return true;
