@@ -44,6 +44,19 @@ describe('rate limits (spec §8): separate POST and GET buckets per key, Retry-A
     expect([200, 202]).toContain((await postJob(server.baseUrl, key, { text: 'Now it counts.' })).status);
   });
 
+  it('does not spend the POST quota on a request refused for usage (USAGE_LIMIT_EXCEEDED)', async () => {
+    const key = server.fixtures.keys.usage_exhausted!;
+    const refused = await postJob(server.baseUrl, key, { text: 'Over the limit.' });
+    expectError(refused, 403, 'USAGE_LIMIT_EXCEEDED');
+    expect(refused.headers.get('ratelimit')).toMatch(/^limit=1, remaining=1, /);
+    // Minutes bought back: the one POST of the window is still there.
+    const keys = JSON.parse((await server.admin(['key', 'list', '--json'])).stdout) as { display_key: string; account_id: string }[];
+    const accountId = keys.find((k) => k.display_key === `tts_${key.split('_')[1]}`)!.account_id;
+    expect((await server.admin(['account', 'usage', accountId, '--minutes', '0'])).code).toBe(0);
+    const next = await postJob(server.baseUrl, key, { text: 'Now it fits.' });
+    expect([200, 202], JSON.stringify(next.body)).toContain(next.status);
+  });
+
   it('admits RATE_GET_LIMIT GETs per window, then 429 with Retry-After', async () => {
     const key = server.fixtures.keys.active[3];
     for (let i = 0; i < 3; i++) expectError(await getJob(server.baseUrl, key, UNKNOWN_ID), 404, 'NOT_FOUND');

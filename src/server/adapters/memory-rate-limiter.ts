@@ -29,6 +29,16 @@ class Window {
   newest(): number | undefined {
     return this.size > 0 ? this.times[this.times.length - 1] : undefined;
   }
+
+  /** Removes one admission made at `time`: entries of one time are interchangeable. Searched from the newest. */
+  remove(time: number): void {
+    for (let i = this.times.length - 1; i >= this.head && this.times[i] >= time; i--) {
+      if (this.times[i] === time) {
+        this.times.splice(i, 1);
+        return;
+      }
+    }
+  }
 }
 
 /**
@@ -54,11 +64,18 @@ export class MemoryRateLimiter implements RateLimiter {
     }
     window.expire(now - windowMs);
     const allowed = window.size < limit;
-    if (allowed && consume) window.times.push(now);
+    const taken = allowed && consume;
+    if (taken) window.times.push(now);
     // Seconds until the oldest admitted request leaves the window and frees a place.
     const oldest = window.oldest();
     const resetSeconds = oldest === undefined ? 0 : Math.max(1, Math.ceil((oldest + windowMs - now) / 1000));
-    return { allowed, limit, remaining: Math.max(0, limit - window.size), resetSeconds };
+    const decision: RateLimitDecision = { allowed, limit, remaining: Math.max(0, limit - window.size), resetSeconds };
+    if (taken) decision.admission = String(now);
+    return decision;
+  }
+
+  async refund(bucket: string, admission: string): Promise<void> {
+    this.buckets.get(bucket)?.remove(Number(admission));
   }
 
   private sweep(): void {

@@ -29,7 +29,7 @@ export function describeRateLimiterContract(
 
     it('admits up to the limit in a window, then refuses with the seconds until a place frees', async () => {
       const b = bucket();
-      expect(await h.limiter.check(b, 3, 60_000, true)).toEqual({ allowed: true, limit: 3, remaining: 2, resetSeconds: 60 });
+      expect(await h.limiter.check(b, 3, 60_000, true)).toMatchObject({ allowed: true, limit: 3, remaining: 2, resetSeconds: 60 });
       now += 10_000;
       expect(await h.limiter.check(b, 3, 60_000, true)).toMatchObject({ allowed: true, remaining: 1, resetSeconds: 50 });
       now += 10_000;
@@ -59,6 +59,25 @@ export function describeRateLimiterContract(
       await h.limiter.check(b, 2, 60_000, true);
       await h.limiter.check(b, 2, 60_000, true);
       expect(await h.limiter.check(b, 2, 60_000, false)).toMatchObject({ allowed: false, remaining: 0, resetSeconds: 60 });
+    });
+
+    it('gives back a refunded place at once, and only that one', async () => {
+      const b = bucket();
+      const first = await h.limiter.check(b, 2, 60_000, true);
+      now += 5_000;
+      const second = await h.limiter.check(b, 2, 60_000, true);
+      expect(second).toMatchObject({ allowed: true, remaining: 0 });
+      expect(first.admission).toBeTypeOf('string');
+      expect(await h.limiter.check(b, 2, 60_000, false)).not.toHaveProperty('admission');
+      await h.limiter.refund(b, second.admission!);
+      // The first admission still holds its place and still sets the reset.
+      expect(await h.limiter.check(b, 2, 60_000, false)).toMatchObject({ allowed: true, remaining: 1, resetSeconds: 55 });
+      expect(await h.limiter.check(b, 2, 60_000, true)).toMatchObject({ allowed: true, remaining: 0 });
+      expect(await h.limiter.check(b, 2, 60_000, true)).toMatchObject({ allowed: false });
+      // Refunding an admission that already left the window changes nothing.
+      now += 57_000; // the first admission (at 0 s) has left; the one at 5 s has not
+      await h.limiter.refund(b, first.admission!);
+      expect(await h.limiter.check(b, 2, 60_000, false)).toMatchObject({ remaining: 1 });
     });
 
     it('keeps buckets apart', async () => {

@@ -60,7 +60,13 @@ export class RedisRateLimiter implements RateLimiter {
       [windowMs, limit, consume ? '1' : '0', member, this.now ? String(this.now()) : ''],
     )) as number[];
     const [allowed, count, resetSeconds] = reply.map(Number);
-    return { allowed: allowed === 1, limit, remaining: Math.max(0, limit - count), resetSeconds };
+    const decision: RateLimitDecision = { allowed: allowed === 1, limit, remaining: Math.max(0, limit - count), resetSeconds };
+    if (allowed === 1 && consume) decision.admission = member;
+    return decision;
+  }
+
+  async refund(bucket: string, admission: string): Promise<void> {
+    await this.client.zRem(this.keys.rateBucket(bucket), admission);
   }
 
   /** The client belongs to the services that created it. */

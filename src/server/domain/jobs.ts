@@ -101,16 +101,26 @@ export class JobService {
       progress: 0,
       idempotencyKey: idem,
     };
+    // A request refused after its admission (usage exhausted, or the store failed) gives its place
+    // back: a rejected request consumes no POST quota.
+    const refund = async () => {
+      if (bucket.admission !== undefined) await this.limiter.refund(postBucket(key.publicId), bucket.admission);
+    };
     let created;
     try {
       created = await this.store.createJob(job, minutesToCentiminutes(plan.monthlyMinutes));
     } catch (error) {
-      await release();
+      await Promise.all([release(), refund().catch(() => undefined)]);
       throw error;
     }
     if (created.kind === 'usage_exceeded') {
-      await release();
-      return { kind: 'usage_exceeded', usedCentiminutes: created.usedCentiminutes, limitCentiminutes: created.limitCentiminutes, postBucket: bucket };
+      await Promise.all([release(), refund()]);
+      return {
+        kind: 'usage_exceeded',
+        usedCentiminutes: created.usedCentiminutes,
+        limitCentiminutes: created.limitCentiminutes,
+        postBucket: await this.peekPostBucket(key.publicId),
+      };
     }
     await this.queue.enqueue(jobId);
     return { kind: 'job', job, replayed: false, postBucket: bucket };
