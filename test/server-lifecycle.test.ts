@@ -22,6 +22,15 @@ describe('start-up, shutdown, crash recovery and retention', () => {
     const cors = await runNode(SERVER_MAIN, [], { CORS_PREVIEW_PATTERN: 'not a pattern', PORT: '0', VOICES_PORT: '0', DATA_DIR: join(ROOT, '.tmp-never-used') });
     expect(cors.code).toBe(2);
     expect(cors.stderr).toMatch(/CORS_PREVIEW_PATTERN/);
+    // Credentials in an upstream URL would reach logs and errors: refused, and not echoed.
+    const creds = await runNode(SERVER_MAIN, [], {
+      TTS_ENGINE: 'openai-compatible',
+      UPSTREAM_SUPERTONIC_URL: 'http://admin:hunter2-upstream@127.0.0.1:9/',
+      DATA_DIR: join(ROOT, '.tmp-never-used'),
+    });
+    expect(creds.code).toBe(2);
+    expect(creds.stderr).toMatch(/UPSTREAM_SUPERTONIC_URL: must not contain a user name or password/);
+    expect(creds.stderr).not.toContain('hunter2');
     await removeDir(join(ROOT, '.tmp-never-used'));
   });
 

@@ -2,7 +2,7 @@ import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, expectError, expectMeta, postJob } from './helpers/http.js';
+import { call, expectError, expectMeta, postJob, sleep } from './helpers/http.js';
 import { removeDir, startServer, type RunningServer } from './helpers/server.js';
 
 /**
@@ -210,6 +210,10 @@ describe('bad input never yields a 500, a hang or a crash (issue: robustness)', 
       expectError(res, 405, 'INVALID_REQUEST');
       expect(res.headers.get('allow')).toBe('GET, POST, OPTIONS');
     }
+    // OPTIONS without a preflight header asks which methods there are.
+    const options = await call(`${server.baseUrl}/v1/agent-tts`, { method: 'OPTIONS', headers: { origin: 'https://app.example.com' } });
+    expect(options.status).toBe(204);
+    expect(options.headers.get('allow')).toBe('GET, POST, OPTIONS');
     expectError(await call(`${server.voicesUrl}/nope`), 404, 'NOT_FOUND');
     expectError(await call(`${server.voicesUrl}/api/v1/voices`, { method: 'POST' }), 405, 'INVALID_REQUEST');
   });
@@ -222,6 +226,16 @@ describe('bad input never yields a 500, a hang or a crash (issue: robustness)', 
     expect(res.body.count).toBeGreaterThan(300);
     const ids = new Set(res.body.voices.map((v: { id: string }) => v.id));
     for (const id of ['af_heart', 'st_m1', 'st_f5', 'zm_chen', 'bm_george']) expect(ids.has(id)).toBe(true);
+  });
+
+  it('never logs a key whole, even glued to other text in a path', async () => {
+    const secret = key.split('_')[2];
+    for (const path of [`/v1/${key}`, `/v1/x_${key}`, `/foo${key}bar`]) {
+      expect((await call(`${server.baseUrl}${path}`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(404);
+    }
+    await sleep(100);
+    expect(server.logs()).toContain('/v1/x_tts_');
+    expect(server.logs()).not.toContain(secret);
   });
 
   it('is still healthy after all of that: no 500 in the logs', async () => {

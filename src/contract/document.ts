@@ -22,7 +22,7 @@ and User-Agent, and exposes Retry-After, RateLimit, RateLimit-Policy, X-Request-
 Other origins receive no CORS headers.
 
 Unknown paths answer 404 NOT_FOUND, and known paths with another method 405 (code INVALID_REQUEST) with
-\`Allow\`, both with the error body.`;
+\`Allow\`, both with the error body. An OPTIONS request that is not a CORS preflight answers 204 with \`Allow\`.`;
 
 /** Builds the OpenAPI 3.1 document from the contract. Deterministic: same contract, same document. */
 export function buildOpenApiDocument(): Record<string, unknown> {

@@ -48,5 +48,6 @@ export function codePointLength(text: string): number {
 
 /** Redacts anything that looks like an API key to its display form `tts_<public_id>`. */
 export function redactKeys(text: string): string {
-  return text.replace(/\btts_([0-9a-fA-F]{8})_[0-9a-zA-Z]+/g, 'tts_$1');
+  // No word boundary before it: a key glued to other text (`x_tts_…`, `footts_…`) is redacted too.
+  return text.replace(/tts_([0-9a-fA-F]{8})_[0-9a-zA-Z]+/g, 'tts_$1');
 }

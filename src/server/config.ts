@@ -7,9 +7,15 @@ import { PLANS, type PlanId } from '../contract/plans.js';
 
 const port = z.coerce.number().int().min(0).max(65535);
 const positiveInt = z.coerce.number().int().min(1);
+// Credentials in a URL would end up in logs and error messages (and fetch refuses such URLs);
+// the upstream key has its own variable, UPSTREAM_API_KEY.
 const optionalUrl = z
   .string()
   .url()
+  .refine((u) => {
+    const url = new URL(u);
+    return url.username === '' && url.password === '';
+  }, 'must not contain a user name or password (give an upstream key as UPSTREAM_API_KEY)')
   .transform((u) => u.replace(/\/+$/, ''))
   .optional();
 

@@ -213,6 +213,12 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     c.header('Allow', allow);
     return sendError(c, new ApiError('INVALID_REQUEST', `Method ${c.req.method} is not allowed here; use ${allow}.`, undefined, {}, 405));
   };
+  // An OPTIONS that is not a CORS preflight (those are answered by the cors middleware) asks which
+  // methods the resource has.
+  app.options(API_PATH, (c) => {
+    c.header('Allow', 'GET, POST, OPTIONS');
+    return c.body(null, 204);
+  });
   app.all(API_PATH, methodNotAllowed('GET, POST, OPTIONS'));
   app.all('/v1/audio/:file', methodNotAllowed('GET, HEAD'));
 
