@@ -56,5 +56,22 @@ done
 echo "== agent-tts-worker (without REDIS_URL it must refuse, plainly)"
 if env -u REDIS_URL "$bin/agent-tts-worker" >"$work/worker.log" 2>&1; then echo "worker started without Redis?"; exit 1; fi
 grep -q "REDIS_URL is not set" "$work/worker.log"
+"$bin/agent-tts-worker" --help | grep "synthesis worker" >/dev/null
+
+echo "== --help of the server (it starts nothing) and a stray argument (refused)"
+"$bin/agent-tts-server" --help | grep "environment variables" >/dev/null
+if "$bin/agent-tts-server" --port 1 >/dev/null 2>&1; then echo "agent-tts-server accepted --port"; exit 1; fi
+
+echo "== the library entry points"
+node --input-type=module -e '
+  const contract = await import("agent-tts/contract");
+  const client = await import("agent-tts");
+  await import("agent-tts/node");
+  if (typeof contract.ConformanceFixtures?.safeParse !== "function") throw new Error("agent-tts/contract lacks ConformanceFixtures");
+  if (typeof client.AgentTtsClient !== "function") throw new Error("agent-tts lacks AgentTtsClient");
+'
+for doc in bench/README.md conformance/README.md mock/README.md; do
+  [ -f "node_modules/agent-tts/$doc" ] || { echo "the package lacks $doc, which the README links"; exit 1; }
+done
 
 echo "pack-smoke: every command ran from the installed tarball"

@@ -1,3 +1,5 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, expectError, expectMeta, getJob, postJob, sleep } from './helpers/http.js';
 import { removeDir, startServer, type RunningServer } from './helpers/server.js';
@@ -105,6 +107,21 @@ describe('authentication (spec §5) and keys (§2.1, §3.2)', () => {
     expectError(await getJob(server.baseUrl, key, UNKNOWN_ID), 403, 'INACTIVE_SUBSCRIPTION');
     await server.admin(['account', 'set', account.id, '--subscription', 'active', '--plan', 'basic']);
     expectError(await getJob(server.baseUrl, key, UNKNOWN_ID), 403, 'NO_API_ACCESS');
+  });
+
+  it('seed checks that it can write its fixtures file before it creates anything', async () => {
+    const before = (await server.admin(['account', 'list', '--json'])).stdout;
+    const refused = await server.admin(['seed', '--out', join(server.dataDir, 'no-such-dir', 'fixtures.json')]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/cannot write --out .*no-such-dir.*nothing was created/);
+    expect((await server.admin(['account', 'list', '--json'])).stdout).toBe(before);
+    // Over an existing file it says so, and the file holds the new keys whole.
+    const again = await server.admin(['seed', '--out', server.fixturesPath, '--active', '1']);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toMatch(/^replaced /);
+    const fixtures = JSON.parse(await readFile(server.fixturesPath, 'utf8'));
+    expect(fixtures.keys.active).toHaveLength(1);
+    expect((await getJob(server.baseUrl, fixtures.keys.active[0], UNKNOWN_ID)).status).toBe(404);
   });
 
   it('never writes a full key to its logs', async () => {

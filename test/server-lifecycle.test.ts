@@ -1,8 +1,9 @@
-import { readdir } from 'node:fs/promises';
+import { mkdtemp, readdir, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { decodeMp3, expectError, getJob, longText, pollUntilDone, postJob, sleep } from './helpers/http.js';
-import { ROOT, SERVER_MAIN, removeDir, runNode, startServer, type RunningServer } from './helpers/server.js';
+import { ROOT, SERVER_MAIN, freePort, removeDir, runNode, startServer, type RunningServer } from './helpers/server.js';
 
 describe('start-up, shutdown, crash recovery and retention', () => {
   let server: RunningServer | undefined;
@@ -31,6 +32,32 @@ describe('start-up, shutdown, crash recovery and retention', () => {
     expect(creds.code).toBe(2);
     expect(creds.stderr).toMatch(/UPSTREAM_SUPERTONIC_URL: must not contain a user name or password/);
     expect(creds.stderr).not.toContain('hunter2');
+  });
+
+  it('names the variable when the data directory or a port cannot be used, and takes no arguments', async () => {
+    const scratch = await mkdtemp(join(tmpdir(), 'agent-tts-lifecycle-'));
+    try {
+      const file = join(scratch, 'a-file');
+      await writeFile(file, 'not a directory');
+      const dataDir = await runNode(SERVER_MAIN, [], { DATA_DIR: file, PORT: '0', VOICES_PORT: '0' });
+      expect(dataDir.code).toBe(2);
+      expect(dataDir.stderr).toMatch(/^agent-tts-server: DATA_DIR: cannot use ".*a-file" as the data directory \(ENOTDIR\)/);
+      // Both listeners on one port: the second cannot have it.
+      const port = String(await freePort());
+      const clash = await runNode(SERVER_MAIN, [], { DATA_DIR: join(scratch, 'data'), HOST: '127.0.0.1', PORT: port, VOICES_PORT: port });
+      expect(clash.code).toBe(2);
+      expect(clash.stderr).toContain(`VOICES_PORT: port ${port} on 127.0.0.1 is in use`);
+      const help = await runNode(SERVER_MAIN, ['--help'], { DATA_DIR: join(scratch, 'help') });
+      expect(help.code).toBe(0);
+      expect(help.stdout).toMatch(/environment variables/);
+      const flag = await runNode(SERVER_MAIN, ['--port', '9999'], { DATA_DIR: join(scratch, 'flag') });
+      expect(flag.code).toBe(2);
+      expect(flag.stderr).toMatch(/unexpected argument "--port"/);
+      // Neither created a data directory.
+      expect(await readdir(scratch)).toEqual(['a-file', 'data']);
+    } finally {
+      await removeDir(scratch);
+    }
     await removeDir(join(ROOT, '.tmp-never-used'));
   });
 

@@ -5,3 +5,4 @@ export * from './limits.js';
 export * from './plans.js';
 export * from './schemas.js';
 export * from './voices.js';
+export * from './fixtures.js';

@@ -1,4 +1,4 @@
-import { copyFile, stat } from 'node:fs/promises';
+import { access, copyFile, stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
 import { PLAN_IDS, type PlanId } from '../contract/plans.js';
@@ -10,7 +10,8 @@ import { displayKey } from './domain/keys.js';
 import { seed, writeFixtures } from './seed.js';
 import { openStore } from './services.js';
 import { LocalAudioStorage } from './adapters/local-audio-storage.js';
-import { join } from 'node:path';
+import { constants } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 
 const HELP = `agent-tts-admin — manage accounts and keys of an agent-tts deployment (the dashboard of spec §4.6).
 Uses the same configuration as the server (DATA_DIR, or REDIS_URL in distributed mode).
@@ -28,6 +29,19 @@ Uses the same configuration as the server (DATA_DIR, or REDIS_URL in distributed
   seed [--out fixtures.json] [--active 8]       fresh accounts in every state + conformance fixtures
 
 Add --json for machine-readable output.`;
+
+/** Fails (exit 2) unless `path` can be written; true when it exists already. */
+async function checkWritable(path: string): Promise<boolean> {
+  const exists = await stat(path).then((s) => {
+    if (!s.isFile()) fail(`--out ${path} is not a file`, 2);
+    return true;
+  }, () => false);
+  const target = exists ? path : dirname(resolve(path));
+  await access(target, constants.W_OK).catch((error: NodeJS.ErrnoException) =>
+    fail(`cannot write --out ${path} (${error.code ?? error.message}); nothing was created`, 2),
+  );
+  return exists;
+}
 
 function fail(message: string, code = 1): never {
   process.stderr.write(`agent-tts-admin: ${message}\n`);
@@ -186,11 +200,13 @@ async function main(argv: string[]): Promise<void> {
       case 'seed': {
         const count = Number(values.active ?? 8);
         if (!Number.isInteger(count) || count < 1) fail('--active must be a whole number ≥ 1', 2);
-        const fixtures = await seed(store, config, count);
         const out = values.out ?? 'fixtures.json';
+        // Checked before any account is made: the file is the only place the full keys are kept.
+        const replaced = await checkWritable(out);
+        const fixtures = await seed(store, config, count);
         await writeFixtures(out, fixtures);
         print(
-          `wrote ${out}: ${fixtures.keys.active.length} active keys and one key in every other state (base_url ${fixtures.base_url})`,
+          `${replaced ? 'replaced' : 'wrote'} ${out}: ${fixtures.keys.active.length} active keys and one key in every other state (base_url ${fixtures.base_url})`,
           { fixtures: out, base_url: fixtures.base_url, active_keys: fixtures.keys.active.length },
         );
         break;

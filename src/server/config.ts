@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { LIMITS } from '../contract/limits.js';
@@ -140,7 +140,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const e = parsed.data;
   const dataDir = resolve(e.DATA_DIR);
-  mkdirSync(join(dataDir, 'audio'), { recursive: true, mode: 0o700 });
+  try {
+    mkdirSync(join(dataDir, 'audio'), { recursive: true, mode: 0o700 });
+    accessSync(dataDir, constants.R_OK | constants.W_OK);
+  } catch (error) {
+    throw new ConfigError(`DATA_DIR: cannot use "${dataDir}" as the data directory (${(error as NodeJS.ErrnoException).code ?? String(error)}); it must be a writable directory`);
+  }
   const origins = e.CORS_ORIGINS.split(',').map((o) => o.trim().replace(/\/+$/, '')).filter(Boolean);
   for (const origin of origins) {
     if (!/^https?:\/\/[^/\s]+$/i.test(origin)) throw new ConfigError(`CORS_ORIGINS: "${origin}" is not an origin like https://app.example.com`);

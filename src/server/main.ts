@@ -10,6 +10,7 @@ import { createApp } from './http/app.js';
 import { boundUnreadBodies } from './http/unread-body.js';
 import { createVoicesApp } from './http/voices-app.js';
 import { createLogger } from './log.js';
+import { handleProcessArgs, SERVER_HELP } from './process-args.js';
 import { createServices } from './services.js';
 
 /**
@@ -31,12 +32,23 @@ function answerClientErrors(server: Server): void {
   });
 }
 
-function listen(fetch: (req: Request) => Response | Promise<Response>, port: number, hostname: string): Promise<Server> {
+/** Listening errors that come from the configuration name the variable and exit with code 2. */
+function listenError(error: NodeJS.ErrnoException, variable: string, port: number, hostname: string): Error {
+  const reasons: Record<string, string> = {
+    EADDRINUSE: `port ${port} on ${hostname} is in use`,
+    EACCES: `port ${port} needs privileges this process does not have`,
+    EADDRNOTAVAIL: `HOST ${hostname} is not an address of this machine`,
+  };
+  const reason = error.code ? reasons[error.code] : undefined;
+  return reason ? new ConfigError(`${error.code === 'EADDRNOTAVAIL' ? 'HOST' : variable}: ${reason}`) : error;
+}
+
+function listen(fetch: (req: Request) => Response | Promise<Response>, port: number, hostname: string, variable: string): Promise<Server> {
   return new Promise((resolve, reject) => {
     // Unread request bodies are discarded by Node, within the bounds set in unread-body.ts (the
     // adapter's own clean-up would close such connections after half a second).
     const server = serve({ fetch, port, hostname, autoCleanupIncoming: false }, () => resolve(server as Server)) as Server;
-    server.once('error', reject);
+    server.once('error', (error: NodeJS.ErrnoException) => reject(listenError(error, variable, port, hostname)));
     answerClientErrors(server);
     boundUnreadBodies(server);
     // Inline waits last up to ~10 s; keep idle sockets short so shutdown is prompt.
@@ -54,6 +66,7 @@ function closeServer(server: Server): Promise<void> {
 }
 
 async function main(): Promise<void> {
+  handleProcessArgs('agent-tts-server', SERVER_HELP);
   let config;
   try {
     config = loadConfig();
@@ -70,8 +83,8 @@ async function main(): Promise<void> {
   const app = createApp({ ...services, log, shutdown: shutdown.signal });
   const voicesApp = createVoicesApp(voiceCatalog(config.engine, config.upstream), config.cors.origins, config.cors.previewPattern);
 
-  const api = await listen(app.fetch, config.port, config.host);
-  const voices = await listen(voicesApp.fetch, config.voicesPort, config.host);
+  const api = await listen(app.fetch, config.port, config.host, 'PORT');
+  const voices = await listen(voicesApp.fetch, config.voicesPort, config.host, 'VOICES_PORT');
   const apiPort = (api.address() as { port: number }).port;
   const voicesPort = (voices.address() as { port: number }).port;
   const resumed = await services.resumeInterrupted();
@@ -112,6 +125,10 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`agent-tts-server: ${error.message}\n`);
+    process.exit(2);
+  }
   process.stderr.write(`agent-tts-server: failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exit(1);
 });

@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { rename, writeFile } from 'node:fs/promises';
 import type { ConformanceFixturesT } from '../contract/fixtures.js';
 import type { Config } from './config.js';
 import { AccountAdmin } from './domain/accounts.js';
@@ -59,5 +59,8 @@ export async function seed(store: Store, config: Config, activeCount = 8): Promi
 
 export async function writeFixtures(path: string, fixtures: ConformanceFixturesT): Promise<void> {
   // The file holds full keys: readable by its owner only.
-  await writeFile(path, JSON.stringify(fixtures, null, 2) + '\n', { mode: 0o600 });
+  // Written beside and renamed into place, so a failure never leaves half a file.
+  const temp = `${path}.${process.pid}.tmp`;
+  await writeFile(temp, JSON.stringify(fixtures, null, 2) + '\n', { mode: 0o600 });
+  await rename(temp, path);
 }

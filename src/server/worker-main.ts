@@ -11,6 +11,7 @@ import { createWorkerOpsApp } from './distributed/worker-ops.js';
 import { JobRunner } from './domain/job-runner.js';
 import { createOpsMetrics, instrumentRunner } from './http/ops.js';
 import { createLogger } from './log.js';
+import { handleProcessArgs, WORKER_HELP } from './process-args.js';
 import { createSynth } from './services.js';
 
 /**
@@ -20,6 +21,7 @@ import { createSynth } from './services.js';
  * finish within SHUTDOWN_GRACE_MS and hands the rest back to the queue.
  */
 async function main(): Promise<void> {
+  handleProcessArgs('agent-tts-worker', WORKER_HELP);
   let config;
   let settings;
   try {

@@ -1,0 +1,45 @@
+/**
+ * The server and worker take their settings from environment variables only. `--help` explains that;
+ * any other argument is a mistake (a flag that would silently do nothing), refused with exit code 2.
+ */
+export function handleProcessArgs(name: string, help: string, argv = process.argv.slice(2)): void {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(help);
+    process.exit(0);
+  }
+  if (argv.length > 0) {
+    process.stderr.write(`${name}: unexpected argument "${argv[0]}": settings are environment variables (see ${name} --help)\n`);
+    process.exit(2);
+  }
+}
+
+const COMMON = `  DATA_DIR              SQLite file, audio files, URL-signing secret (default ./data)
+  REDIS_URL             distributed mode: Redis for state, rate limits and the job queue
+  TTS_ENGINE            espeak (default, embedded) or openai-compatible (UPSTREAM_*_URL)
+  SYNTH_THREADS         synthesis worker threads (default: the number of cores)
+  LOG_LEVEL             pino level (default info)
+`;
+
+export const SERVER_HELP = `agent-tts-server: the agent-tts reference server (spec: POST/GET /v1/agent-tts).
+
+Usage: agent-tts-server            (configured through environment variables)
+
+  HOST, PORT            API listener (default 127.0.0.1:8080)
+  VOICES_PORT           voice-catalog listener (default 8081)
+  PUBLIC_BASE_URL       origin clients use; audio URLs are built on it
+  INLINE_WAIT_MS        how long a POST waits before answering 202 (default 10000)
+  RATE_POST_LIMIT, RATE_GET_LIMIT, RATE_WINDOW_SECONDS   per-key limits (default 1, 30, 60)
+${COMMON}
+Every variable, with its default, is in the README's "Configuration" table. A bad value stops the
+start with exit code 2 and a message naming the variable. Accounts and keys: agent-tts-admin.
+`;
+
+export const WORKER_HELP = `agent-tts-worker: a synthesis worker of the distributed mode (takes jobs from Redis).
+
+Usage: REDIS_URL=redis://… DATA_DIR=<shared audio volume> agent-tts-worker
+
+${COMMON}  JOB_CONCURRENCY       jobs run at once (default 8)
+  QUEUE_ATTEMPTS, QUEUE_LOCK_MS, QUEUE_STALLED_CHECK_MS   queue settings (README, "Distributed mode")
+
+Run as many as the machines allow; SIGTERM lets running jobs finish within SHUTDOWN_GRACE_MS.
+`;
