@@ -415,12 +415,12 @@ export interface operations {
                      * @description The bucket that applies to this request, e.g. `1;w=60` (IETF draft ratelimit-headers). Sent whenever the key passed authentication.
                      * @example 1;w=60
                      */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Policy": string;
                     /**
                      * @description What is left in that bucket, e.g. `limit=1, remaining=0, reset=60` (IETF draft ratelimit-headers). Sent whenever the key passed authentication.
                      * @example limit=1, remaining=0, reset=60
                      */
-                    RateLimit?: string;
+                    RateLimit: string;
                     /**
                      * @description The request’s Origin, when it is the first-party origin or a preview origin; absent otherwise.
                      * @example https://app.example.com
@@ -688,12 +688,12 @@ export interface operations {
                      * @description The bucket that applies to this request, e.g. `1;w=60` (IETF draft ratelimit-headers). Sent whenever the key passed authentication.
                      * @example 1;w=60
                      */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Policy": string;
                     /**
                      * @description What is left in that bucket, e.g. `limit=1, remaining=0, reset=60` (IETF draft ratelimit-headers). Sent whenever the key passed authentication.
                      * @example limit=1, remaining=0, reset=60
                      */
-                    RateLimit?: string;
+                    RateLimit: string;
                     /**
                      * @description The request’s Origin, when it is the first-party origin or a preview origin; absent otherwise.
                      * @example https://app.example.com

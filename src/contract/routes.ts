@@ -96,7 +96,8 @@ const authErrors = {
     { 'WWW-Authenticate': header('`Bearer`: the scheme to use.', { type: 'string', enum: ['Bearer'], maxLength: 6 }, 'Bearer', true) },
     { 'X-Request-Id': requestIdHeader, ...corsHeader },
   ),
-  403: errorResponse(['INACTIVE_SUBSCRIPTION', 'NO_API_ACCESS'], {}, looseHeaders),
+  // The key itself is valid: its buckets are reported, as on every authenticated answer.
+  403: errorResponse(['INACTIVE_SUBSCRIPTION', 'NO_API_ACCESS']),
 };
 const rateLimited = errorResponse(['RATE_LIMITED'], {
   'Retry-After': header(
@@ -165,7 +166,7 @@ export const postJobRoute = createRoute({
     },
     400: errorResponse(['INVALID_REQUEST', 'TEXT_TOO_LONG']),
     ...authErrors,
-    403: errorResponse(['INACTIVE_SUBSCRIPTION', 'NO_API_ACCESS', 'USAGE_LIMIT_EXCEEDED'], {}, looseHeaders),
+    403: errorResponse(['INACTIVE_SUBSCRIPTION', 'NO_API_ACCESS', 'USAGE_LIMIT_EXCEEDED']),
     429: rateLimited,
     500: internalError,
     502: {

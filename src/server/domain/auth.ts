@@ -12,7 +12,14 @@ export interface Principal {
 
 export type AuthResult =
   | { ok: true; principal: Principal }
-  | { ok: false; code: Extract<ErrorCode, 'INVALID_KEY' | 'INACTIVE_SUBSCRIPTION' | 'NO_API_ACCESS'>; message: string; displayKey?: string };
+  | {
+      ok: false;
+      code: Extract<ErrorCode, 'INVALID_KEY' | 'INACTIVE_SUBSCRIPTION' | 'NO_API_ACCESS'>;
+      message: string;
+      displayKey?: string;
+      /** Set when the key itself is valid (403): its rate-limit buckets can still be reported. */
+      publicId?: string;
+    };
 
 const INVALID = 'The API key is missing, malformed, unknown or revoked. Send `Authorization: Bearer tts_<public_id>_<secret>`.';
 
@@ -44,6 +51,7 @@ export async function authenticate(
       code: 'INACTIVE_SUBSCRIPTION',
       message: 'The subscription of this account is not active. Reactivate it on the billing page.',
       displayKey: shown,
+      publicId: key.publicId,
     };
   }
   if (!plan?.apiAccess) {
@@ -52,6 +60,7 @@ export async function authenticate(
       code: 'NO_API_ACCESS',
       message: `The ${account.plan} plan does not include API access. Check the plan or contact support.`,
       displayKey: shown,
+      publicId: key.publicId,
     };
   }
   return { ok: true, principal: { key, account, plan, displayKey: shown } };

@@ -80,6 +80,15 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     const result = await authenticate(c.req.header('authorization'), store, config.plans);
     if (!result.ok) {
       if (result.displayKey) c.set('displayKey', result.displayKey);
+      if (result.publicId !== undefined) {
+        // A valid key refused for its account (403) still has buckets: report them, taking nothing.
+        const { get, windowMs } = config.rateLimits;
+        const bucket =
+          c.req.method === 'POST'
+            ? await jobs.peekPostBucket(result.publicId)
+            : await limiter.check(getBucket(result.publicId), get, windowMs, false);
+        setRateHeaders(c, bucket, windowMs);
+      }
       const headers: Record<string, string> = result.code === 'INVALID_KEY' ? { 'WWW-Authenticate': 'Bearer' } : {};
       throw new ApiError(result.code, result.message, undefined, headers);
     }
