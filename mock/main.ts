@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
 import { parseArgs } from 'node:util';
 import { openApiYamlPath } from '../conformance/package-files.js';
 import { prismCliPath } from './prism-cli.js';
@@ -14,41 +15,95 @@ Send any Bearer credential (Prism checks only that one is present). See mock/REA
   --port <n>      [AGENT_TTS_MOCK_PORT]  default 4010
   --host <addr>   [AGENT_TTS_MOCK_HOST]  default 127.0.0.1
   --dynamic       generate bodies from the schemas instead of serving the examples
-  --errors        answer requests that break the document with an error instead of a warning header`;
+  --errors        answer requests that break the document with an error instead of a warning header
+  -h, --help      this help
 
-function main(): void {
+Exit codes: 2 a bad flag or value; 1 the mock could not start (e.g. the port is in use) or Prism
+failed.`;
+
+/** A usage mistake: one line on stderr, exit code 2, before Prism is started. */
+class UsageError extends Error {}
+
+/** Node's parseArgs messages, made one line each (an ambiguous or missing value says so plainly). */
+function parseArgsMessage(error: Error & { code?: string }): string {
+  const option = /Option '(-[^' ]+)/.exec(error.message)?.[1];
+  if (option && /argument missing|argument is ambiguous/.test(error.message)) return `${option} needs a value`;
+  return error.message.split('\n')[0]!.replace(/^Unknown option/, 'unknown option').replace(/^Unexpected argument/, 'unexpected argument');
+}
+
+function parseCli(argv: string[], env: NodeJS.ProcessEnv): { help: true } | { help: false; port: number; host: string; hostName: string; dynamic: boolean; errors: boolean } {
   let values;
   try {
     ({ values } = parseArgs({
-      args: process.argv.slice(2),
+      args: argv,
       options: {
         port: { type: 'string' },
         host: { type: 'string' },
         dynamic: { type: 'boolean', default: false },
         errors: { type: 'boolean', default: false },
-        help: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
       },
       strict: true,
     }));
   } catch (error) {
-    console.error(`agent-tts-mock: ${(error as Error).message}\n\n${HELP}`);
+    throw new UsageError(parseArgsMessage(error as Error));
+  }
+  if (values.help) return { help: true };
+  const [portName, portText] = values.port !== undefined ? ['--port', values.port] : ['AGENT_TTS_MOCK_PORT', env.AGENT_TTS_MOCK_PORT ?? '4010'];
+  if (!/^\d+$/.test(portText) || Number(portText) > 65535) {
+    throw new UsageError(`${portName} must be an integer from 0 to 65535, got "${portText}"`);
+  }
+  const [hostName, host] = values.host !== undefined ? ['--host', values.host] : ['AGENT_TTS_MOCK_HOST', env.AGENT_TTS_MOCK_HOST ?? '127.0.0.1'];
+  if (!/^[A-Za-z0-9.:_%-]+$/.test(host)) throw new UsageError(`${hostName} must be a host name or an IP address, got "${host}"`);
+  return { help: false, port: Number(portText), host, hostName, dynamic: values.dynamic, errors: values.errors };
+}
+
+/**
+ * Listens on the address once and lets it go, so that a port in use or a host that is not this
+ * machine's is reported in one line here: Prism would print its whole usage and a stack trace.
+ * (Something could still take the port between this check and Prism's listen; Prism reports that.)
+ */
+function checkListen(port: number, host: string, hostName: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', (error: NodeJS.ErrnoException) => {
+      const reasons: Record<string, [string, number]> = {
+        EADDRINUSE: [`port ${port} is in use; choose another with --port`, 1],
+        EACCES: [`port ${port} needs privileges this process does not have; choose another with --port`, 1],
+        EADDRNOTAVAIL: [`${hostName} ${host} is not an address of this machine`, 2],
+        ENOTFOUND: [`${hostName} ${host} is not an IP address or a known host name`, 2],
+      };
+      const [message, code] = reasons[error.code ?? ''] ?? [`cannot listen on ${host}:${port}: ${error.message}`, 1];
+      reject(Object.assign(new Error(message), { exitCode: code }));
+    });
+    probe.listen({ port, host }, () => probe.close(() => resolve()));
+  });
+}
+
+async function main(): Promise<void> {
+  let options;
+  try {
+    options = parseCli(process.argv.slice(2), process.env);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    console.error(`agent-tts-mock: ${error.message} (see agent-tts-mock --help)`);
     process.exitCode = 2;
     return;
   }
-  if (values.help) {
+  if (options.help) {
     console.log(HELP);
     return;
   }
-  const port = values.port ?? process.env.AGENT_TTS_MOCK_PORT ?? '4010';
-  const host = values.host ?? process.env.AGENT_TTS_MOCK_HOST ?? '127.0.0.1';
-  if (!/^\d{1,5}$/.test(port)) {
-    console.error(`agent-tts-mock: --port must be a port number, got "${port}"`);
-    process.exitCode = 2;
+  try {
+    await checkListen(options.port, options.host, options.hostName);
+  } catch (error) {
+    console.error(`agent-tts-mock: ${(error as Error).message}`);
+    process.exitCode = (error as { exitCode?: number }).exitCode ?? 1;
     return;
   }
-  const args = [prismCliPath(), 'mock', openApiYamlPath(), '--port', port, '--host', host];
-  if (values.dynamic) args.push('--dynamic');
-  if (values.errors) args.push('--errors');
+  const args = [prismCliPath(), 'mock', openApiYamlPath(), '--port', String(options.port), '--host', options.host];
+  if (options.dynamic) args.push('--dynamic');
+  if (options.errors) args.push('--errors');
   const child = spawn(process.execPath, args, { stdio: 'inherit' });
   // Stopping the launcher stops Prism; Prism's exit code becomes the launcher's.
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => child.kill(signal));
@@ -57,4 +112,7 @@ function main(): void {
   });
 }
 
-main();
+main().catch((error: unknown) => {
+  console.error(`agent-tts-mock: failed to start: ${error instanceof Error ? error.message : String(error)}`);
+  process.exitCode = 1;
+});
