@@ -1,14 +1,20 @@
-import { catalogEntries } from './catalog.js';
+import { CATALOG, catalogEntries } from './catalog.js';
 import { FixturesError, resolveTarget } from './fixtures-file.js';
 import { OpenApiDocument } from './openapi-document.js';
 import { Redactor, secretsOf } from './redaction.js';
 import { resultLine, summary } from './reports/console-report.js';
 import { writeReports } from './reports/write-reports.js';
 import { isFailing } from './results.js';
+import { unreachable } from './reachability.js';
 import { runSuite } from './runner.js';
+import { unmatchedPatterns } from './selection.js';
 import { SettingsError, helpText, readSettings } from './settings.js';
 
-/** The command line: 0 when nothing failed or errored, 1 otherwise, 2 when it could not start. */
+/**
+ * The command line: 0 when nothing failed or errored, 1 otherwise, 2 when it could not start (bad
+ * settings, an --only/--skip pattern that matches no rule, an unusable fixtures file or URL, or a
+ * deployment that does not answer at all).
+ */
 export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   let settings;
   try {
@@ -27,12 +33,30 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<numb
     console.log(`\n${catalogEntries().length} rules`);
     return 0;
   }
+  const ids = CATALOG.map((rule) => rule.id);
+  const unmatched = (['only', 'skip'] as const)
+    .map((flag) => ({ flag, patterns: unmatchedPatterns(settings[flag], ids) }))
+    .filter(({ patterns }) => patterns.length > 0);
+  if (unmatched.length > 0) {
+    for (const { flag, patterns } of unmatched) {
+      console.error(
+        `agent-tts-conformance: --${flag}: no rule matches ${patterns.map((p) => JSON.stringify(p)).join(', ')} ` +
+          '(a pattern is a rule id or a glob such as auth.*; agent-tts-conformance --list prints the rule ids)',
+      );
+    }
+    return 2;
+  }
   let target;
   try {
     target = resolveTarget(settings);
   } catch (error) {
     if (!(error instanceof FixturesError)) throw error;
     console.error(`agent-tts-conformance: ${error.message}`);
+    return 2;
+  }
+  const unanswered = await unreachable(target, settings.requestTimeoutMs);
+  if (unanswered.length > 0) {
+    for (const line of unanswered) console.error(`agent-tts-conformance: ${line}`);
     return 2;
   }
   const redactor = new Redactor(secretsOf(target.fixtures));

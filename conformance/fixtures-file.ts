@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { ConformanceFixtures, type ConformanceFixturesT } from '../src/contract/fixtures.js';
 import type { Settings } from './settings.js';
 
+/** The fixtures file, or the URLs the run would go to, are unusable: the command line exits 2. */
 export class FixturesError extends Error {}
 
 /** What the rules run against: the fixtures file with the command-line overrides applied. */
@@ -45,17 +46,22 @@ export function loadFixturesFile(path: string): ConformanceFixturesT {
 export function resolveTarget(settings: Settings): Target {
   if (settings.fixturesPath) {
     const fixtures = loadFixturesFile(settings.fixturesPath);
-    return {
-      baseUrl: trimSlash(settings.baseUrl ?? fixtures.base_url),
-      voicesUrl: settings.voicesUrl ?? fixtures.voices_url,
-      fixtures,
-      source: resolve(settings.fixturesPath),
-    };
+    const source = resolve(settings.fixturesPath);
+    const baseUrl = settings.baseUrl !== undefined ? checkUrl(settings.baseUrl, BASE_URL_OPTION) : checkUrl(fixtures.base_url, `base_url of the fixtures file ${source}`);
+    const voicesUrl =
+      settings.voicesUrl !== undefined
+        ? checkUrl(settings.voicesUrl, VOICES_URL_OPTION)
+        : fixtures.voices_url !== undefined
+          ? checkUrl(fixtures.voices_url, `voices_url of the fixtures file ${source}`)
+          : undefined;
+    return { baseUrl: trimSlash(baseUrl), voicesUrl, fixtures, source };
   }
   if (settings.profile === 'mock' && settings.baseUrl) {
+    const baseUrl = checkUrl(settings.baseUrl, BASE_URL_OPTION);
+    const voicesUrl = settings.voicesUrl !== undefined ? checkUrl(settings.voicesUrl, VOICES_URL_OPTION) : undefined;
     // A mock holds no accounts: one placeholder key stands for every key the rules need.
-    const fixtures: ConformanceFixturesT = { base_url: settings.baseUrl, keys: { active: [MOCK_API_KEY] } };
-    return { baseUrl: trimSlash(settings.baseUrl), voicesUrl: settings.voicesUrl, fixtures, source: '(none: profile mock)' };
+    const fixtures: ConformanceFixturesT = { base_url: baseUrl, keys: { active: [MOCK_API_KEY] } };
+    return { baseUrl: trimSlash(baseUrl), voicesUrl, fixtures, source: '(none: profile mock)' };
   }
   throw new FixturesError(
     settings.profile === 'mock'
@@ -65,3 +71,23 @@ export function resolveTarget(settings: Settings): Target {
 }
 
 const trimSlash = (url: string) => url.replace(/\/+$/, '');
+
+const BASE_URL_OPTION = '--base-url (TTS_CONFORMANCE_BASE_URL)';
+const VOICES_URL_OPTION = '--voices-url (TTS_CONFORMANCE_VOICES_URL)';
+
+/**
+ * Every rule sends to these URLs: one that is not an absolute http(s) URL would break each rule the
+ * same way, so it is refused up front, naming where it came from.
+ */
+function checkUrl(value: string, where: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || !url.hostname) {
+    throw new FixturesError(`${where} must be an absolute http:// or https:// URL, got ${JSON.stringify(value)}`);
+  }
+  return value;
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { disabledReason, globToRegExp } from './selection.js';
+import { disabledReason, globToRegExp, unmatchedPatterns } from './selection.js';
 
 describe('--only / --skip patterns', () => {
   it('matches ids exactly or by glob', () => {
@@ -15,5 +15,12 @@ describe('--only / --skip patterns', () => {
     expect(disabledReason('auth.revoked-key', [], [])).toBeUndefined();
     expect(disabledReason('auth.revoked-key', ['cors.*'], [])).toMatch(/--only/);
     expect(disabledReason('auth.revoked-key', ['auth.*'], ['*.revoked-key'])).toMatch(/--skip/);
+  });
+
+  it('names the patterns that match no rule id', () => {
+    const ids = ['auth.missing-header', 'auth.revoked-key', 'rate-limit.get'];
+    expect(unmatchedPatterns([], ids)).toEqual([]);
+    expect(unmatchedPatterns(['auth.*', 'rate-limit.get', '*.revoked-?ey'], ids)).toEqual([]);
+    expect(unmatchedPatterns(['auth', 'auth.*', 'nonexist.rule', 'rate-limit.gets'], ids)).toEqual(['auth', 'nonexist.rule', 'rate-limit.gets']);
   });
 });

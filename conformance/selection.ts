@@ -20,3 +20,8 @@ export function disabledReason(id: string, only: readonly string[], skip: readon
   if (selects(skip, id)) return `disabled by --skip ${skip.join(',')}`;
   return undefined;
 }
+
+/** The patterns that match none of these rule ids: a typo would otherwise silently select nothing. */
+export function unmatchedPatterns(patterns: readonly string[], ids: readonly string[]): string[] {
+  return patterns.filter((p) => !ids.some((id) => globToRegExp(p).test(id)));
+}

@@ -121,6 +121,15 @@ export function helpText(): string {
     const dflt = s.defaultValue ? ` (default ${s.defaultValue})` : '';
     lines.push(`  ${flag}${env}`, `      ${s.description}${dflt}`);
   }
-  lines.push('', 'Exit code: 0 when no rule failed or errored, 1 otherwise, 2 for unusable settings or fixtures.');
+  lines.push(
+    '',
+    'Before any rule runs, one GET of <base-url>/v1/agent-tts without a key (and of <voices-url>/api/v1/voices when',
+    'there is a voices URL) checks that something answers there: any HTTP status will do; no answer within',
+    '--request-timeout-ms (connection refused, unknown host, TLS failure, timeout) stops the run.',
+    '',
+    'Exit code: 0 when no rule failed or errored, 1 otherwise, 2 for unusable settings or fixtures: a bad value,',
+    'a URL that is not an absolute http(s) URL, an --only or --skip pattern that matches no rule (see --list),',
+    'or a base or voices URL where nothing answers.',
+  );
   return lines.join('\n');
 }

@@ -1,4 +1,6 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
+import { createServer as createHttpServer } from 'node:http';
+import { type Server, type Socket, createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -7,6 +9,15 @@ import { removeDir } from './helpers/server.js';
 
 /** The command line itself, through the package bin: help, the catalog, and unusable settings. */
 const bin = (args: string[], env: Record<string, string> = {}) => runConformanceCli(args, env, 'bin/agent-tts-conformance.js');
+const KEY = `tts_0123abcd_${'a'.repeat(48)}`;
+
+/** Listens on a free loopback port; resolves to the server's origin. */
+function listen(server: Server): Promise<string> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as { port: number }).port}`));
+  });
+}
 
 describe('agent-tts-conformance command line', () => {
   it('prints its settings, each with its environment variable', async () => {
@@ -67,34 +78,123 @@ describe('agent-tts-conformance command line', () => {
     expect(badNumber.stderr).toContain('--concurrency must be a whole number');
   });
 
-  it('reports an unreachable deployment as errors (or skips), never as failures, and exits 1', async () => {
+  it('exits 2 with one line naming the option when a base or voices URL is malformed, running no rule', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'conformance-cli-'));
     try {
       const path = join(dir, 'fixtures.json');
-      const key = `tts_0123abcd_${'a'.repeat(48)}`;
-      // Port 9 (discard) on loopback: nothing listens, every connection is refused.
-      await writeFile(path, JSON.stringify({ base_url: 'http://127.0.0.1:9', voices_url: 'http://127.0.0.1:9', keys: { active: [key] } }));
-      const run = await bin(['--fixtures', path]);
-      expect(run.code).toBe(1);
-      const outcomes = Object.entries(run.outcomes);
-      expect(outcomes.filter(([, o]) => o === 'fail')).toEqual([]);
-      // Only the rule about the document itself needs no server.
-      expect(outcomes.filter(([, o]) => o === 'pass').map(([id]) => id)).toEqual(['openapi.examples']);
-      expect(run.outcomes['auth.missing-header']).toBe('error');
-      expect(run.outcomes['auth.revoked-key']).toBe('skip');
-      expect(run.stdout).not.toContain(key);
-      await removeDir(run.outputDir);
+      await writeFile(path, JSON.stringify({ base_url: 'http://127.0.0.1:9', keys: { active: [KEY] } }));
+      const cases: { args: string[]; env?: Record<string, string>; message: string }[] = [
+        { args: ['--fixtures', path, '--base-url', 'notaurl'], message: '--base-url (TTS_CONFORMANCE_BASE_URL) must be an absolute http:// or https:// URL, got "notaurl"' },
+        { args: ['--profile', 'mock'], env: { TTS_CONFORMANCE_BASE_URL: 'mailto:ops@example.com' }, message: '--base-url (TTS_CONFORMANCE_BASE_URL) must be an absolute' },
+        { args: ['--fixtures', path], env: { TTS_CONFORMANCE_VOICES_URL: 'voices.example.com' }, message: '--voices-url (TTS_CONFORMANCE_VOICES_URL) must be an absolute' },
+      ];
+      for (const { args, env, message } of cases) {
+        const run = await bin(args, env);
+        expect(run.code, run.stderr).toBe(2);
+        expect(run.stderr).toContain(message);
+        expect(run.stderr.trim().split('\n')).toHaveLength(1);
+        expect(run.stderr).not.toContain('Invalid URL');
+        expect(run.stdout).toBe('');
+        expect(run.results).toBeUndefined();
+      }
+      // The fixtures schema accepts any URL scheme; the suite speaks only HTTP.
+      await writeFile(path, JSON.stringify({ base_url: 'ftp://tts.example.com', keys: { active: [KEY] } }));
+      const ftp = await bin(['--fixtures', path]);
+      expect(ftp.code).toBe(2);
+      expect(ftp.stderr).toContain(`base_url of the fixtures file ${path} must be an absolute http:// or https:// URL, got "ftp://tts.example.com"`);
+      expect(ftp.results).toBeUndefined();
     } finally {
       await removeDir(dir);
     }
   });
 
+  it('exits 2 with one line, running no rule, when nothing answers at the base URL (connection refused)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'conformance-cli-'));
+    try {
+      const path = join(dir, 'fixtures.json');
+      // Port 9 (discard) on loopback: nothing listens, every connection is refused.
+      await writeFile(path, JSON.stringify({ base_url: 'http://127.0.0.1:9', voices_url: 'http://127.0.0.1:9', keys: { active: [KEY] } }));
+      const run = await bin(['--fixtures', path]);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toMatch(/^agent-tts-conformance: cannot reach http:\/\/127\.0\.0\.1:9\/v1\/agent-tts: connect ECONNREFUSED 127\.0\.0\.1:9$/m);
+      // One line per URL probed: the API path and the voice catalog.
+      expect(run.stderr.trim().split('\n')).toHaveLength(2);
+      expect(run.stdout).toBe('');
+      expect(run.results).toBeUndefined();
+      expect(run.stderr).not.toContain(KEY);
+    } finally {
+      await removeDir(dir);
+    }
+  });
+
+  it('exits 2 when the base URL accepts connections but never answers within the request timeout', async () => {
+    const sockets = new Set<Socket>();
+    const silent = createNetServer((socket) => {
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+    });
+    const url = await listen(silent);
+    try {
+      const run = await bin(['--profile', 'mock', '--base-url', url, '--request-timeout-ms', '300']);
+      expect(run.code).toBe(2);
+      expect(run.stderr.trim()).toBe(`agent-tts-conformance: cannot reach ${url}/v1/agent-tts: no answer within 300 ms`);
+      expect(run.results).toBeUndefined();
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
+  });
+
+  it('counts any HTTP answer as reachable, but stops when the voices URL does not answer', async () => {
+    const probes: string[] = [];
+    const answering = createHttpServer((req, res) => {
+      probes.push(`${req.method} ${req.url} ${req.headers.authorization ?? 'no key'}`);
+      res.writeHead(503, { 'content-type': 'text/plain' }).end('down for maintenance');
+    });
+    const url = await listen(answering);
+    try {
+      const run = await bin(['--profile', 'mock', '--base-url', url, '--voices-url', 'http://127.0.0.1:9']);
+      expect(run.code).toBe(2);
+      expect(run.stderr.trim()).toMatch(/^agent-tts-conformance: cannot reach http:\/\/127\.0\.0\.1:9\/api\/v1\/voices: connect ECONNREFUSED/);
+      expect(run.stderr).not.toContain(url);
+      expect(probes).toEqual(['GET /v1/agent-tts no key']);
+      expect(run.results).toBeUndefined();
+    } finally {
+      await new Promise((resolve) => answering.close(resolve));
+    }
+  });
+
+  it('exits 2 listing the --only and --skip patterns that match no rule, pointing to --list', async () => {
+    const typo = await bin(['--profile', 'mock', '--base-url', 'http://127.0.0.1:9', '--only', 'nonexist.rule']);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr.trim()).toBe(
+      'agent-tts-conformance: --only: no rule matches "nonexist.rule" (a pattern is a rule id or a glob such as auth.*; agent-tts-conformance --list prints the rule ids)',
+    );
+    expect(typo.results).toBeUndefined();
+    // Known patterns alongside do not hide the unknown ones; a group needs its glob.
+    const mixed = await bin(['--profile', 'mock', '--base-url', 'http://127.0.0.1:9', '--only', 'auth.*,auth,job.nope'], { TTS_CONFORMANCE_SKIP: 'rate-limit.post,*.no-such-rule' });
+    expect(mixed.code).toBe(2);
+    const lines = mixed.stderr.trim().split('\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toContain('--only: no rule matches "auth", "job.nope" (');
+    expect(lines[1]).toContain('--skip: no rule matches "*.no-such-rule" (');
+    expect(mixed.results).toBeUndefined();
+  });
+
   it('disables what --only leaves out', async () => {
-    const run = await bin(['--profile', 'mock', '--base-url', 'http://127.0.0.1:9', '--only', 'auth.*,legacy.file-expired', '--skip', 'auth.no-api-access']);
-    expect(run.outcomes['auth.missing-header']).toBe('error');
-    expect(run.outcomes['auth.no-api-access']).toBe('disabled');
-    expect(run.outcomes['rate-limit.post']).toBe('disabled');
-    expect(run.results.rules.find((r: { id: string }) => r.id === 'rate-limit.post').message).toMatch(/not selected by --only/);
-    await removeDir(run.outputDir);
+    const answering = createHttpServer((_req, res) => res.writeHead(404, { 'content-type': 'text/plain' }).end('nothing here'));
+    const url = await listen(answering);
+    try {
+      const run = await bin(['--profile', 'mock', '--base-url', url, '--only', 'auth.*,legacy.file-expired', '--skip', 'auth.no-api-access']);
+      expect(run.code).toBe(1);
+      expect(run.outcomes['auth.missing-header']).toBe('fail');
+      expect(run.outcomes['legacy.file-expired']).not.toBe('disabled');
+      expect(run.outcomes['auth.no-api-access']).toBe('disabled');
+      expect(run.outcomes['rate-limit.post']).toBe('disabled');
+      expect(run.results.rules.find((r: { id: string }) => r.id === 'rate-limit.post').message).toMatch(/not selected by --only/);
+      await removeDir(run.outputDir);
+    } finally {
+      await new Promise((resolve) => answering.close(resolve));
+    }
   });
 });
