@@ -131,6 +131,33 @@ describe('agent-tts exit codes against the reference server', () => {
     expect(result.stderr).toContain('Request id: none');
   });
 
+  it('a base URL that does not serve this API (404 on submit) exits 8 and names the setting, not the job id', async () => {
+    const key = server.fixtures.keys.active[6];
+    // The voice catalog's port answers 404 NOT_FOUND to POST /v1/agent-tts.
+    const flag = await runCli(['speak', 'hi', '--base-url', server.voicesUrl], env(key));
+    expect(flag.code).toBe(8);
+    expect(flag.stderr).toContain(
+      `Error INVALID_RESPONSE (HTTP 404): ${server.voicesUrl} does not serve the agent-tts API (404 on POST /v1/agent-tts); check --base-url`,
+    );
+    expect(flag.stderr).not.toContain('job id');
+    expect(flag.stderr).toMatch(new RegExp(`Request id: ${UUID.source}`));
+    const fromEnv = await runCli(['speak', 'hi', '--json'], env(key, { AGENT_TTS_BASE_URL: `${server.voicesUrl}/` }));
+    expect(fromEnv.code).toBe(8);
+    expect(JSON.parse(fromEnv.stdout)).toMatchObject({
+      exit_code: 8,
+      error: { code: 'INVALID_RESPONSE', status: 404, message: expect.stringMatching(/; check AGENT_TTS_BASE_URL$/) },
+    });
+  });
+
+  it('a voices URL that is not the catalog (404) exits 8 and names --voices-url', async () => {
+    const result = await runCli(['voices', '--voices-url', server.baseUrl], env(undefined));
+    expect(result.code).toBe(8);
+    expect(result.stderr).toContain(
+      `Error INVALID_RESPONSE (HTTP 404): ${server.baseUrl} does not serve the agent-tts voice catalog (404 on GET /api/v1/voices); check --voices-url`,
+    );
+    expect(result.stderr).not.toContain('job id');
+  });
+
   it('usage errors exit 2: unknown flag, bad number, bad URL', async () => {
     const key = server.fixtures.keys.active[5];
     for (const args of [['speak', 'x', '--frob'], ['speak', 'x', '--speed', 'fast'], ['voices', '--gender', 'robot'], ['speak', 'x', '--base-url', 'ftp://x']]) {

@@ -194,3 +194,33 @@ describe('agent-tts speak (202 path)', () => {
     expect((await measureMp3(new Uint8Array(await readFile(out)))).nonZero).toBeGreaterThan(0);
   });
 });
+
+describe('agent-tts speak --timeout past the inline wait', () => {
+  let server: RunningServer;
+  let dir: string;
+  beforeAll(async () => {
+    // The service holds the POST for 2 s, then answers 202 with a retry_after_seconds far past --timeout.
+    server = await startServer({ env: { INLINE_WAIT_MS: '2000', SHUTDOWN_GRACE_MS: '1000' } });
+    dir = await mkdtemp(join(tmpdir(), 'agent-tts-cli-timeout-'));
+  });
+  afterAll(async () => {
+    await server?.stop();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('waits the whole --timeout, says how long it waited, and shows the last answer\'s request id', async () => {
+    const file = join(dir, 'long.txt');
+    await writeFile(file, 'The long text goes on, sentence after sentence, so that it cannot finish in seconds. '.repeat(150));
+    const started = Date.now();
+    const result = await runCli(['speak', '-f', file, '--timeout', '3', '--no-download'], {
+      AGENT_TTS_BASE_URL: server.baseUrl,
+      AGENT_TTS_API_KEY: server.fixtures.keys.active[0]!,
+      XDG_CONFIG_HOME: join(dir, 'config'),
+    });
+    expect(result.code).toBe(10);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(3000);
+    expect(result.stderr).toMatch(/Error TIMEOUT: Job [0-9a-f-]{36} was still processing after 3\.\d s \(timeout 3 s\)/);
+    expect(result.stderr).toMatch(/Request id: [0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\n/);
+    expect(result.stderr).not.toContain('no answer from the service');
+  });
+});

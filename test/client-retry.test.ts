@@ -254,6 +254,31 @@ describe('client retries (§4.7) against scripted servers', () => {
     expect(error.jobId).toBe(JOB);
   });
 
+  it('waits out the whole timeoutMs however long retry_after_seconds is, then reports the last request id', async () => {
+    const sent: Array<{ meta: { request_id: string } }> = [];
+    const answer =
+      (status: number): Step =>
+      (req, res) => {
+        const body = processing(5, 5);
+        sent.push(body);
+        json(status, body)(req, res);
+      };
+    const s = await serve([answer(202), answer(200)]);
+    const client = new AgentTtsClient({ baseUrl: s.url, apiKey: KEY, retry: fast });
+    const started = Date.now();
+    const error = (await client.speak({ text: 'Hello' }, { timeoutMs: 1500 }).catch((e: unknown) => e)) as AgentTtsError;
+    const elapsed = Date.now() - started;
+    expect(error.code).toBe('TIMEOUT');
+    expect(error.jobId).toBe(JOB);
+    expect(elapsed).toBeGreaterThanOrEqual(1490);
+    expect(elapsed).toBeLessThan(4000);
+    expect(error.message).toMatch(/ was still processing after 1\.[5-9] s \(timeout 1\.5 s\)$/);
+    // Instead of the 5 s the job asked for, one last look at the deadline.
+    expect(s.requests.map((r) => r.method)).toEqual(['POST', 'GET']);
+    expect(s.requests[1]!.at - s.requests[0]!.at).toBeGreaterThanOrEqual(1400);
+    expect(error.requestId).toBe(sent.at(-1)!.meta.request_id);
+  });
+
   it('reports an answer that is not this API as INVALID_RESPONSE without retrying', async () => {
     const s = await serve([
       (_req, res) => {

@@ -97,13 +97,21 @@ describe('MCP server: text_to_speech', () => {
     }
   });
 
-  it('refuses a speed outside 0.5–1.5 by its input schema', async () => {
+  it('refuses invalid arguments (speed outside 0.5–1.5, missing text) with the documented INVALID_REQUEST error', async () => {
     const session = await connect(envFor(server.fixtures.keys.active[2]));
     try {
-      const result = (await session.client.callTool({ name: 'text_to_speech', arguments: { text: 'x', speed: 2 } })) as ToolText;
-      expect(result.isError).toBe(true);
-      expect(textOf(result)).toMatch(/validation/i);
-      expect(textOf(result)).toMatch(/speed/);
+      for (const [args, field] of [
+        [{ text: 'x', speed: 3 }, 'speed'],
+        [{ text: 'x', speed: 0.1 }, 'speed'],
+        [{ speed: 1 }, 'text'],
+        [{ text: 'x', voice: 7 }, 'voice'],
+      ] as const) {
+        const result = (await session.client.callTool({ name: 'text_to_speech', arguments: args })) as ToolText;
+        expect(result.isError, JSON.stringify(args)).toBe(true);
+        const body = JSON.parse(textOf(result)) as { error: Record<string, unknown> };
+        expect(body.error).toMatchObject({ code: 'INVALID_REQUEST', suggested_action: ERROR_TABLE.INVALID_REQUEST.action, request_id: null });
+        expect(body.error.message).toMatch(new RegExp(`^Invalid text_to_speech arguments: ${field}: `));
+      }
     } finally {
       await session.close();
     }

@@ -1,6 +1,7 @@
 import { AgentTtsClient } from '../client/client.js';
+import { AgentTtsError } from '../client/errors.js';
 import type { GlobalValues } from './args.js';
-import { resolveSettings, type Env, type Settings } from './config.js';
+import { resolveSettings, type ConfigField, type Env, type Setting, type Settings } from './config.js';
 import { CliError } from './errors.js';
 import { EXIT } from './exit-codes.js';
 import type { InputStream } from './input.js';
@@ -59,4 +60,16 @@ export function clientOf(settings: Settings, progress: ProgressDisplay, maxAttem
     retry: maxAttempts !== undefined ? { maxAttempts } : undefined,
     userAgent: `agent-tts-cli ${USER_AGENT}`,
   });
+}
+
+/**
+ * Rethrows `error`; when it is the client's "does not serve the agent-tts API" (a 404 where every
+ * deployment answers, outside any job), its message first names the setting to fix, wherever it came from.
+ */
+export function adviseOnUrl(error: unknown, setting: Setting, flag: string, field: ConfigField): never {
+  if (error instanceof AgentTtsError && error.code === 'INVALID_RESPONSE' && error.status === 404 && error.jobId === undefined) {
+    const where = setting.source === 'env' ? setting.origin : setting.source === 'config' ? `${field} in ${setting.origin}` : flag;
+    error.message += `; check ${where}`;
+  }
+  throw error;
 }

@@ -1,6 +1,6 @@
 import createClient, { type Client } from 'openapi-fetch';
 import { API_PATH } from '../contract/limits.js';
-import { AgentTtsError, errorFromResponse, parseRetryAfter, stripQuery } from './errors.js';
+import { AgentTtsError, errorFromResponse, notThisApi, parseRetryAfter, stripQuery } from './errors.js';
 import type { paths } from './openapi-types.js';
 import { jobError, pollJob, type PollOptions } from './poll.js';
 import { backoffDelayMs, resolveRetryPolicy, sleep, type RetryPolicy } from './retry.js';
@@ -100,6 +100,20 @@ function invalidJson(error: unknown, url: string): never {
   throw error;
 }
 
+/** An absolute http(s) URL without trailing slashes; anything else fails here, not as a network error on first use. */
+function checkUrl(value: string, option: string): string {
+  let protocol: string | undefined;
+  try {
+    protocol = new URL(value).protocol;
+  } catch {
+    // not an absolute URL
+  }
+  if (protocol !== 'http:' && protocol !== 'https:') {
+    throw new TypeError(`${option} must be an absolute http:// or https:// URL, got ${JSON.stringify(value)}`);
+  }
+  return value.replace(/\/+$/, '');
+}
+
 function newKey(): string {
   return globalThis.crypto.randomUUID();
 }
@@ -120,8 +134,8 @@ export class AgentTtsClient {
   private readonly fetchImpl: typeof globalThis.fetch;
 
   constructor(options: AgentTtsClientOptions = {}) {
-    this.baseUrl = (options.baseUrl ?? DEFAULT_BASE_URL).replace(/\/+$/, '');
-    this.voicesUrl = options.voicesUrl?.replace(/\/+$/, '');
+    this.baseUrl = checkUrl(options.baseUrl ?? DEFAULT_BASE_URL, 'baseUrl');
+    this.voicesUrl = options.voicesUrl === undefined ? undefined : checkUrl(options.voicesUrl, 'voicesUrl');
     this.policy = resolveRetryPolicy(options.retry);
     this.timeoutMs = options.requestTimeoutMs ?? 120_000;
     this.downloadTimeoutMs = options.downloadTimeoutMs ?? 30 * 60_000;
@@ -167,6 +181,8 @@ export class AgentTtsClient {
             signal,
           })
           .catch((e: unknown) => invalidJson(e, target));
+        // Submitting names no job, so a 404 here means the base URL is not this API.
+        if (response.status === 404) throw notThisApi(response, error, this.baseUrl, `POST ${API_PATH}`, 'the agent-tts API');
         if (error !== undefined || !response.ok) throw errorFromResponse(response, error);
         assertJobBody(data, response);
         if (data.status !== 'completed' && data.status !== 'processing') {
@@ -281,15 +297,16 @@ export class AgentTtsClient {
 
   /** The public voice catalog at `{voicesUrl}/api/v1/voices`. */
   async listVoices(options: CallOptions = {}): Promise<VoiceCatalog> {
-    const catalog = this.catalog;
-    if (!catalog) throw new TypeError('listVoices needs the voicesUrl option (the origin of the voice catalog)');
-    const target = `${this.voicesUrl}/api/v1/voices`;
+    const { catalog, voicesUrl } = this;
+    if (!catalog || voicesUrl === undefined) throw new TypeError('listVoices needs the voicesUrl option (the origin of the voice catalog)');
+    const target = `${voicesUrl}/api/v1/voices`;
     return withRetries(
       { policy: this.policy, method: 'GET', target, signal: options.signal, attemptTimeoutMs: this.timeoutMs, onRetry: options.onRetry ?? this.onRetry },
       async (signal) => {
         const { data, error, response } = await catalog
           .GET('/api/v1/voices', { signal })
           .catch((e: unknown) => invalidJson(e, target));
+        if (response.status === 404) throw notThisApi(response, error, voicesUrl, 'GET /api/v1/voices', 'the agent-tts voice catalog');
         if (error !== undefined || !response.ok) throw errorFromResponse(response, error);
         if (!isObject(data) || !Array.isArray(data.voices)) {
           throw new AgentTtsError({ code: 'INVALID_RESPONSE', message: `The answer from ${target} is not a voice catalog`, status: response.status });

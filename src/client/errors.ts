@@ -147,6 +147,19 @@ export function errorFromResponse(response: Response, body: unknown, extra: Part
   });
 }
 
+/**
+ * The error for a 404 on a route every deployment serves (the submit route, the voice catalog): the
+ * URL points at another server or path, so "check the job id" would mislead. Not retried.
+ */
+export function notThisApi(response: Response, body: unknown, base: string, route: string, what: string): AgentTtsError {
+  return new AgentTtsError({
+    code: 'INVALID_RESPONSE',
+    message: `${base} does not serve ${what} (${response.status} on ${route})`,
+    status: response.status,
+    requestId: errorFromResponse(response, body).requestId,
+  });
+}
+
 /** Drops the query of a URL: signed audio URLs carry their capability there. */
 export function stripQuery(url: string): string {
   const q = url.indexOf('?');

@@ -43,11 +43,27 @@ export function jobError(job: Extract<JobStatus, { success: false }>): AgentTtsE
   });
 }
 
+/** Seconds for a message: one decimal below a minute, whole seconds above. */
+function seconds(ms: number): string {
+  return ms < 60_000 ? (ms / 1000).toFixed(1) : String(Math.round(ms / 1000));
+}
+
 export async function pollJob(getJob: GetJob, jobId: string, options: PollOptions): Promise<CompletedJob> {
   const startedAt = options.startedAt ?? Date.now();
-  const deadline = startedAt + (options.timeoutMs ?? DEFAULT_POLL_TIMEOUT_MS);
+  const timeoutMs = options.timeoutMs ?? DEFAULT_POLL_TIMEOUT_MS;
+  const deadline = startedAt + timeoutMs;
   let polls = 0;
   let waitMs = options.initialDelayMs ?? 0;
+  // The request id of the last answer about the job, so a timeout can still be traced in the service's logs.
+  let requestId = options.firstReport?.meta?.request_id;
+  let lastLook = false;
+  const timedOut = () =>
+    new AgentTtsError({
+      code: 'TIMEOUT',
+      message: `Job ${jobId} was still processing after ${seconds(Date.now() - startedAt)} s (timeout ${timeoutMs / 1000} s)`,
+      requestId,
+      jobId,
+    });
   const report = (job: ProcessingJob | CompletedJob, nextPollMs?: number) =>
     options.onProgress?.({
       jobId: job.job_id,
@@ -61,21 +77,22 @@ export async function pollJob(getJob: GetJob, jobId: string, options: PollOption
 
   for (;;) {
     if (waitMs > 0) {
-      if (Date.now() + waitMs > deadline) {
-        const waited = Math.round((Date.now() - startedAt) / 1000);
-        throw new AgentTtsError({ code: 'TIMEOUT', message: `Job ${jobId} was still processing after ${waited} s`, jobId });
-      }
-      await sleep(waitMs, options.signal);
+      const remainingMs = deadline - Date.now();
+      if (lastLook || remainingMs <= 0) throw timedOut();
+      // A wait that would pass the deadline is cut short for a last look at the job: never give up early.
+      lastLook = waitMs >= remainingMs;
+      await sleep(Math.min(waitMs, remainingMs), options.signal);
     }
     const { job, retryAfterSeconds } = await getJob(jobId, { signal: options.signal, onRetry: options.onRetry });
     polls++;
+    requestId = job.meta?.request_id ?? requestId;
     switch (job.status) {
       case 'completed':
         report(job);
         return job;
       case 'processing':
         waitMs = nextPollDelayMs(job, retryAfterSeconds);
-        report(job, waitMs);
+        report(job, lastLook ? undefined : waitMs);
         break;
       default:
         throw jobError(job);

@@ -32,7 +32,7 @@ export interface ProgressEvent {
   percent?: number;
   /** Milliseconds since the request was submitted (or since polling began, for `poll`). */
   elapsedMs: number;
-  /** Milliseconds until the next poll; undefined once completed. */
+  /** Milliseconds until the next poll; undefined once completed, or when the timeout ends the wait. */
   nextPollMs?: number;
   /** GET requests made so far. */
   polls: number;

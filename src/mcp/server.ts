@@ -29,6 +29,36 @@ export const TOOL_INPUT = {
     .describe('Language code for st_* voices, e.g. en, fr, de, es, ja.'),
 };
 
+const TOOL_INPUT_SCHEMA = z.object(TOOL_INPUT);
+
+/**
+ * What the tool is registered with: every field accepts anything (even absent), so that a bad argument
+ * reaches the tool and is answered in the documented error shape; the SDK's own validation would
+ * answer a bare "MCP error -32602" text instead. The fields and the object carry TOOL_INPUT's JSON
+ * Schema as metadata, so the listed inputSchema still shows types, ranges, defaults and `required`.
+ */
+function permissiveInput() {
+  const json = z.toJSONSchema(TOOL_INPUT_SCHEMA, { io: 'input', target: 'draft-7' }) as {
+    properties: Record<keyof typeof TOOL_INPUT, Record<string, unknown>>;
+    required?: string[];
+  };
+  const field = (key: keyof typeof TOOL_INPUT) => z.unknown().optional().meta(json.properties[key]);
+  return z
+    .object({ text: field('text'), voice: field('voice'), speed: field('speed'), language: field('language') })
+    .meta({ required: json.required });
+}
+
+/** Checks the arguments against TOOL_INPUT (defaults applied), or the INVALID_REQUEST naming each bad field. */
+export function parseToolInput(args: unknown): z.output<typeof TOOL_INPUT_SCHEMA> | AgentTtsError {
+  const parsed = TOOL_INPUT_SCHEMA.safeParse(args);
+  if (parsed.success) return parsed.data;
+  const issues = parsed.error.issues
+    .slice(0, 5)
+    .map((i) => `${i.path.length ? i.path.map(String).join('.') : 'arguments'}: ${i.message}`)
+    .join('; ');
+  return new AgentTtsError({ code: 'INVALID_REQUEST', message: `Invalid ${TOOL_NAME} arguments: ${issues}` });
+}
+
 export const TOOL_OUTPUT = {
   audio_url: z.string().describe('Temporary URL of the MP3; download it soon.'),
   job_id: z.string(),
@@ -83,11 +113,14 @@ export function createTtsMcpServer(options: TtsToolServerOptions): McpServer {
       description:
         'Converts text to speech (MP3) and returns a temporary audio URL. Short texts finish at once; long ones are waited for. ' +
         'On failure the result is an error with code, message, suggested_action and request_id.',
-      inputSchema: TOOL_INPUT,
+      inputSchema: permissiveInput(),
       outputSchema: TOOL_OUTPUT,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     },
-    async ({ text, voice, speed, language }, extra): Promise<CallToolResult> => {
+    async (args, extra): Promise<CallToolResult> => {
+      const input = parseToolInput(args);
+      if (input instanceof AgentTtsError) return toolError(input, options.redact);
+      const { text, voice, speed, language } = input;
       if (!options.client) {
         return toolError(
           new AgentTtsError({

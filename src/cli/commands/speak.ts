@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { downloadToFile, downloadToStream } from '../../client/node.js';
 import type { CompletedJob } from '../../client/types.js';
 import { commandConfig, numberOption, positiveIntOption, usageOnError } from '../args.js';
-import { clientOf, progressOf, requireKey, settingsOf, type CliContext } from '../context.js';
+import { adviseOnUrl, clientOf, progressOf, requireKey, settingsOf, type CliContext } from '../context.js';
 import { usageError } from '../errors.js';
 import { EXIT, type ExitCode } from '../exit-codes.js';
 import { readSpeechText } from '../input.js';
@@ -44,18 +44,20 @@ export async function speakCommand(ctx: CliContext, args: string[]): Promise<Exi
 
   let job: CompletedJob;
   try {
-    job = await client.speak(
-      { text, voice: values.voice, speed, language: values.language },
-      {
-        signal: ctx.signal,
-        idempotencyKey: values['idempotency-key'],
-        timeoutMs: timeoutSeconds !== undefined ? timeoutSeconds * 1000 : undefined,
-        onProgress: (event) => {
-          ctx.jobId = event.jobId;
-          progress.update(event);
+    job = await client
+      .speak(
+        { text, voice: values.voice, speed, language: values.language },
+        {
+          signal: ctx.signal,
+          idempotencyKey: values['idempotency-key'],
+          timeoutMs: timeoutSeconds !== undefined ? timeoutSeconds * 1000 : undefined,
+          onProgress: (event) => {
+            ctx.jobId = event.jobId;
+            progress.update(event);
+          },
         },
-      },
-    );
+      )
+      .catch((error: unknown) => adviseOnUrl(error, settings.baseUrl, '--base-url', 'base_url'));
   } finally {
     progress.stop();
   }

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import type { CatalogVoice } from '../../client/types.js';
 import { commandConfig, usageOnError } from '../args.js';
-import { clientOf, progressOf, settingsOf, type CliContext } from '../context.js';
+import { adviseOnUrl, clientOf, progressOf, settingsOf, type CliContext } from '../context.js';
 import { usageError } from '../errors.js';
 import { EXIT, type ExitCode } from '../exit-codes.js';
 
@@ -61,7 +61,9 @@ export async function voicesCommand(ctx: CliContext, args: string[]): Promise<Ex
   }
   const settings = await settingsOf(ctx);
   const client = clientOf(settings, progressOf(ctx));
-  const catalog = await client.listVoices({ signal: ctx.signal });
+  const catalog = await client
+    .listVoices({ signal: ctx.signal })
+    .catch((error: unknown) => adviseOnUrl(error, settings.voicesUrl, '--voices-url', 'voices_url'));
   const voices = filterVoices(catalog.voices, { language: values.language, gender, family, curated: values.curated });
 
   if (ctx.output.json) {
