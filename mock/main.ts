@@ -105,10 +105,17 @@ async function main(): Promise<void> {
   if (options.dynamic) args.push('--dynamic');
   if (options.errors) args.push('--errors');
   const child = spawn(process.execPath, args, { stdio: 'inherit' });
-  // Stopping the launcher stops Prism; Prism's exit code becomes the launcher's.
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => child.kill(signal));
+  // Stopping the launcher stops Prism, and that is a clean stop (exit 0); otherwise Prism's exit code
+  // becomes the launcher's.
+  let stopping = false;
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(signal, () => {
+      stopping = true;
+      child.kill(signal);
+    });
+  }
   child.on('exit', (code, signal) => {
-    process.exitCode = code ?? (signal ? 1 : 0);
+    process.exitCode = stopping ? 0 : (code ?? (signal ? 1 : 0));
   });
 }
 

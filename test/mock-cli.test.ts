@@ -98,4 +98,25 @@ describe('agent-tts-mock: flags and start-up failures', () => {
       expect(result.stderr).toBe(`agent-tts-mock: port ${port} is in use; choose another with --port\n`);
     });
   });
+
+  it('stops cleanly (exit 0) on SIGTERM once Prism is serving', async () => {
+    const port = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port: free } = probe.address() as { port: number };
+        probe.close(() => resolve(free));
+      });
+    });
+    const base = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('AGENT_TTS_MOCK_'))) as Record<string, string>;
+    const child = spawn(process.execPath, [BIN, '--port', String(port)], { env: base, stdio: 'ignore' });
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const deadline = Date.now() + 60_000;
+    let up = false;
+    while (!up && Date.now() < deadline) {
+      up = await fetch(`http://127.0.0.1:${port}/api/v1/voices`).then(() => true, () => false);
+      if (!up) await new Promise((r) => setTimeout(r, 250));
+    }
+    expect(up).toBe(true);
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  }, 90_000);
 });
