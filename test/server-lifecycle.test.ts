@@ -32,6 +32,9 @@ describe('start-up, shutdown, crash recovery and retention', () => {
     expect(creds.code).toBe(2);
     expect(creds.stderr).toMatch(/UPSTREAM_SUPERTONIC_URL: must not contain a user name or password/);
     expect(creds.stderr).not.toContain('hunter2');
+    const malformed = await runNode(SERVER_MAIN, [], { PUBLIC_BASE_URL: 'notaurl', DATA_DIR: join(ROOT, '.tmp-never-used') });
+    expect(malformed.code).toBe(2);
+    expect(malformed.stderr).toMatch(/PUBLIC_BASE_URL: /);
   });
 
   it('names the variable when the data directory or a port cannot be used, and takes no arguments', async () => {

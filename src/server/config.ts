@@ -13,8 +13,9 @@ const optionalUrl = z
   .string()
   .url()
   .refine((u) => {
-    const url = new URL(u);
-    return url.username === '' && url.password === '';
+    // Runs even when .url() failed (that issue is reported already): only judge what parses.
+    const url = URL.canParse(u) ? new URL(u) : undefined;
+    return !url || (url.username === '' && url.password === '');
   }, 'must not contain a user name or password (give an upstream key as UPSTREAM_API_KEY)')
   .transform((u) => u.replace(/\/+$/, ''))
   .optional();

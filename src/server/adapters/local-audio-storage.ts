@@ -52,11 +52,14 @@ export class LocalAudioStorage implements AudioStorage {
     const names = await readdir(dir).catch(() => [] as string[]);
     const staleBefore = Date.now() - olderThanMs;
     await Promise.all(
-      names.map(async (n) => {
-        const path = join(dir, n);
-        const s = await stat(path).catch(() => undefined);
-        if (s && s.mtimeMs <= staleBefore) await rm(path, { force: true });
-      }),
+      names
+        .filter((n) => n.endsWith('.part'))
+        .map(async (n) => {
+          const path = join(dir, n);
+          const s = await stat(path).catch(() => undefined);
+          // A file another process still holds (EBUSY on NFS) is left for a later clean-up.
+          if (s && s.mtimeMs <= staleBefore) await rm(path, { force: true }).catch(() => undefined);
+        }),
     );
     // Fails, harmlessly, while another run of the job still has a fresh partial file there.
     await rmdir(dir).catch(() => undefined);

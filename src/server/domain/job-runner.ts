@@ -75,6 +75,13 @@ export class JobRunner {
       const message = provider
         ? `The speech engine failed on this job. Retry with backoff, using a ${NEW_IDEMPOTENCY_KEY_PHRASE}.`
         : `Synthesis failed on this job. Retry with backoff, using a ${NEW_IDEMPOTENCY_KEY_PHRASE}.`;
+      // Another run (a duplicate delivery in the distributed mode) may have settled the job meanwhile:
+      // then its audio and status stand.
+      const current = await this.store.getJob(jobId).catch(() => undefined);
+      if (current && current.status !== 'processing') {
+        this.log.warn({ job_id: jobId, err: error }, 'job run failed after another run settled the job; its result stands');
+        return true;
+      }
       await this.audio.delete(jobId).catch(() => undefined);
       // The failed run removed its own partial file; drop the job's (now empty) parts directory.
       if (tempDir) await this.audio.removeLeftovers(jobId).catch(() => undefined);

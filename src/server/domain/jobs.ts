@@ -114,7 +114,8 @@ export class JobService {
       throw error;
     }
     if (created.kind === 'usage_exceeded') {
-      await Promise.all([release(), refund()]);
+      // The 403 is the answer whatever happens to the refund (the place then frees with the window).
+      await Promise.all([release(), refund().catch(() => undefined)]);
       return {
         kind: 'usage_exceeded',
         usedCentiminutes: created.usedCentiminutes,

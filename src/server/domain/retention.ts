@@ -6,7 +6,10 @@ export async function sweepExpiredJobs(store: Store, audio: AudioStorage, log: L
   let total = 0;
   for (;;) {
     const ids = await store.deleteExpiredJobs(now, 500);
-    await Promise.all(ids.map((id) => audio.delete(id)));
+    await Promise.all(ids.map(async (id) => {
+      await audio.delete(id);
+      await audio.removeLeftovers(id, 0);
+    }));
     total += ids.length;
     if (ids.length < 500) break;
   }

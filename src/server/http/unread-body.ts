@@ -19,33 +19,34 @@ export function discardRest(reader: ReadableStreamDefaultReader<Uint8Array>): vo
   })().catch(() => undefined);
 }
 
+/** How often the bytes read from a lingering connection are looked at. */
+const CHECK_INTERVAL_MS = 50;
+
 /**
  * Bounds the reading of bodies still arriving when their answer has been sent: either Node's own
- * discarding of a body nobody read, or `discardRest` above. Past the limits the connection is closed.
+ * discarding of a body nobody read (which emits no 'data' events), or `discardRest` above. Bytes are
+ * counted at the socket, which sees both. Past the limits the connection is closed.
  */
 export function boundUnreadBodies(server: Server, limits: { maxBytes: number; maxMs: number } = UNREAD_BODY_LIMITS): void {
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     res.once('finish', () => {
-      if (req.complete || req.destroyed) return;
-      let bytes = 0;
-      const close = () => {
-        stop();
-        req.socket?.destroy();
-      };
-      const timer = setTimeout(close, limits.maxMs);
-      timer.unref();
-      // An observer only: a 'data' listener does not resume a stream that its reader paused.
-      const onData = (chunk: Buffer) => {
-        bytes += chunk.length;
-        if (bytes > limits.maxBytes) close();
-      };
+      const socket = req.socket;
+      if (req.complete || req.destroyed || !socket) return;
+      const startBytes = socket.bytesRead;
+      const startedAt = Date.now();
+      const check = setInterval(() => {
+        const over = socket.bytesRead - startBytes > limits.maxBytes || Date.now() - startedAt > limits.maxMs;
+        if (over) {
+          stop();
+          socket.destroy();
+        }
+      }, CHECK_INTERVAL_MS);
+      check.unref();
       const stop = () => {
-        clearTimeout(timer);
-        req.off('data', onData);
+        clearInterval(check);
         req.off('end', stop);
         req.off('close', stop);
       };
-      req.on('data', onData);
       req.once('end', stop);
       req.once('close', stop);
     });
