@@ -173,6 +173,38 @@ describe('bad input never yields a 500, a hang or a crash (issue: robustness)', 
     expect(answer).toContain('"NOT_FOUND"');
   });
 
+  it('keeps a Connection: close request open until its refused body is in, then closes it', async () => {
+    const { hostname, port } = new URL(server.baseUrl);
+    const size = 3_000_000;
+    const socket = connect(Number(port), hostname);
+    let answer = '';
+    let answeredAt = 0;
+    let closedAt = 0;
+    socket.on('data', (d) => {
+      answer += d;
+      answeredAt ||= Date.now();
+    });
+    const closed = new Promise<void>((resolve) => socket.on('close', () => resolve(void (closedAt = Date.now()))));
+    socket.on('error', () => undefined);
+    socket.write(`POST /v1/agent-tts HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: ${size}\r\n\r\n`);
+    while (!answeredAt) await sleep(10);
+    // The answer came at once; the client goes on writing its body for a while, slowly.
+    let written = 0;
+    let writeError: unknown;
+    for (let i = 0; i < 10; i++) {
+      await sleep(50);
+      const part = Buffer.alloc(size / 10, 0x20);
+      await new Promise<void>((resolve) => socket.write(part, (e) => resolve(void (writeError ??= e))));
+      written += part.length;
+    }
+    expect(writeError ?? null).toBeNull();
+    expect(written).toBe(size);
+    await closed;
+    expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+    expect(answer).toContain('"TEXT_TOO_LONG"');
+    expect(closedAt - answeredAt).toBeGreaterThanOrEqual(400);
+  });
+
   it.each([
     ['refused as too large, after part of it was read', () => `Bearer ${key}`, 400],
     ['answered 401 before any of it was read', () => 'Bearer tts_nope_nope', 401],

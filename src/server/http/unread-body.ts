@@ -29,9 +29,18 @@ const CHECK_INTERVAL_MS = 50;
  */
 export function boundUnreadBodies(server: Server, limits: { maxBytes: number; maxMs: number } = UNREAD_BODY_LIMITS): void {
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    // A client that sent `Connection: close` would otherwise have its connection destroyed as soon as
+    // the answer is written, while it may still be writing the body: the reset loses the answer. Such
+    // a connection is kept until the body has been read (within the limits), then closed.
+    const closeAfterBody = !res.shouldKeepAlive && hasBody(req);
+    if (closeAfterBody) res.shouldKeepAlive = true;
     res.once('finish', () => {
       const socket = req.socket;
-      if (req.complete || req.destroyed || !socket) return;
+      if (!socket || req.destroyed) return;
+      if (req.complete) {
+        if (closeAfterBody) socket.end();
+        return;
+      }
       const startBytes = socket.bytesRead;
       const startedAt = Date.now();
       const check = setInterval(() => {
@@ -47,8 +56,13 @@ export function boundUnreadBodies(server: Server, limits: { maxBytes: number; ma
         req.off('end', stop);
         req.off('close', stop);
       };
-      req.once('end', stop);
+      req.once('end', () => {
+        stop();
+        if (closeAfterBody) socket.end();
+      });
       req.once('close', stop);
     });
   });
 }
+
+const hasBody = (req: IncomingMessage) => req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
