@@ -173,36 +173,29 @@ describe('bad input never yields a 500, a hang or a crash (issue: robustness)', 
     expect(answer).toContain('"NOT_FOUND"');
   });
 
-  it('keeps a Connection: close request open until its refused body is in, then closes it', async () => {
+  it('lets a Connection: close client write the rest of a refused body after the answer (lingering close)', async () => {
     const { hostname, port } = new URL(server.baseUrl);
     const size = 3_000_000;
-    const socket = connect(Number(port), hostname);
+    // Half-open allowed, as a client that goes on writing after the server's FIN would be.
+    const socket = connect({ port: Number(port), host: hostname, allowHalfOpen: true });
     let answer = '';
-    let answeredAt = 0;
-    let closedAt = 0;
-    socket.on('data', (d) => {
-      answer += d;
-      answeredAt ||= Date.now();
-    });
-    const closed = new Promise<void>((resolve) => socket.on('close', () => resolve(void (closedAt = Date.now()))));
+    socket.on('data', (d) => (answer += d));
+    const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
     socket.on('error', () => undefined);
     socket.write(`POST /v1/agent-tts HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: ${size}\r\n\r\n`);
-    while (!answeredAt) await sleep(10);
-    // The answer came at once; the client goes on writing its body for a while, slowly.
-    let written = 0;
-    let writeError: unknown;
+    while (!answer) await sleep(10);
+    // The answer came at once; the client writes its body on, slowly, and no write is refused.
+    let writeError: Error | undefined | null;
     for (let i = 0; i < 10; i++) {
       await sleep(50);
-      const part = Buffer.alloc(size / 10, 0x20);
-      await new Promise<void>((resolve) => socket.write(part, (e) => resolve(void (writeError ??= e))));
-      written += part.length;
+      await new Promise<void>((resolve) => socket.write(Buffer.alloc(size / 10, 0x20), (e) => resolve(void (writeError ??= e))));
     }
     expect(writeError ?? null).toBeNull();
-    expect(written).toBe(size);
+    socket.end();
     await closed;
     expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+    expect(answer).toMatch(/connection: close/i);
     expect(answer).toContain('"TEXT_TOO_LONG"');
-    expect(closedAt - answeredAt).toBeGreaterThanOrEqual(400);
   });
 
   it.each([

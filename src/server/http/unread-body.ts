@@ -29,18 +29,15 @@ const CHECK_INTERVAL_MS = 50;
  */
 export function boundUnreadBodies(server: Server, limits: { maxBytes: number; maxMs: number } = UNREAD_BODY_LIMITS): void {
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    // A client that sent `Connection: close` would otherwise have its connection destroyed as soon as
-    // the answer is written, while it may still be writing the body: the reset loses the answer. Such
-    // a connection is kept until the body has been read (within the limits), then closed.
-    const closeAfterBody = !res.shouldKeepAlive && hasBody(req);
-    if (closeAfterBody) res.shouldKeepAlive = true;
     res.once('finish', () => {
       const socket = req.socket;
-      if (!socket || req.destroyed) return;
-      if (req.complete) {
-        if (closeAfterBody) socket.end();
-        return;
-      }
+      if (!socket || req.destroyed || req.complete) return;
+      // An answer that closes the connection (the client sent `Connection: close`) has just had Node
+      // end the socket and schedule its destruction once the end is flushed, while the client may
+      // still be writing the body: the reset would lose the answer. Lingering close instead: the
+      // write side is ended, reading goes on, and the socket is destroyed when the body is in.
+      const closing = !res.shouldKeepAlive;
+      if (closing) socket.removeListener('finish', socket.destroy);
       const startBytes = socket.bytesRead;
       const startedAt = Date.now();
       const check = setInterval(() => {
@@ -58,11 +55,9 @@ export function boundUnreadBodies(server: Server, limits: { maxBytes: number; ma
       };
       req.once('end', () => {
         stop();
-        if (closeAfterBody) socket.end();
+        if (closing) socket.destroy();
       });
       req.once('close', stop);
     });
   });
 }
-
-const hasBody = (req: IncomingMessage) => req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
