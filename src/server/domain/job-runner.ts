@@ -35,7 +35,6 @@ export class JobRunner {
     const started = Date.now();
     await this.audio.removeLeftovers(jobId);
     let lastWrite = 0;
-    let tempDir: string | undefined;
     this.live.set(jobId, { fraction: job.progress, elapsedMs: 0 });
     const onProgress = (p: SynthesisProgress) => {
       this.live.set(jobId, { fraction: p.fraction, elapsedMs: p.elapsedMs });
@@ -46,7 +45,7 @@ export class JobRunner {
       }
     };
     try {
-      tempDir = await this.audio.preparePartsDir(jobId);
+      const tempDir = await this.audio.preparePartsDir(jobId);
       const result = await this.synth.synthesizeToFile(
         { text: job.text, voice: job.voice, language: job.language, speed: job.speed },
         this.audio.pathFor(jobId),
@@ -84,7 +83,7 @@ export class JobRunner {
       }
       await this.audio.delete(jobId).catch(() => undefined);
       // The failed run removed its own partial file; drop the job's (now empty) parts directory.
-      if (tempDir) await this.audio.removeLeftovers(jobId).catch(() => undefined);
+      await this.audio.removeLeftovers(jobId).catch(() => undefined);
       await this.store.failJob(jobId, { code, message, completedAt: Date.now() });
       this.log.error({ job_id: jobId, err: error }, 'job failed');
       return true;

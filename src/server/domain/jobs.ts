@@ -103,19 +103,20 @@ export class JobService {
     };
     // A request refused after its admission (usage exhausted, or the store failed) gives its place
     // back: a rejected request consumes no POST quota.
-    const refund = async () => {
-      if (bucket.admission !== undefined) await this.limiter.refund(postBucket(key.publicId), bucket.admission);
+    // The refusal is the answer whatever happens to the refund (the place then frees with the window).
+    const giveBack = async () => {
+      const refund = bucket.admission === undefined ? undefined : this.limiter.refund(postBucket(key.publicId), bucket.admission);
+      await Promise.all([release(), refund?.catch(() => undefined)]);
     };
     let created;
     try {
       created = await this.store.createJob(job, minutesToCentiminutes(plan.monthlyMinutes));
     } catch (error) {
-      await Promise.all([release(), refund().catch(() => undefined)]);
+      await giveBack();
       throw error;
     }
     if (created.kind === 'usage_exceeded') {
-      // The 403 is the answer whatever happens to the refund (the place then frees with the window).
-      await Promise.all([release(), refund().catch(() => undefined)]);
+      await giveBack();
       return {
         kind: 'usage_exceeded',
         usedCentiminutes: created.usedCentiminutes,

@@ -29,6 +29,8 @@ const CHECK_INTERVAL_MS = 50;
  */
 export function boundUnreadBodies(server: Server, limits: { maxBytes: number; maxMs: number } = UNREAD_BODY_LIMITS): void {
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    // A request without a body (every poll) has nothing to linger over: no listener on its answer.
+    if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) return;
     res.once('finish', () => {
       const socket = req.socket;
       if (!socket || req.destroyed || req.complete) return;
@@ -50,13 +52,14 @@ export function boundUnreadBodies(server: Server, limits: { maxBytes: number; ma
       check.unref();
       const stop = () => {
         clearInterval(check);
-        req.off('end', stop);
+        req.off('end', bodyIn);
         req.off('close', stop);
       };
-      req.once('end', () => {
+      const bodyIn = () => {
         stop();
         if (closing) socket.destroy();
-      });
+      };
+      req.once('end', bodyIn);
       req.once('close', stop);
     });
   });
