@@ -63,18 +63,18 @@ describe('jobs: inline 200, 202 and polling, audio URLs (spec §3, §4.1, §4.2)
     expect(outside.body.error.code).toBe('INVALID_REQUEST');
   });
 
-  it('refuses tampered and expired audio URLs with 403 and the error body', async () => {
+  it('answers tampered and expired audio URLs with 404 NOT_FOUND (the table status of that code) and the error body', async () => {
     const url = new URL(completed.audio_url);
     const sig = url.searchParams.get('sig')!;
     url.searchParams.set('sig', (sig[0] === 'A' ? 'B' : 'A') + sig.slice(1));
-    expectError(await call(url.toString()), 403, 'INVALID_KEY');
+    expectError(await call(url.toString()), 404, 'NOT_FOUND');
     const later = new URL(completed.audio_url);
     later.searchParams.set('expires', String(Number(later.searchParams.get('expires')) + 3600));
-    expectError(await call(later.toString()), 403, 'INVALID_KEY');
+    expectError(await call(later.toString()), 404, 'NOT_FOUND');
     const other = completed.audio_url.replace(completed.job_id, '00000000-0000-4000-8000-000000000000');
-    expectError(await call(other), 403, 'INVALID_KEY');
+    expectError(await call(other), 404, 'NOT_FOUND');
     await sleep(4000); // AUDIO_URL_TTL_SECONDS=3
-    expectError(await call(completed.audio_url), 403, 'INVALID_KEY');
+    expectError(await call(completed.audio_url), 404, 'NOT_FOUND');
   });
 
   it('GET of a completed job answers as the POST did, with a freshly signed URL', async () => {

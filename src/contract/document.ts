@@ -1,4 +1,4 @@
-import { OpenAPIHono } from '@hono/zod-openapi';
+import { OpenAPIHono, type RouteConfig } from '@hono/zod-openapi';
 import { API_VERSION } from './limits.js';
 import { routes } from './routes.js';
 
@@ -24,8 +24,11 @@ Other origins receive no CORS headers.
 Unknown paths answer 404 NOT_FOUND, and known paths with another method 405 (code INVALID_REQUEST) with
 \`Allow\`, both with the error body. An OPTIONS request that is not a CORS preflight answers 204 with \`Allow\`.`;
 
-/** Builds the OpenAPI 3.1 document from the contract. Deterministic: same contract, same document. */
-export function buildOpenApiDocument(): Record<string, unknown> {
+/**
+ * Builds the OpenAPI 3.1 document from the contract's routes (or the routes a running server
+ * registered, to prove they are the same). Deterministic: same contract, same document.
+ */
+export function buildOpenApiDocument(routeConfigs: readonly RouteConfig[] = routes): Record<string, unknown> {
   const app = new OpenAPIHono();
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', {
     type: 'http',
@@ -33,7 +36,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     bearerFormat: 'tts_<public_id>_<secret>',
     description: 'API key in the form tts_<8 hex public id>_<48 hex secret>.',
   });
-  for (const route of routes) app.openAPIRegistry.registerPath(route);
+  for (const route of routeConfigs) app.openAPIRegistry.registerPath(route);
   const document = app.getOpenAPI31Document({
     openapi: '3.1.0',
     info: {

@@ -75,7 +75,9 @@ const commonHeaders: Headers = { 'X-Request-Id': requestIdHeader, ...rateLimitHe
 /** Headers of a response that may come before (or without) a rate-limit decision. */
 const looseHeaders: Headers = { 'X-Request-Id': requestIdHeader, ...rateLimitHeaders(false), ...corsHeader };
 
-const json = (schema: z.ZodType, examples: Record<string, { summary: string; value: unknown }>) => ({
+// Generic, so that a route's response types carry the schema's type: a handler bound to the route
+// fails to compile when it answers a body its schema does not describe.
+const json = <T extends z.ZodType>(schema: T, examples: Record<string, { summary: string; value: unknown }>) => ({
   'application/json': { schema, examples },
 });
 

@@ -1,4 +1,4 @@
-import { access, copyFile, stat } from 'node:fs/promises';
+import { access, stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
 import { PLAN_IDS, type PlanId } from '../contract/plans.js';
@@ -8,12 +8,13 @@ import { ConfigError, loadConfig } from './config.js';
 import { AccountAdmin, AdminError } from './domain/accounts.js';
 import { displayKey } from './domain/keys.js';
 import { seed, writeFixtures } from './seed.js';
-import { openStore } from './services.js';
-import { LocalAudioStorage } from './adapters/local-audio-storage.js';
+import { openStorage } from './compose.js';
+import { sweepExpiredJobs, sweepLeftovers } from './domain/retention.js';
+import { createLogger } from './log.js';
 import { constants } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 
-const HELP = `agent-tts-admin — manage accounts and keys of an agent-tts deployment (the dashboard of spec §4.6).
+const HELP = `agent-tts-admin — manage accounts and keys of an agent-tts deployment (the key management the API leaves to a dashboard).
 Uses the same configuration as the server (DATA_DIR, or REDIS_URL in distributed mode).
 
   account create --name <name> [--plan free|pro|ultimate|basic] [--inactive]
@@ -26,6 +27,7 @@ Uses the same configuration as the server (DATA_DIR, or REDIS_URL in distributed
   key revoke <tts_public_id> [--yes]           asks for confirmation unless --yes
   job import-legacy --account <account-id> --expires-at <ISO date> [--audio <file.mp3>]
                     [--voice af_heart] [--speed 1] [--language en] [--duration <seconds>]
+  storage sweep                                 delete jobs past retention and stale partial audio now
   seed [--out fixtures.json] [--active 8]       fresh accounts in every state + conformance fixtures
 
 Add --json for machine-readable output.`;
@@ -92,7 +94,8 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   const config = loadConfig();
-  const store = await openStore(config);
+  const storage = await openStorage(config, createLogger('silent'), 'agent-tts-admin');
+  const { store, audio } = storage;
   const admin = new AccountAdmin(store);
   const print = (human: string, json: unknown) => process.stdout.write((values.json ? JSON.stringify(json, null, 2) : human) + '\n');
   try {
@@ -179,7 +182,7 @@ async function main(argv: string[]): Promise<void> {
         if (Number.isNaN(expiresAt)) fail('--expires-at must be an ISO date', 2);
         const voice = parseVoice(values.voice ?? 'af_heart') ?? fail('--voice is not a valid voice id', 2);
         const language = values.language;
-        if (language !== undefined && !isLanguageCode(language)) fail('--language must be a code of spec §4.5', 2);
+        if (language !== undefined && !isLanguageCode(language)) fail('--language must be a Supertonic language code (docs/api-rules.md#voices-and-languages)', 2);
         const keys = await store.listKeys(values.account);
         const owner = keys.find((k) => !k.revokedAt) ?? keys[0] ?? fail('the account has no key', 2);
         const size = values.audio ? (await stat(values.audio)).size : undefined;
@@ -193,8 +196,15 @@ async function main(argv: string[]): Promise<void> {
           durationSeconds: values.duration ? Number(values.duration) : undefined,
           fileSizeBytes: size,
         });
-        if (values.audio) await copyFile(values.audio, new LocalAudioStorage(join(config.dataDir, 'audio')).pathFor(job.id));
+        if (values.audio) await audio.putFile(job.id, values.audio);
         print(`legacy job ${job.id} (expires ${new Date(expiresAt).toISOString()})`, { job_id: job.id });
+        break;
+      }
+      case 'storage sweep': {
+        const log = createLogger('silent');
+        const jobs = await sweepExpiredJobs(store, audio, log);
+        const leftovers = await sweepLeftovers(audio, log);
+        print(`${jobs} expired jobs deleted; stale partial audio of ${leftovers} jobs removed`, { expired_jobs: jobs, leftover_jobs: leftovers });
         break;
       }
       case 'seed': {
@@ -215,7 +225,7 @@ async function main(argv: string[]): Promise<void> {
         fail(`unknown command "${command}"\n\n${HELP}`, 2);
     }
   } finally {
-    await store.close();
+    await storage.close();
   }
 }
 

@@ -28,6 +28,8 @@ const EnvSchema = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
   PORT: port.default(8080),
   VOICES_PORT: port.default(8081),
+  /** Operations endpoints (/healthz, /readyz, /metrics) on a listener of their own; unset: on PORT. */
+  OPS_PORT: port.optional(),
   /** Origin clients use to reach the API; audio URLs are built on it. Default: http://HOST:PORT. */
   PUBLIC_BASE_URL: optionalUrl,
   PUBLIC_VOICES_URL: optionalUrl,
@@ -79,6 +81,7 @@ export interface Config {
   host: string;
   port: number;
   voicesPort: number;
+  opsPort?: number;
   publicBaseUrl: string;
   publicVoicesUrl: string;
   dataDir: string;
@@ -156,6 +159,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: e.HOST,
     port: e.PORT,
     voicesPort: e.VOICES_PORT,
+    opsPort: e.OPS_PORT,
     publicBaseUrl: e.PUBLIC_BASE_URL ?? `http://${hostForUrl}:${e.PORT}`,
     publicVoicesUrl: e.PUBLIC_VOICES_URL ?? `http://${hostForUrl}:${e.VOICES_PORT}`,
     dataDir,

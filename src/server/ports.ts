@@ -137,23 +137,45 @@ export interface RateLimiter {
   close(): Promise<void>;
 }
 
+/** An inclusive byte range of a stored file. */
+export interface ByteRange {
+  start: number;
+  end: number;
+}
+
+/** A job's audio being written: nothing shows under the job's key until `commit`. */
+export interface AudioWriter {
+  /** Appends bytes in order; resolves once they are accepted (back-pressure for the encoder). */
+  write(bytes: Uint8Array): Promise<void>;
+  /** Makes what was written the job's audio (replacing any), at once for every reader. */
+  commit(): Promise<{ size: number }>;
+  /** Discards what was written; the job's committed audio, if any, is untouched. Safe to call twice. */
+  abort(): Promise<void>;
+}
+
+/**
+ * Audio files addressed by job id, never by path, so that a backend is one adapter: a local directory
+ * (default) or an object store. Partial writes of a job are kept apart from finished audio, so a dead
+ * run's leftovers can be found without listing every stored file.
+ */
 export interface AudioStorage {
-  /** Where a job's finished audio lives. */
-  pathFor(jobId: string): string;
-  /**
-   * Creates and returns the directory where a run of this job writes its partial file (on the same
-   * file system as `pathFor`, which it is renamed to). One per job, so that finding a job's leftovers
-   * never means listing every stored file.
-   */
-  preparePartsDir(jobId: string): Promise<string>;
+  /** Starts writing a job's audio from a stream of encoded bytes. */
+  createWriter(jobId: string): Promise<AudioWriter>;
+  /** Stores a finished file (e.g. an imported recording) as a job's audio. */
+  putFile(jobId: string, path: string): Promise<{ size: number }>;
   stat(jobId: string): Promise<{ size: number } | undefined>;
+  /** The job's audio, whole or one byte range (already checked against `stat`); undefined when absent. */
+  open(jobId: string, range?: ByteRange): Promise<ReadableStream<Uint8Array> | undefined>;
   delete(jobId: string): Promise<void>;
   /**
-   * Removes partial files an interrupted run of this job left behind: those untouched for
-   * `olderThanMs` (default: the adapter's own notion of stale); then the job's parts directory, once
-   * empty.
+   * Removes partial writes of this job left by interrupted runs: those untouched for `olderThanMs`
+   * (default: the adapter's own notion of stale, since another run may still be writing).
    */
   removeLeftovers(jobId: string, olderThanMs?: number): Promise<void>;
+  /** Ids of jobs that have partial writes untouched for `olderThanMs` (default as above). */
+  listLeftovers(olderThanMs?: number): Promise<string[]>;
+  /** Throws when the backend cannot be used (readiness). */
+  ping(): Promise<void>;
 }
 
 export interface JobQueue {

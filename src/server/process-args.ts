@@ -26,6 +26,7 @@ Usage: agent-tts-server            (configured through environment variables)
 
   HOST, PORT            API listener (default 127.0.0.1:8080)
   VOICES_PORT           voice-catalog listener (default 8081)
+  OPS_PORT              /healthz, /readyz, /metrics on their own listener (default: on PORT)
   PUBLIC_BASE_URL       origin clients use; audio URLs are built on it
   INLINE_WAIT_MS        how long a POST waits before answering 202 (default 10000)
   RATE_POST_LIMIT, RATE_GET_LIMIT, RATE_WINDOW_SECONDS   per-key limits (default 1, 30, 60)

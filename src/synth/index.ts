@@ -1,7 +1,10 @@
-/** Speech synthesis: text in, an MP3 file out. What the server and the workers import. */
+/** Speech synthesis: text in, MP3 out (to a sink or a file). What the server and the workers import. */
 export { SynthesisError, type SynthErrorCode } from './errors.js';
 export type {
+  AudioSink,
   EngineKind,
+  SynthesisEstimator,
+  SynthesisRunOptions,
   SynthesisProgress,
   SynthesisRequest,
   SynthesisResult,

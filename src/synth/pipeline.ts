@@ -8,7 +8,7 @@ import { SynthesisError, toSynthesisError } from './errors.js';
 import { ENCODER_JOIN_SAMPLES, type EncodedChunk, type Mp3Bitrate } from './mp3-encode.js';
 import type { Limiter } from './limiter.js';
 import type { SynthesisPool } from './pool.js';
-import type { SynthesisProgress, SynthesisRequest, SynthesisResult } from './types.js';
+import type { AudioSink, SynthesisProgress, SynthesisRequest, SynthesisResult } from './types.js';
 
 /** eSpeak's native rate; upstream audio is resampled to it so that every file is alike. */
 export const OUTPUT_SAMPLE_RATE = 22050;
@@ -28,8 +28,6 @@ export interface PipelineOptions {
   limiter: Limiter;
   onProgress?: (p: SynthesisProgress) => void;
   signal?: AbortSignal;
-  /** Where the partial file is written (on the file system of `outPath`); default beside it. */
-  tempDir?: string;
 }
 
 export const MIN_SPEED = 0.5;
@@ -53,11 +51,13 @@ function pauseSamples(chunk: TextChunk, last: boolean, speed: number): number {
 }
 
 /**
- * Synthesizes a request into an MP3 file: chunks go to the engine and the encoder a bounded window at a
- * time (memory stays flat whatever the text length), and are appended to a temporary file beside
- * `outPath` strictly in order, which is renamed into place once complete and removed on any failure.
+ * Synthesizes a request into MP3 bytes handed to `sink`: chunks go to the engine and the encoder a
+ * bounded window at a time (memory stays flat whatever the text length), and reach the sink strictly in
+ * order, each write awaited (so a slow sink slows the job rather than filling memory). On failure the
+ * chunks still in flight are let finish and the error is thrown; what the sink received is the
+ * caller's to discard.
  */
-export async function synthesizeToFile(req: SynthesisRequest, outPath: string, options: PipelineOptions): Promise<SynthesisResult> {
+export async function synthesize(req: SynthesisRequest, sink: AudioSink, options: PipelineOptions): Promise<SynthesisResult> {
   const started = performance.now();
   const { signal } = options;
   signal?.throwIfAborted();
@@ -65,10 +65,6 @@ export async function synthesizeToFile(req: SynthesisRequest, outPath: string, o
 
   const chunks = chunkText(req.text, { locale: req.language });
   const totalChars = chunks.reduce((sum, c) => sum + c.length, 0);
-  const tempPath = join(options.tempDir ?? dirname(outPath), `.${basename(outPath)}.${randomUUID()}.part`);
-  const file = await open(tempPath, 'wx').catch((error: unknown) => {
-    throw toSynthesisError(error, `Cannot create ${tempPath}`);
-  });
 
   const inFlight = new Map<number, Promise<EncodedChunk>>();
   const produce = async (chunk: TextChunk): Promise<EncodedChunk> => {
@@ -109,19 +105,15 @@ export async function synthesizeToFile(req: SynthesisRequest, outPath: string, o
       const encoded = await inFlight.get(index)!;
       inFlight.delete(index);
       signal?.throwIfAborted();
-      await file.write(encoded.mp3);
+      await sink.write(encoded.mp3);
       bytes += encoded.mp3.length;
       decodedSamples += encoded.decodedSamples;
       charsDone += chunks[index]!.length;
       report(index + 1);
     }
-    await file.close();
-    await rename(tempPath, outPath);
   } catch (error) {
-    // Let the chunks still in the pool finish before the file goes, so nothing outlives the call.
+    // Let the chunks still in the pool finish, so nothing outlives the call.
     await Promise.allSettled(inFlight.values());
-    await file.close().catch(() => undefined);
-    await unlink(tempPath).catch(() => undefined);
     if (signal?.aborted) throw signal.reason;
     throw toSynthesisError(error, 'Synthesis failed');
   }
@@ -138,4 +130,29 @@ export async function synthesizeToFile(req: SynthesisRequest, outPath: string, o
     chunks: chunks.length,
     elapsedMs: Math.round(performance.now() - started),
   };
+}
+
+/**
+ * Synthesizes into a file: written as `.<name>.<uuid>.part` in `tempDir` (default: beside `outPath`, on
+ * its file system), renamed into place once complete and removed on any failure.
+ */
+export async function synthesizeToFile(
+  req: SynthesisRequest,
+  outPath: string,
+  options: PipelineOptions & { tempDir?: string },
+): Promise<SynthesisResult> {
+  const tempPath = join(options.tempDir ?? dirname(outPath), `.${basename(outPath)}.${randomUUID()}.part`);
+  const file = await open(tempPath, 'wx').catch((error: unknown) => {
+    throw toSynthesisError(error, `Cannot create ${tempPath}`);
+  });
+  try {
+    const result = await synthesize(req, { write: async (bytes) => void (await file.write(bytes)) }, options);
+    await file.close();
+    await rename(tempPath, outPath);
+    return result;
+  } catch (error) {
+    await file.close().catch(() => undefined);
+    await unlink(tempPath).catch(() => undefined);
+    throw error;
+  }
 }

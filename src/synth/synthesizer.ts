@@ -4,9 +4,9 @@ import { SynthesisError } from './errors.js';
 import { Estimator } from './estimate.js';
 import { Limiter } from './limiter.js';
 import { OpenAICompatibleEngine } from './openai-compatible.js';
-import { synthesizeToFile } from './pipeline.js';
+import { type PipelineOptions, synthesize, synthesizeToFile } from './pipeline.js';
 import { SynthesisPool } from './pool.js';
-import type { SynthesisProgress, SynthesisRequest, SynthesisResult, Synthesizer, SynthesizerOptions } from './types.js';
+import type { SynthesisProgress, SynthesisRequest, SynthesisResult, SynthesisRunOptions, Synthesizer, SynthesizerOptions } from './types.js';
 
 /**
  * The synthesizer of a process: one worker pool shared by every job, an engine, and estimates that learn
@@ -29,32 +29,36 @@ export function createSynthesizer(options: SynthesizerOptions = {}): Synthesizer
   const limiter = new Limiter(kind === 'espeak' ? threads * 3 : Math.max(4, threads * 4));
   let closed = false;
 
+  /** Runs one job through the pipeline, counting it for the estimator and teaching it the outcome. */
+  async function run(req: SynthesisRequest, opts: SynthesisRunOptions, pipeline: (o: PipelineOptions) => Promise<SynthesisResult>): Promise<SynthesisResult> {
+    if (closed) throw new SynthesisError('INTERNAL_ERROR', 'The synthesizer is closed', { retryable: true });
+    estimator.jobStarted();
+    let concurrencySum = 0;
+    let concurrencySamples = 0;
+    const onProgress = (p: SynthesisProgress) => {
+      concurrencySum += estimator.runningJobs;
+      concurrencySamples++;
+      opts.onProgress?.(p);
+    };
+    try {
+      const result = await pipeline({ engine, pool, limiter, bitrateKbps, window, onProgress, signal: opts.signal });
+      estimator.record({
+        text: req.text,
+        speed: req.speed,
+        language: req.language,
+        audioSeconds: result.durationSeconds,
+        elapsedMs: result.elapsedMs,
+        concurrentJobs: concurrencySamples ? concurrencySum / concurrencySamples : 1,
+      });
+      return result;
+    } finally {
+      estimator.jobEnded();
+    }
+  }
+
   return {
-    async synthesizeToFile(req: SynthesisRequest, outPath: string, opts = {}): Promise<SynthesisResult> {
-      if (closed) throw new SynthesisError('INTERNAL_ERROR', 'The synthesizer is closed', { retryable: true });
-      estimator.jobStarted();
-      let concurrencySum = 0;
-      let concurrencySamples = 0;
-      const onProgress = (p: SynthesisProgress) => {
-        concurrencySum += estimator.runningJobs;
-        concurrencySamples++;
-        opts.onProgress?.(p);
-      };
-      try {
-        const result = await synthesizeToFile(req, outPath, { engine, pool, limiter, bitrateKbps, window, onProgress, signal: opts.signal, tempDir: opts.tempDir });
-        estimator.record({
-          text: req.text,
-          speed: req.speed,
-          language: req.language,
-          audioSeconds: result.durationSeconds,
-          elapsedMs: result.elapsedMs,
-          concurrentJobs: concurrencySamples ? concurrencySum / concurrencySamples : 1,
-        });
-        return result;
-      } finally {
-        estimator.jobEnded();
-      }
-    },
+    synthesize: (req, sink, opts = {}) => run(req, opts, (o) => synthesize(req, sink, o)),
+    synthesizeToFile: (req, outPath, opts = {}) => run(req, opts, (o) => synthesizeToFile(req, outPath, { ...o, tempDir: opts.tempDir })),
     estimateAudioSeconds: (text, speed, language) => estimator.audioSeconds(text, speed, language),
     estimateWallSeconds: (text, speed, language) => estimator.wallSeconds(text, speed, language),
     async close() {

@@ -62,20 +62,34 @@ export interface SynthesizerOptions {
   window?: number;
 }
 
-export interface Synthesizer {
-  synthesizeToFile(
-    req: SynthesisRequest,
-    outPath: string,
-    opts?: {
-      onProgress?: (p: SynthesisProgress) => void;
-      signal?: AbortSignal;
-      /** Where the partial file is written (on the file system of `outPath`); default beside it. */
-      tempDir?: string;
-    },
-  ): Promise<SynthesisResult>;
+/** Where encoded MP3 bytes go, in order; each write is awaited before the next. */
+export interface AudioSink {
+  write(bytes: Uint8Array): Promise<void>;
+}
+
+export interface SynthesisRunOptions {
+  onProgress?: (p: SynthesisProgress) => void;
+  signal?: AbortSignal;
+}
+
+/** What is needed of synthesis to accept a job: estimates, without running anything. */
+export interface SynthesisEstimator {
   /** Estimated audio duration in seconds for a text at a speed (used to reserve usage minutes before synthesis). */
   estimateAudioSeconds(text: string, speed: number, language?: string): number;
   /** Estimated wall-clock seconds to synthesize the text on this deployment, refined by measured throughput. */
   estimateWallSeconds(text: string, speed: number, language?: string): number;
+}
+
+export interface Synthesizer extends SynthesisEstimator {
+  /** Synthesizes into a sink (e.g. an audio store's writer); see pipeline.ts. */
+  synthesize(req: SynthesisRequest, sink: AudioSink, opts?: SynthesisRunOptions): Promise<SynthesisResult>;
+  synthesizeToFile(
+    req: SynthesisRequest,
+    outPath: string,
+    opts?: SynthesisRunOptions & {
+      /** Where the partial file is written (on the file system of `outPath`); default beside it. */
+      tempDir?: string;
+    },
+  ): Promise<SynthesisResult>;
   close(): Promise<void>;
 }

@@ -4,7 +4,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient } from 'redis';
-import type { RedisClient } from '../../src/server/distributed/redis.js';
+import type { RedisClient } from '../../src/server/adapters/redis/client.js';
 import { ROOT, freePort } from './server.js';
 
 export const WORKER_MAIN = join(ROOT, 'dist/src/server/worker-main.js');

@@ -1,59 +1,110 @@
-import { mkdir, readdir, rm, rmdir, stat } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { access, copyFile, mkdir, open, readdir, rename, rm, rmdir, stat } from 'node:fs/promises';
+import { constants } from 'node:fs';
 import { join } from 'node:path';
-import type { AudioStorage } from '../ports.js';
+import { Readable } from 'node:stream';
+import type { AudioStorage, AudioWriter, ByteRange } from '../ports.js';
 
 /** Partial files untouched this long are leftovers of a dead run, in a directory shared by processes. */
 export const SHARED_PART_STALE_MS = 60_000;
 
-/** Audio files in a directory: local disk, or a directory shared by every process of a deployment. */
+const PART_SUFFIX = '.part';
+
+/**
+ * Audio files in a directory: `<dir>/<job>.mp3`, with partial writes in `<dir>/.parts/<job>/` (inside
+ * the directory, so the rename into place stays on one file system).
+ */
 export class LocalAudioStorage implements AudioStorage {
   /**
    * @param partStaleMs how long a partial file must have been left alone before it counts as a
-   *   leftover. 0 when one process owns the directory (the embedded default); in the distributed mode
-   *   a worker that lost its queue lock may still be writing its own, so give it time.
+   *   leftover. 0 when one process owns the directory (the embedded default); when several processes
+   *   share it, a run that lost its queue lock may still be writing its own, so give it time.
    */
   constructor(
     private readonly dir: string,
     private readonly partStaleMs = 0,
   ) {}
 
-  pathFor(jobId: string): string {
+  private fileOf(jobId: string): string {
     return join(this.dir, `${jobId}.mp3`);
   }
 
-  /** `<dir>/.parts/<job>/`: inside the audio directory, so a rename into place stays on one file system. */
   private partsDirOf(jobId: string): string {
     return join(this.dir, '.parts', jobId);
   }
 
-  async preparePartsDir(jobId: string): Promise<string> {
-    const dir = this.partsDirOf(jobId);
-    await mkdir(dir, { recursive: true });
-    return dir;
+  async createWriter(jobId: string): Promise<AudioWriter> {
+    const partsDir = this.partsDirOf(jobId);
+    await mkdir(partsDir, { recursive: true });
+    const partPath = join(partsDir, `${randomUUID()}${PART_SUFFIX}`);
+    const file = await open(partPath, 'wx');
+    let size = 0;
+    let isOpen = true;
+    const close = async () => {
+      if (!isOpen) return;
+      isOpen = false;
+      await file.close();
+    };
+    return {
+      write: async (bytes) => {
+        await file.write(bytes);
+        size += bytes.byteLength;
+      },
+      commit: async () => {
+        await close();
+        await rename(partPath, this.fileOf(jobId));
+        // Fails, harmlessly, while another run of the job still has a partial file there.
+        await rmdir(partsDir).catch(() => undefined);
+        return { size };
+      },
+      abort: async () => {
+        await close().catch(() => undefined);
+        await rm(partPath, { force: true });
+        await rmdir(partsDir).catch(() => undefined);
+      },
+    };
   }
 
-  async stat(jobId: string): Promise<{ size: number } | undefined> {
+  async putFile(jobId: string, path: string): Promise<{ size: number }> {
+    // Copied next to its place first, then renamed: readers never see half a file.
+    const partsDir = this.partsDirOf(jobId);
+    await mkdir(partsDir, { recursive: true });
+    const partPath = join(partsDir, `${randomUUID()}${PART_SUFFIX}`);
     try {
-      const s = await stat(this.pathFor(jobId));
-      return s.isFile() ? { size: s.size } : undefined;
-    } catch {
-      return undefined;
+      await copyFile(path, partPath);
+      const { size } = await stat(partPath);
+      await rename(partPath, this.fileOf(jobId));
+      return { size };
+    } finally {
+      await rm(partPath, { force: true }).catch(() => undefined);
+      await rmdir(partsDir).catch(() => undefined);
     }
   }
 
+  async stat(jobId: string): Promise<{ size: number } | undefined> {
+    const s = await stat(this.fileOf(jobId)).catch(() => undefined);
+    return s?.isFile() ? { size: s.size } : undefined;
+  }
+
+  async open(jobId: string, range?: ByteRange): Promise<ReadableStream<Uint8Array> | undefined> {
+    // Opened before the stream is made, so a file deleted meanwhile is "absent", not a stream error.
+    const handle = await open(this.fileOf(jobId), 'r').catch(() => undefined);
+    if (!handle) return undefined;
+    // The stream owns the handle and closes it when it ends, fails or is cancelled.
+    return Readable.toWeb(handle.createReadStream({ start: range?.start, end: range?.end })) as ReadableStream<Uint8Array>;
+  }
+
   async delete(jobId: string): Promise<void> {
-    await rm(this.pathFor(jobId), { force: true });
+    await rm(this.fileOf(jobId), { force: true });
   }
 
   async removeLeftovers(jobId: string, olderThanMs = this.partStaleMs): Promise<void> {
-    // The synthesizer writes `.<job>.mp3.<uuid>.part` in the job's parts directory and renames it
-    // into place when done.
     const dir = this.partsDirOf(jobId);
     const names = await readdir(dir).catch(() => [] as string[]);
     const staleBefore = Date.now() - olderThanMs;
     await Promise.all(
       names
-        .filter((n) => n.endsWith('.part'))
+        .filter((n) => n.endsWith(PART_SUFFIX))
         .map(async (n) => {
           const path = join(dir, n);
           const s = await stat(path).catch(() => undefined);
@@ -63,5 +114,25 @@ export class LocalAudioStorage implements AudioStorage {
     );
     // Fails, harmlessly, while another run of the job still has a fresh partial file there.
     await rmdir(dir).catch(() => undefined);
+  }
+
+  async listLeftovers(olderThanMs = this.partStaleMs): Promise<string[]> {
+    const root = join(this.dir, '.parts');
+    const jobs = await readdir(root).catch(() => [] as string[]);
+    const staleBefore = Date.now() - olderThanMs;
+    const stale = await Promise.all(
+      jobs.map(async (jobId) => {
+        const names = await readdir(join(root, jobId)).catch(() => [] as string[]);
+        const times = await Promise.all(names.map((n) => stat(join(root, jobId, n)).then((s) => s.mtimeMs, () => Infinity)));
+        // An empty directory is a leftover too (a run died between mkdir and open).
+        return times.every((t) => t <= staleBefore) ? jobId : undefined;
+      }),
+    );
+    return stale.filter((id): id is string => id !== undefined);
+  }
+
+  async ping(): Promise<void> {
+    await mkdir(this.dir, { recursive: true });
+    await access(this.dir, constants.W_OK);
   }
 }

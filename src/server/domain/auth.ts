@@ -1,6 +1,7 @@
 import type { ErrorCode } from '../../contract/errors.js';
 import type { PlanSettings } from '../config.js';
 import type { Account, ApiKeyRecord, Store } from '../ports.js';
+import type { KeyUsageRecorder } from './key-usage.js';
 import { DUMMY_HASH, displayKey, parseKey, secretMatches } from './keys.js';
 
 export interface Principal {
@@ -24,44 +25,50 @@ export type AuthResult =
 const INVALID = 'The API key is missing, malformed, unknown or revoked. Send `Authorization: Bearer tts_<public_id>_<secret>`.';
 
 /**
- * Checks `Authorization: Bearer <key>` (spec §5): the key's secret against its stored SHA-256 hash in
- * constant time (an unknown key is compared against a dummy hash, so it costs the same), then the
- * key's state, the subscription and the plan's API access, in that order.
+ * Checks `Authorization: Bearer <key>` (docs/api-rules.md#keys-and-authentication): the key's secret
+ * against its stored SHA-256 hash in constant time (an unknown key is compared against a dummy hash, so
+ * it costs the same), then the key's state, the subscription and the plan's API access, in that order.
+ * A key that passes is counted (calls, last used).
  */
-export async function authenticate(
-  header: string | undefined,
-  store: Store,
-  plans: Record<string, PlanSettings>,
-): Promise<AuthResult> {
-  const match = header === undefined ? null : /^Bearer[ ]+(\S+)[ ]*$/i.exec(header);
-  const parsed = match ? parseKey(match[1]) : undefined;
-  if (!parsed) return { ok: false, code: 'INVALID_KEY', message: INVALID };
-  const key = await store.getKey(parsed.publicId);
-  const matches = secretMatches(parsed.secret, key?.secretHash ?? DUMMY_HASH);
-  const shown = displayKey(parsed.publicId);
-  if (!key || !matches || key.revokedAt !== undefined) {
-    return { ok: false, code: 'INVALID_KEY', message: `${INVALID} (key ${shown})`, displayKey: shown };
+export class Authenticator {
+  constructor(
+    private readonly store: Store,
+    private readonly plans: Record<string, PlanSettings>,
+    private readonly usage: KeyUsageRecorder,
+  ) {}
+
+  async authenticate(header: string | undefined, now: number): Promise<AuthResult> {
+    const match = header === undefined ? null : /^Bearer[ ]+(\S+)[ ]*$/i.exec(header);
+    const parsed = match ? parseKey(match[1]) : undefined;
+    if (!parsed) return { ok: false, code: 'INVALID_KEY', message: INVALID };
+    const key = await this.store.getKey(parsed.publicId);
+    const matches = secretMatches(parsed.secret, key?.secretHash ?? DUMMY_HASH);
+    const shown = displayKey(parsed.publicId);
+    if (!key || !matches || key.revokedAt !== undefined) {
+      return { ok: false, code: 'INVALID_KEY', message: `${INVALID} (key ${shown})`, displayKey: shown };
+    }
+    const account = await this.store.getAccount(key.accountId);
+    if (!account) return { ok: false, code: 'INVALID_KEY', message: `${INVALID} (key ${shown})`, displayKey: shown };
+    const plan = this.plans[account.plan];
+    if (account.subscription !== 'active') {
+      return {
+        ok: false,
+        code: 'INACTIVE_SUBSCRIPTION',
+        message: 'The subscription of this account is not active. Reactivate it on the billing page.',
+        displayKey: shown,
+        publicId: key.publicId,
+      };
+    }
+    if (!plan?.apiAccess) {
+      return {
+        ok: false,
+        code: 'NO_API_ACCESS',
+        message: `The ${account.plan} plan does not include API access. Check the plan or contact support.`,
+        displayKey: shown,
+        publicId: key.publicId,
+      };
+    }
+    this.usage.record(key.publicId, now);
+    return { ok: true, principal: { key, account, plan, displayKey: shown } };
   }
-  const account = await store.getAccount(key.accountId);
-  if (!account) return { ok: false, code: 'INVALID_KEY', message: `${INVALID} (key ${shown})`, displayKey: shown };
-  const plan = plans[account.plan];
-  if (account.subscription !== 'active') {
-    return {
-      ok: false,
-      code: 'INACTIVE_SUBSCRIPTION',
-      message: 'The subscription of this account is not active. Reactivate it on the billing page.',
-      displayKey: shown,
-      publicId: key.publicId,
-    };
-  }
-  if (!plan?.apiAccess) {
-    return {
-      ok: false,
-      code: 'NO_API_ACCESS',
-      message: `The ${account.plan} plan does not include API access. Check the plan or contact support.`,
-      displayKey: shown,
-      publicId: key.publicId,
-    };
-  }
-  return { ok: true, principal: { key, account, plan, displayKey: shown } };
 }

@@ -2,7 +2,7 @@ import type { Synthesizer, SynthesisProgress } from '../../synth/index.js';
 import { SynthesisError } from '../../synth/index.js';
 import { NEW_IDEMPOTENCY_KEY_PHRASE } from '../../contract/errors.js';
 import type { Logger } from '../log.js';
-import type { AudioStorage, Store } from '../ports.js';
+import type { AudioStorage, AudioWriter, Store } from '../ports.js';
 import { secondsToCentiminutes } from './usage.js';
 
 export interface LiveProgress {
@@ -10,14 +10,20 @@ export interface LiveProgress {
   elapsedMs: number;
 }
 
+/** What runs a job to its end (the runner itself, or the runner instrumented with metrics). */
+export interface JobRun {
+  /** False when the job was interrupted (shutdown) and stays processing. */
+  run(jobId: string, signal?: AbortSignal): Promise<boolean>;
+}
+
 /** Store writes of progress are throttled: polling reads it, and it need not be exact to the chunk. */
 const PROGRESS_WRITE_INTERVAL_MS = 500;
 
 /**
- * Runs one job: synthesizes its text to its audio file, then settles it (completed, usage charged) or
+ * Runs one job: synthesizes its text into the audio storage, streaming, then settles it (completed, usage charged) or
  * fails it (reservation released). Shared by the in-process queue and the distributed workers.
  */
-export class JobRunner {
+export class JobRunner implements JobRun {
   /** Progress of the jobs running in this process, for honest retry_after_seconds. */
   readonly live = new Map<string, LiveProgress>();
 
@@ -44,15 +50,18 @@ export class JobRunner {
         this.store.updateProgress(jobId, p.fraction).catch((error: unknown) => this.log.warn({ err: error, job_id: jobId }, 'progress not saved'));
       }
     };
+    let writer: AudioWriter | undefined;
     try {
-      const tempDir = await this.audio.preparePartsDir(jobId);
-      const result = await this.synth.synthesizeToFile(
+      writer = await this.audio.createWriter(jobId);
+      const result = await this.synth.synthesize(
         { text: job.text, voice: job.voice, language: job.language, speed: job.speed },
-        this.audio.pathFor(jobId),
-        { onProgress, signal, tempDir },
+        writer,
+        { onProgress, signal },
       );
-      // This run's file is in place; any other partial file of the job belongs to a dead run (or to one
-      // that lost its queue lock, which can no longer settle the job): remove them whatever their age.
+      await writer.commit();
+      writer = undefined;
+      // This run's audio is in place; any other partial write of the job belongs to a dead run (or to
+      // one that lost its queue lock, which can no longer settle the job): remove them whatever their age.
       await this.audio.removeLeftovers(jobId, 0);
       const completedAt = Date.now();
       await this.store.completeJob(jobId, {
@@ -65,6 +74,7 @@ export class JobRunner {
       this.log.info({ job_id: jobId, audio_seconds: result.durationSeconds, wall_ms: completedAt - started }, 'job completed');
       return true;
     } catch (error) {
+      await writer?.abort().catch(() => undefined);
       if (signal?.aborted) {
         this.log.info({ job_id: jobId }, 'job interrupted by shutdown; it resumes at the next start');
         return false;
@@ -82,8 +92,6 @@ export class JobRunner {
         return true;
       }
       await this.audio.delete(jobId).catch(() => undefined);
-      // The failed run removed its own partial file; drop the job's (now empty) parts directory.
-      await this.audio.removeLeftovers(jobId).catch(() => undefined);
       await this.store.failJob(jobId, { code, message, completedAt: Date.now() });
       this.log.error({ job_id: jobId, err: error }, 'job failed');
       return true;

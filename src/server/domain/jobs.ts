@@ -1,18 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { LIMITS } from '../../contract/limits.js';
-import type { Synthesizer } from '../../synth/index.js';
-import type { Config } from '../config.js';
-import type { JobQueue, JobRecord, RateLimitDecision, RateLimiter, Store } from '../ports.js';
+import type { TtsRequestBody } from '../../contract/schemas.js';
+import type { SynthesisEstimator } from '../../synth/index.js';
+import type { AudioStorage, JobQueue, JobRecord, RateLimitDecision, RateLimiter, Store } from '../ports.js';
 import type { Principal } from './auth.js';
-import type { JobRunner } from './job-runner.js';
+import type { LiveProgress } from './job-runner.js';
+import type { SpeechRequests } from './speech-request.js';
 import { minutesToCentiminutes, secondsToCentiminutes, usageMonth } from './usage.js';
 
-export interface SubmitInput {
-  text: string;
-  voice: string;
-  language: string;
-  speed: number;
-  idempotencyKey?: string;
+export type BucketKind = 'post' | 'get';
+
+export interface RateLimitSettings {
+  post: number;
+  get: number;
+  windowMs: number;
 }
 
 export type SubmitOutcome =
@@ -20,60 +21,88 @@ export type SubmitOutcome =
   | { kind: 'rate_limited'; postBucket: RateLimitDecision }
   | { kind: 'usage_exceeded'; usedCentiminutes: number; limitCentiminutes: number; postBucket: RateLimitDecision };
 
+export type PollOutcome =
+  | { kind: 'job'; job: JobRecord; getBucket: RateLimitDecision }
+  | { kind: 'not_found'; getBucket: RateLimitDecision }
+  | { kind: 'rate_limited'; getBucket: RateLimitDecision };
+
+/** A job as a client sees it now (docs/api-rules.md#jobs-and-statuses). */
+export type JobState =
+  | { kind: 'completed'; job: JobRecord; usedCentiminutes: number; limitCentiminutes: number }
+  | { kind: 'processing'; job: JobRecord; retryAfterSeconds: number; progressPercent: number }
+  | { kind: 'failed'; job: JobRecord; code: 'TTS_PROVIDER_ERROR' | 'INTERNAL_ERROR'; message: string }
+  | { kind: 'expired'; job: JobRecord };
+
+/** Progress of the jobs that run in this process (absent for an API process without workers). */
+export interface LiveProgressSource {
+  get(jobId: string): LiveProgress | undefined;
+}
+
+export interface JobServiceDeps {
+  store: Store;
+  queue: JobQueue;
+  limiter: RateLimiter;
+  audio: AudioStorage;
+  estimator: SynthesisEstimator;
+  requests: SpeechRequests;
+  rateLimits: RateLimitSettings;
+  live?: LiveProgressSource;
+}
+
 /** A claim never bound to a job (its holder died) is taken over after this long. */
 const STALE_CLAIM_MS = 30_000;
 const CLAIM_POLL_MS = 20;
 const DAY_MS = 86_400_000;
 
-export const postBucket = (publicId: string) => `post:${publicId}`;
-export const getBucket = (publicId: string) => `get:${publicId}`;
+export const bucketName = (kind: BucketKind, publicId: string) => `${kind}:${publicId}`;
 
 /**
- * Submission and lookup of jobs, in the order DESIGN.md fixes: idempotent replay → rate limit →
- * usage → new job. A rejected or replayed request consumes no POST quota.
+ * Submission and lookup of jobs. A submission is checked in a fixed order after authentication
+ * (docs/api-rules.md#order-of-checks): the request itself → idempotent replay → rate limit → usage →
+ * new job. A rejected or replayed request consumes no POST quota.
  */
 export class JobService {
-  constructor(
-    private readonly store: Store,
-    private readonly queue: JobQueue,
-    private readonly limiter: RateLimiter,
-    private readonly synth: Synthesizer,
-    private readonly config: Config,
-    private readonly runner?: JobRunner,
-  ) {}
+  constructor(private readonly deps: JobServiceDeps) {}
 
-  peekPostBucket(publicId: string): Promise<RateLimitDecision> {
-    const { post, windowMs } = this.config.rateLimits;
-    return this.limiter.check(postBucket(publicId), post, windowMs, false);
+  get rateLimits(): RateLimitSettings {
+    return this.deps.rateLimits;
   }
 
-  async submit(principal: Principal, input: SubmitInput, signal?: AbortSignal): Promise<SubmitOutcome> {
+  /** The key's bucket of this kind as it stands, taking nothing. */
+  peekBucket(kind: BucketKind, publicId: string): Promise<RateLimitDecision> {
+    const { windowMs } = this.deps.rateLimits;
+    return this.deps.limiter.check(bucketName(kind, publicId), this.deps.rateLimits[kind], windowMs, false);
+  }
+
+  async submit(principal: Principal, body: TtsRequestBody, idempotencyKey: string | undefined, signal?: AbortSignal): Promise<SubmitOutcome> {
+    const { store, limiter, queue, estimator, rateLimits } = this.deps;
     const { account, key, plan } = principal;
-    const { post, windowMs } = this.config.rateLimits;
+    const request = this.deps.requests.resolve(body);
     const jobId = randomUUID();
-    const idem = input.idempotencyKey;
+    const idem = idempotencyKey;
 
     if (idem !== undefined) {
       // Claim the key first, so concurrent requests with one key all end up on one job. A holder that
       // died is taken over after STALE_CLAIM_MS, so this wait is bounded.
       const giveUpAt = Date.now() + STALE_CLAIM_MS + 5_000;
       for (;;) {
-        const claim = await this.store.claimIdempotencyKey(account.id, idem, jobId, Date.now(), STALE_CLAIM_MS);
+        const claim = await store.claimIdempotencyKey(account.id, idem, jobId, Date.now(), STALE_CLAIM_MS);
         if (claim.kind === 'claimed') break;
         if (claim.kind === 'existing') {
-          const job = await this.store.getJob(claim.jobId);
-          if (job) return { kind: 'job', job, replayed: true, postBucket: await this.peekPostBucket(key.publicId) };
+          const job = await store.getJob(claim.jobId);
+          if (job) return { kind: 'job', job, replayed: true, postBucket: await this.peekBucket('post', key.publicId) };
         }
         if (signal?.aborted) throw new Error('request aborted');
         if (Date.now() > giveUpAt) throw new Error(`Idempotency-Key claim of account ${account.id} did not settle`);
         await new Promise((r) => setTimeout(r, CLAIM_POLL_MS));
       }
     }
-    const release = () => (idem === undefined ? Promise.resolve() : this.store.releaseIdempotencyKey(account.id, idem, jobId));
+    const release = () => (idem === undefined ? Promise.resolve() : store.releaseIdempotencyKey(account.id, idem, jobId));
 
+    const postBucket = bucketName('post', key.publicId);
     let bucket: RateLimitDecision;
     try {
-      bucket = await this.limiter.check(postBucket(key.publicId), post, windowMs, true);
+      bucket = await limiter.check(postBucket, rateLimits.post, rateLimits.windowMs, true);
     } catch (error) {
       await release();
       throw error;
@@ -84,16 +113,13 @@ export class JobService {
     }
 
     const now = Date.now();
-    const estimateSeconds = this.synth.estimateAudioSeconds(input.text, input.speed, input.language);
+    const estimateSeconds = estimator.estimateAudioSeconds(request.text, request.speed, request.language);
     const job: JobRecord = {
       id: jobId,
       accountId: account.id,
       keyPublicId: key.publicId,
       status: 'processing',
-      text: input.text,
-      voice: input.voice,
-      language: input.language,
-      speed: input.speed,
+      ...request,
       createdAt: now,
       deleteAfter: now + plan.retentionDays * DAY_MS,
       reservedCentiminutes: Math.max(1, secondsToCentiminutes(estimateSeconds)),
@@ -102,15 +128,15 @@ export class JobService {
       idempotencyKey: idem,
     };
     // A request refused after its admission (usage exhausted, or the store failed) gives its place
-    // back: a rejected request consumes no POST quota.
-    // The refusal is the answer whatever happens to the refund (the place then frees with the window).
+    // back: a rejected request consumes no POST quota. The refusal is the answer whatever happens to
+    // the refund (the place then frees with the window).
     const giveBack = async () => {
-      const refund = bucket.admission === undefined ? undefined : this.limiter.refund(postBucket(key.publicId), bucket.admission);
+      const refund = bucket.admission === undefined ? undefined : limiter.refund(postBucket, bucket.admission);
       await Promise.all([release(), refund?.catch(() => undefined)]);
     };
     let created;
     try {
-      created = await this.store.createJob(job, minutesToCentiminutes(plan.monthlyMinutes));
+      created = await store.createJob(job, minutesToCentiminutes(plan.monthlyMinutes));
     } catch (error) {
       await giveBack();
       throw error;
@@ -121,42 +147,72 @@ export class JobService {
         kind: 'usage_exceeded',
         usedCentiminutes: created.usedCentiminutes,
         limitCentiminutes: created.limitCentiminutes,
-        postBucket: await this.peekPostBucket(key.publicId),
+        postBucket: await this.peekBucket('post', key.publicId),
       };
     }
-    await this.queue.enqueue(jobId);
+    await queue.enqueue(jobId);
     return { kind: 'job', job, replayed: false, postBucket: bucket };
   }
 
   /** Waits up to `ms` for the job to finish; returns its record as it then stands. */
   async waitInline(jobId: string, ms: number, signal?: AbortSignal): Promise<JobRecord | undefined> {
-    const finished = this.queue.waitForFinish(jobId, ms, signal);
-    const job = await this.store.getJob(jobId);
+    const finished = this.deps.queue.waitForFinish(jobId, ms, signal);
+    const job = await this.deps.store.getJob(jobId);
     if (!job || job.status !== 'processing') return job;
     await finished;
-    return this.store.getJob(jobId);
+    return this.deps.store.getJob(jobId);
+  }
+
+  /** A poll: takes a place in the key's GET bucket, then looks the job up for the caller's account. */
+  async poll(principal: Principal, jobId: string): Promise<PollOutcome> {
+    const { get, windowMs } = this.deps.rateLimits;
+    const bucket = await this.deps.limiter.check(bucketName('get', principal.key.publicId), get, windowMs, true);
+    if (!bucket.allowed) return { kind: 'rate_limited', getBucket: bucket };
+    const job = await this.get(principal.account.id, jobId);
+    return job ? { kind: 'job', job, getBucket: bucket } : { kind: 'not_found', getBucket: bucket };
   }
 
   /** A job of this account, or undefined (unknown ids and other accounts' jobs look the same). */
   async get(accountId: string, jobId: string): Promise<JobRecord | undefined> {
-    const job = await this.store.getJob(jobId);
+    const job = await this.deps.store.getJob(jobId);
     return job && job.accountId === accountId ? job : undefined;
+  }
+
+  /** The job as its owner sees it at `now`. A legacy job past its expiry loses its audio here. */
+  async state(principal: Principal, job: JobRecord, now: number): Promise<JobState> {
+    if (job.legacyExpiresAt !== undefined && job.legacyExpiresAt <= now) {
+      await this.deps.audio.delete(job.id);
+      return { kind: 'expired', job };
+    }
+    if (job.status === 'processing') {
+      return { kind: 'processing', job, retryAfterSeconds: this.retryAfterSeconds(job), progressPercent: this.progressPercent(job) };
+    }
+    if (job.status === 'failed') {
+      return { kind: 'failed', job, code: job.errorCode ?? 'INTERNAL_ERROR', message: job.errorMessage ?? 'Synthesis failed.' };
+    }
+    const usage = await this.deps.store.getUsage(job.accountId, usageMonth(now));
+    return {
+      kind: 'completed',
+      job,
+      usedCentiminutes: usage.usedCentiminutes,
+      limitCentiminutes: minutesToCentiminutes(principal.plan.monthlyMinutes),
+    };
   }
 
   /** An honest estimate of the seconds left, from live progress when this process runs the job. */
   retryAfterSeconds(job: JobRecord): number {
-    const live = this.runner?.live.get(job.id);
+    const live = this.deps.live?.get(job.id);
     let remaining: number;
     if (live && live.fraction > 0.02 && live.elapsedMs > 200) {
       remaining = ((live.elapsedMs / live.fraction) * (1 - live.fraction)) / 1000;
     } else {
-      remaining = this.synth.estimateWallSeconds(job.text, job.speed) * (1 - (live?.fraction ?? job.progress));
+      remaining = this.deps.estimator.estimateWallSeconds(job.text, job.speed) * (1 - (live?.fraction ?? job.progress));
     }
     return Math.min(LIMITS.retryAfterMaxSeconds, Math.max(LIMITS.retryAfterMinSeconds, Math.ceil(remaining)));
   }
 
   progressPercent(job: JobRecord): number {
-    const fraction = this.runner?.live.get(job.id)?.fraction ?? job.progress;
+    const fraction = this.deps.live?.get(job.id)?.fraction ?? job.progress;
     return Math.round(Math.min(1, Math.max(0, fraction)) * 1000) / 10;
   }
 }

@@ -1,18 +1,37 @@
 import type { Logger } from '../log.js';
 import type { AudioStorage, Store } from '../ports.js';
 
+const BATCH = 500;
+
+/** Partial writes untouched this long belong to a dead run, whatever the mode. */
+export const LEFTOVER_STALE_MS = 10 * 60_000;
+
 /** Deletes jobs (record and audio) whose plan retention has passed, in batches. */
 export async function sweepExpiredJobs(store: Store, audio: AudioStorage, log: Logger, now = Date.now()): Promise<number> {
   let total = 0;
   for (;;) {
-    const ids = await store.deleteExpiredJobs(now, 500);
-    await Promise.all(ids.map(async (id) => {
-      await audio.delete(id);
-      await audio.removeLeftovers(id, 0);
-    }));
+    const ids = await store.deleteExpiredJobs(now, BATCH);
+    await Promise.all(
+      ids.map(async (id) => {
+        await audio.delete(id);
+        await audio.removeLeftovers(id, 0);
+      }),
+    );
     total += ids.length;
-    if (ids.length < 500) break;
+    if (ids.length < BATCH) break;
   }
   if (total > 0) log.info({ deleted: total }, 'retention: expired jobs deleted');
   return total;
+}
+
+/**
+ * Removes partial writes left by runs that died (a crashed worker, a killed process): those untouched
+ * for `staleMs`. A live run writes as it encodes, so its partial write is never that old; a job whose
+ * run died is run again from the start, and that run clears its own leftovers first.
+ */
+export async function sweepLeftovers(audio: AudioStorage, log: Logger, staleMs = LEFTOVER_STALE_MS): Promise<number> {
+  const ids = await audio.listLeftovers(staleMs);
+  for (const id of ids) await audio.removeLeftovers(id, staleMs);
+  if (ids.length > 0) log.info({ jobs: ids.length }, 'leftover partial audio removed');
+  return ids.length;
 }

@@ -1,30 +1,35 @@
 import type { Context } from 'hono';
 import { API_VERSION } from '../../contract/limits.js';
-import type { ErrorBodyT } from '../../contract/schemas.js';
-import type { ApiError } from './errors.js';
+import type { ErrorBodyT, MetaBody } from '../../contract/schemas.js';
+import type { Principal } from '../domain/auth.js';
+import type { ApiError } from '../domain/errors.js';
 
 export interface RequestVars {
   requestId: string;
   receivedAt: number;
-  /** Display key of the authenticated caller, for logs. */
+  /** Display key of the caller, once its key was parsed (for logs). */
   displayKey?: string;
+  /** Set by the auth middleware for the routes that need a key. */
+  principal: Principal;
 }
 
 export type AppEnv = { Variables: RequestVars };
 export type AppContext = Context<AppEnv>;
 
-/** Every JSON body leaves through here, so none lacks `meta`. */
-export function sendJson(
-  c: AppContext,
-  status: number,
-  body: Record<string, unknown>,
-  extraMeta: Record<string, unknown> = {},
-): Response {
-  const meta = { request_id: c.get('requestId'), ...extraMeta, api_version: API_VERSION };
-  return c.json({ ...body, meta }, status as 200);
+/** The `meta` of every response (docs/api-rules.md#meta-and-versioning). */
+export function metaOf(c: Context<AppEnv>, processingTimeMs?: number): MetaBody {
+  return processingTimeMs === undefined
+    ? { request_id: c.get('requestId'), api_version: API_VERSION }
+    : { request_id: c.get('requestId'), processing_time_ms: processingTimeMs, api_version: API_VERSION };
 }
 
-export function sendError(c: AppContext, error: ApiError): Response {
+/** A JSON body with `meta` added, for the answers no route schema describes (ops, 405, errors). */
+export function sendJson(c: Context<AppEnv>, status: number, body: Record<string, unknown>): Response {
+  return c.json({ ...body, meta: metaOf(c) }, status as 200);
+}
+
+/** Every error leaves through here: the error body, its headers, and `meta`. */
+export function sendError(c: Context<AppEnv>, error: ApiError): Response {
   for (const [name, value] of Object.entries(error.headers)) c.header(name, value);
   const body: Omit<ErrorBodyT, 'meta'> = {
     success: false,

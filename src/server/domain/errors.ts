@@ -1,6 +1,10 @@
 import { ERROR_TABLE, type ErrorCode } from '../../contract/errors.js';
 
-/** An error answered with the spec's error body; the HTTP status comes from the error table. */
+/**
+ * A refusal with one of the API's error codes (docs/api-rules.md#errors). The HTTP layer answers it with
+ * the error body; its status is the one the error table gives the code, except for the few answers that
+ * HTTP itself fixes (405 with Allow, 416 for a range, 503 for readiness), which pass `status`.
+ */
 export class ApiError extends Error {
   readonly status: number;
 

@@ -1,13 +1,13 @@
 import { Queue } from 'bullmq';
-import { NEW_IDEMPOTENCY_KEY_PHRASE } from '../../contract/errors.js';
-import { bullConnection, synthesisJobOptions } from '../distributed/bullmq.js';
-import { RedisKeys, SYNTHESIS_QUEUE } from '../distributed/keys.js';
-import { closeRedisClient, createRedisClient, logConnectionState, type RedisClient } from '../distributed/redis.js';
-import type { DistributedSettings } from '../distributed/settings.js';
-import { withTimeout } from '../distributed/timeout.js';
-import type { Logger } from '../log.js';
-import type { JobQueue, QueueStats } from '../ports.js';
-import type { RedisStore } from './redis-store.js';
+import { NEW_IDEMPOTENCY_KEY_PHRASE } from '../../../contract/errors.js';
+import { bullConnection, synthesisJobOptions } from './bullmq.js';
+import { RedisKeys, SYNTHESIS_QUEUE } from './keys.js';
+import { closeRedisClient, createRedisClient, logConnectionState, type RedisClient } from './client.js';
+import type { DistributedSettings } from './settings.js';
+import { withTimeout } from '../../timeout.js';
+import type { Logger } from '../../log.js';
+import type { JobQueue, QueueStats } from '../../ports.js';
+import type { RedisStore } from './store.js';
 
 /** Waiting requests re-read their job from the store this often, in case an announcement was lost. */
 const STORE_RECHECK_MS = 1_000;

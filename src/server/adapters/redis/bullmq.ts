@@ -1,7 +1,7 @@
 import { RedisConnection, createNodeRedisClient, type JobsOptions, type RedisOptions } from 'bullmq';
 import { createClient } from 'redis';
 import type { DistributedSettings } from './settings.js';
-import { reconnectDelay } from './redis.js';
+import { reconnectDelay } from './client.js';
 
 let installed = false;
 

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { deleteKeys, redisOrSkip, uniquePrefix } from '../../../test/helpers/redis.js';
-import { describeRateLimiterContract } from './rate-limiter.contract.js';
-import { RedisRateLimiter } from './redis-rate-limiter.js';
+import { deleteKeys, redisOrSkip, uniquePrefix } from '../../../../test/helpers/redis.js';
+import { describeRateLimiterContract } from '../rate-limiter.contract.js';
+import { RedisRateLimiter } from './rate-limiter.js';
 
 const redis = await redisOrSkip('RedisRateLimiter contract');
 const prefix = uniquePrefix('rate');

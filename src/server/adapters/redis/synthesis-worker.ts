@@ -1,11 +1,11 @@
 import { WaitingError, Worker, type Job } from 'bullmq';
-import type { JobRun } from '../http/ops.js';
-import type { Logger } from '../log.js';
+import type { JobRun } from '../../domain/job-runner.js';
+import type { Logger } from '../../log.js';
 import { bullConnection } from './bullmq.js';
 import { RedisKeys, SYNTHESIS_QUEUE } from './keys.js';
-import { redactRedisUrl, type RedisClient } from './redis.js';
+import { redactRedisUrl, type RedisClient } from './client.js';
 import type { DistributedSettings } from './settings.js';
-import { withTimeout } from './timeout.js';
+import { withTimeout } from '../../timeout.js';
 
 export interface SynthesisWorkerOptions {
   url: string;

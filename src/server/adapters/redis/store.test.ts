@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { deleteKeys, redisOrSkip, uniquePrefix } from '../../../test/helpers/redis.js';
-import { RedisStore } from './redis-store.js';
-import { describeStoreContract, newAccount, newJob } from './store.contract.js';
+import { deleteKeys, redisOrSkip, uniquePrefix } from '../../../../test/helpers/redis.js';
+import { RedisStore } from './store.js';
+import { describeStoreContract, newAccount, newJob } from '../store.contract.js';
 
 const redis = await redisOrSkip('RedisStore contract');
 const prefixes: string[] = [];

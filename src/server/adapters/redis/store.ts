@@ -1,5 +1,5 @@
-import { RedisKeys } from '../distributed/keys.js';
-import { LuaScript, asRedisUnavailable, closeRedisClient, type RedisClient } from '../distributed/redis.js';
+import { RedisKeys } from './keys.js';
+import { LuaScript, asRedisUnavailable, closeRedisClient, type RedisClient } from './client.js';
 import type {
   Account,
   ApiKeyRecord,
@@ -8,7 +8,7 @@ import type {
   JobRecord,
   Store,
   UsageFigures,
-} from '../ports.js';
+} from '../../ports.js';
 
 /**
  * A job record outlives its retention by this much: the retention sweep deletes it (and its audio) on

@@ -8,7 +8,7 @@ import {
   TimeoutError,
   createClient,
 } from 'redis';
-import type { Logger } from '../log.js';
+import type { Logger } from '../../log.js';
 
 export type RedisClient = ReturnType<typeof createRedisClient>;
 

@@ -1,12 +1,12 @@
 import type { MiddlewareHandler } from 'hono';
-import type { AppEnv } from './context.js';
+import type { AppEnv } from '../context.js';
 
 const ALLOW_METHODS = 'GET, POST, OPTIONS';
 const ALLOW_HEADERS = 'Authorization, Content-Type, Idempotency-Key, User-Agent';
 const EXPOSE_HEADERS = 'Retry-After, RateLimit, RateLimit-Policy, X-Request-Id, Idempotent-Replayed, WWW-Authenticate';
 
 /**
- * CORS (spec §4.8): the first-party origin and preview origins get CORS headers; any other origin
+ * CORS (docs/api-rules.md#cors): the first-party origin and preview origins get CORS headers; any other origin
  * gets none, so browsers refuse the response. Non-browser clients send no Origin and are unaffected.
  */
 export function cors(origins: readonly string[], previewPattern?: RegExp): MiddlewareHandler<AppEnv> {

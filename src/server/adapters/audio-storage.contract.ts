@@ -1,0 +1,158 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AudioStorage } from '../ports.js';
+
+/**
+ * The behaviour every AudioStorage adapter owes the job runner, the audio route, the retention sweep
+ * and the admin CLI, written once and run against each adapter. `open` gives a storage no other test
+ * uses (a fresh directory, a fresh key prefix); `close` removes what it created.
+ */
+export interface AudioStorageHarness {
+  storage: AudioStorage;
+  /** Makes the partial writes of this job look untouched for `ms` (to test staleness without waiting). */
+  age(jobId: string, ms: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+async function readAll(stream: ReadableStream<Uint8Array> | undefined): Promise<Buffer | undefined> {
+  if (!stream) return undefined;
+  const parts: Uint8Array[] = [];
+  for await (const part of stream as unknown as AsyncIterable<Uint8Array>) parts.push(part);
+  return Buffer.concat(parts);
+}
+
+const bytes = (n: number, seed = 7) => Buffer.from(Array.from({ length: n }, (_, i) => (i * seed + 3) % 256));
+
+export function describeAudioStorageContract(name: string, open: () => Promise<AudioStorageHarness>): void {
+  describe(`AudioStorage contract: ${name}`, () => {
+    let h: AudioStorageHarness;
+    let storage: AudioStorage;
+    let scratch: string;
+    beforeAll(async () => {
+      h = await open();
+      storage = h.storage;
+      scratch = await mkdtemp(join(tmpdir(), 'agent-tts-audio-contract-'));
+    });
+    afterAll(async () => {
+      await h?.close();
+      await rm(scratch, { recursive: true, force: true });
+    });
+
+    it('answers ping', async () => {
+      await expect(storage.ping()).resolves.toBeUndefined();
+    });
+
+    it('shows nothing of a job until its writer commits, then all of it', async () => {
+      const job = randomUUID();
+      const writer = await storage.createWriter(job);
+      await writer.write(bytes(1000));
+      await writer.write(bytes(2345, 11));
+      expect(await storage.stat(job)).toBeUndefined();
+      expect(await storage.open(job)).toBeUndefined();
+      expect(await writer.commit()).toEqual({ size: 3345 });
+      expect(await storage.stat(job)).toEqual({ size: 3345 });
+      expect(await readAll(await storage.open(job))).toEqual(Buffer.concat([bytes(1000), bytes(2345, 11)]));
+    });
+
+    it('serves byte ranges, first, middle and last byte included', async () => {
+      const job = randomUUID();
+      const content = bytes(5000, 13);
+      const writer = await storage.createWriter(job);
+      await writer.write(content);
+      await writer.commit();
+      expect(await readAll(await storage.open(job, { start: 0, end: 0 }))).toEqual(content.subarray(0, 1));
+      expect(await readAll(await storage.open(job, { start: 100, end: 4099 }))).toEqual(content.subarray(100, 4100));
+      expect(await readAll(await storage.open(job, { start: 4999, end: 4999 }))).toEqual(content.subarray(4999));
+    });
+
+    it('an aborted writer leaves neither audio nor leftovers, and a committed audio survives a later aborted run', async () => {
+      const job = randomUUID();
+      const first = await storage.createWriter(job);
+      await first.write(bytes(10));
+      await first.abort();
+      await first.abort();
+      expect(await storage.stat(job)).toBeUndefined();
+      expect(await storage.listLeftovers(0)).not.toContain(job);
+
+      const ok = await storage.createWriter(job);
+      await ok.write(bytes(64));
+      await ok.commit();
+      const failed = await storage.createWriter(job);
+      await failed.write(bytes(8));
+      await failed.abort();
+      expect(await readAll(await storage.open(job))).toEqual(bytes(64));
+    });
+
+    it('a second commit replaces the audio (a duplicate run), whole', async () => {
+      const job = randomUUID();
+      for (const size of [300, 120]) {
+        const w = await storage.createWriter(job);
+        await w.write(bytes(size, size));
+        await w.commit();
+      }
+      expect(await readAll(await storage.open(job))).toEqual(bytes(120, 120));
+    });
+
+    it('stores a finished file', async () => {
+      const job = randomUUID();
+      const path = join(scratch, 'in.mp3');
+      await writeFile(path, bytes(777));
+      expect(await storage.putFile(job, path)).toEqual({ size: 777 });
+      expect(await readAll(await storage.open(job))).toEqual(bytes(777));
+    });
+
+    it('deletes audio, and deleting what is absent is not an error', async () => {
+      const job = randomUUID();
+      const w = await storage.createWriter(job);
+      await w.write(bytes(5));
+      await w.commit();
+      await storage.delete(job);
+      expect(await storage.stat(job)).toBeUndefined();
+      await expect(storage.delete(job)).resolves.toBeUndefined();
+      await expect(storage.delete(randomUUID())).resolves.toBeUndefined();
+    });
+
+    it('finds and removes the partial writes of a dead run once stale, and leaves fresh ones and other jobs alone', async () => {
+      const dead = randomUUID();
+      const alive = randomUUID();
+      const deadWriter = await storage.createWriter(dead);
+      await deadWriter.write(bytes(50));
+      const aliveWriter = await storage.createWriter(alive);
+      await aliveWriter.write(bytes(50));
+      await h.age(dead, 10 * 60_000);
+
+      const stale = await storage.listLeftovers(5 * 60_000);
+      expect(stale).toContain(dead);
+      expect(stale).not.toContain(alive);
+      await storage.removeLeftovers(dead, 5 * 60_000);
+      await storage.removeLeftovers(alive, 5 * 60_000);
+      expect(await storage.listLeftovers(0)).not.toContain(dead);
+      expect(await storage.listLeftovers(0)).toContain(alive);
+
+      // The live run still commits.
+      await aliveWriter.write(bytes(10));
+      expect(await aliveWriter.commit()).toEqual({ size: 60 });
+      expect(await storage.listLeftovers(0)).not.toContain(alive);
+    });
+
+    it('removes every partial write of a job when told to take them all', async () => {
+      const job = randomUUID();
+      const w = await storage.createWriter(job);
+      await w.write(bytes(20));
+      await storage.removeLeftovers(job, 0);
+      expect(await storage.listLeftovers(0)).not.toContain(job);
+      expect(await storage.stat(job)).toBeUndefined();
+      await w.abort();
+    });
+
+    it('copes with a job that never had anything', async () => {
+      const job = randomUUID();
+      await expect(storage.removeLeftovers(job)).resolves.toBeUndefined();
+      expect(await storage.open(job)).toBeUndefined();
+      expect(await storage.stat(job)).toBeUndefined();
+    });
+  });
+}

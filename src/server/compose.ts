@@ -1,0 +1,190 @@
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import { Estimator, createSynthesizer, type SynthesisEstimator, type Synthesizer } from '../synth/index.js';
+import { LocalAudioStorage, SHARED_PART_STALE_MS } from './adapters/local-audio-storage.js';
+import { LocalJobQueue } from './adapters/local-queue.js';
+import { MemoryRateLimiter } from './adapters/memory-rate-limiter.js';
+import type { RedisBackends } from './adapters/redis/index.js';
+import type { SynthesisWorker } from './adapters/redis/synthesis-worker.js';
+import { SqliteStore } from './adapters/sqlite-store.js';
+import type { Config } from './config.js';
+import { Authenticator } from './domain/auth.js';
+import { JobRunner } from './domain/job-runner.js';
+import { JobService } from './domain/jobs.js';
+import { KeyUsageRecorder } from './domain/key-usage.js';
+import { AudioUrlSigner } from './domain/signing.js';
+import { SpeechRequests } from './domain/speech-request.js';
+import type { Logger } from './log.js';
+import { createOpsMetrics, instrumentRunner, type OpsMetrics } from './metrics.js';
+import type { AudioStorage, JobQueue, RateLimiter, Store } from './ports.js';
+
+/**
+ * The one assembly of ports into services, for every process kind: the API (embedded or distributed),
+ * the synthesis worker and the admin CLI. Which adapters a process gets follows from the configuration
+ * alone (REDIS_URL), so every kind sees the same store and the same audio.
+ */
+
+/** The state every process kind shares: the store and the audio storage. */
+export interface Storage {
+  store: Store;
+  audio: AudioStorage;
+  /** Present in the distributed mode. */
+  redis?: RedisBackends;
+  close(): Promise<void>;
+}
+
+export async function openStorage(config: Config, log: Logger, processName: string): Promise<Storage> {
+  if (config.redisUrl) {
+    const { openRedisBackends } = await import('./adapters/redis/index.js');
+    const redis = openRedisBackends(config, log, processName);
+    // Every process of the deployment writes to the one audio directory: a run that lost its queue
+    // lock may still be writing its own partial file, so leftovers count as such only once stale.
+    const audio = new LocalAudioStorage(join(config.dataDir, 'audio'), SHARED_PART_STALE_MS);
+    return { store: redis.store, audio, redis, close: () => redis.close() };
+  }
+  const store = new SqliteStore(join(config.dataDir, 'agent-tts.sqlite'));
+  return { store, audio: new LocalAudioStorage(join(config.dataDir, 'audio')), close: () => store.close() };
+}
+
+export function createSynth(config: Config): Synthesizer {
+  return createSynthesizer({ engine: config.engine, threads: config.synthThreads, upstream: { ...config.upstream, retries: 3 } });
+}
+
+/** The voice families this deployment can speak: eSpeak speaks all; an upstream engine those configured. */
+function speechRequests(config: Config): SpeechRequests {
+  if (config.engine === 'espeak') return new SpeechRequests(new Set(['kokoro', 'supertonic']));
+  const families = (['kokoro', 'supertonic'] as const).filter((f) => config.upstream.baseUrls[f]);
+  return new SpeechRequests(new Set(families));
+}
+
+/** Estimates as a synthesizer would make them, without a thread pool (an API process without workers). */
+function estimateOnly(config: Config): SynthesisEstimator {
+  const estimator = new Estimator(config.engine, config.synthThreads ?? availableParallelism());
+  return {
+    estimateAudioSeconds: (text, speed, language) => estimator.audioSeconds(text, speed, language),
+    estimateWallSeconds: (text, speed, language) => estimator.wallSeconds(text, speed, language),
+  };
+}
+
+export interface ApiServices {
+  config: Config;
+  store: Store;
+  audio: AudioStorage;
+  limiter: RateLimiter;
+  queue: JobQueue;
+  jobs: JobService;
+  auth: Authenticator;
+  signer: AudioUrlSigner;
+  metrics: OpsMetrics;
+  /** Queues again the jobs a previous run left processing (a crash or a shutdown). */
+  resumeInterrupted(): Promise<number>;
+  close(): Promise<void>;
+}
+
+/**
+ * An API process. Embedded: SQLite, in-process rate limiter and queue, synthesis on worker threads.
+ * Distributed: Redis store, limiter and BullMQ queue; synthesis in this process too unless
+ * LOCAL_WORKERS=false, in which case it only estimates (for usage reservations and retry_after_seconds),
+ * assuming workers sized like this machine (or SYNTH_THREADS).
+ */
+export async function composeApi(config: Config, log: Logger): Promise<ApiServices> {
+  const storage = await openStorage(config, log, 'agent-tts-api');
+  const { store, audio, redis } = storage;
+  const metrics = createOpsMetrics();
+  const runsJobs = !redis || config.localWorkers;
+  const synth = runsJobs ? createSynth(config) : undefined;
+  const estimator: SynthesisEstimator = synth ?? estimateOnly(config);
+  const runner = synth ? new JobRunner(store, audio, synth, log) : undefined;
+  const limiter: RateLimiter = redis ? redis.limiter() : new MemoryRateLimiter();
+
+  let queue: JobQueue;
+  let worker: SynthesisWorker | undefined;
+  let resumeInterrupted: () => Promise<number>;
+  if (redis) {
+    const shared = redis.queue();
+    queue = shared;
+    if (runner) worker = redis.worker(instrumentRunner(runner, store, metrics), config.jobConcurrency);
+    resumeInterrupted = () => {
+      // The shared queue reconciles itself with the store; Redis may not answer yet, and then the
+      // periodic sweep does it once it does.
+      shared.startReconciling();
+      return shared.reconcile().catch((error: unknown) => {
+        log.warn({ err: error }, 'queue reconcile at start failed; the periodic sweep retries');
+        return 0;
+      });
+    };
+  } else {
+    const local = new LocalJobQueue(instrumentRunner(runner!, store, metrics), config.jobConcurrency, log);
+    queue = local;
+    resumeInterrupted = async () => {
+      const ids = await store.listProcessingJobIds();
+      for (const id of ids) await local.enqueue(id);
+      return ids.length;
+    };
+  }
+  if (queue.stats) metrics.observeQueue(() => queue.stats!());
+
+  const keyUsage = new KeyUsageRecorder(store);
+  const jobs = new JobService({
+    store,
+    queue,
+    limiter,
+    audio,
+    estimator,
+    requests: speechRequests(config),
+    rateLimits: config.rateLimits,
+    // Live progress sharpens retry_after_seconds for the jobs this process runs; others are
+    // estimated from the progress their workers write to the store.
+    live: runner?.live,
+  });
+  return {
+    config,
+    store,
+    audio,
+    limiter,
+    queue,
+    jobs,
+    auth: new Authenticator(store, config.plans, keyUsage),
+    signer: new AudioUrlSigner(config.urlSigningSecret, config.audioUrlTtlSeconds),
+    metrics,
+    resumeInterrupted,
+    async close() {
+      // A local worker finishes its jobs within the grace, then hands the rest back to the queue.
+      await worker?.close(config.shutdownGraceMs);
+      await queue.close();
+      await keyUsage.close().catch(() => undefined);
+      await synth?.close();
+      await limiter.close();
+      await storage.close();
+    },
+  };
+}
+
+export interface WorkerServices {
+  store: Store;
+  audio: AudioStorage;
+  metrics: OpsMetrics;
+  worker: SynthesisWorker;
+  close(): Promise<void>;
+}
+
+/** A synthesis worker process of the distributed mode: takes jobs from the shared queue. */
+export async function composeWorker(config: Config, log: Logger): Promise<WorkerServices> {
+  const storage = await openStorage(config, log, 'agent-tts-worker');
+  const { store, audio, redis } = storage;
+  if (!redis) throw new Error('a worker needs REDIS_URL');
+  const synth = createSynth(config);
+  const metrics = createOpsMetrics();
+  const worker = redis.worker(instrumentRunner(new JobRunner(store, audio, synth, log), store, metrics), config.jobConcurrency);
+  return {
+    store,
+    audio,
+    metrics,
+    worker,
+    async close() {
+      await worker.close(config.shutdownGraceMs);
+      await synth.close();
+      await storage.close();
+    },
+  };
+}

@@ -1,0 +1,104 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startInProcess, type InProcessServer } from '../../../test/helpers/in-process.js';
+import { ApiError } from './errors.js';
+
+/**
+ * JobService over the real embedded adapters: the order in which a submission is checked, what each
+ * refusal takes (nothing), and idempotency.
+ */
+describe('JobService', () => {
+  let server: InProcessServer;
+  beforeAll(async () => {
+    // Jobs need not run for these rules: a generous wait keeps the machine's speed out of them.
+    server = await startInProcess({ RATE_GET_LIMIT: '3' });
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+  const jobs = () => server.services.jobs;
+
+  it('applies the defaults: af_heart, speed 1.2, the voice’s language; en for st_* voices; Kokoro ignores `language`', async () => {
+    const cases = [
+      [{ text: 'a' }, { voice: 'af_heart', speed: 1.2, language: 'en-US' }],
+      [{ text: 'a', voice: 'st_m3' }, { voice: 'st_m3', language: 'en' }],
+      [{ text: 'a', voice: 'st_m3', language: 'ko' as const }, { language: 'ko' }],
+      [{ text: 'a', voice: 'ff_claire', language: 'de' as const }, { language: 'fr' }],
+    ] as const;
+    for (const [body, expected] of cases) {
+      const { key } = await server.newKey();
+      const outcome = await jobs().submit(await server.principal(key), body, undefined);
+      expect(outcome.kind).toBe('job');
+      if (outcome.kind === 'job') expect(outcome.job).toMatchObject(expected);
+    }
+  });
+
+  it('a voice the deployment cannot speak is refused before the Idempotency-Key and the POST place are taken', async () => {
+    const upstreamOnly = await startInProcess({
+      TTS_ENGINE: 'openai-compatible',
+      UPSTREAM_KOKORO_URL: 'http://127.0.0.1:9',
+    });
+    try {
+      const { key } = await upstreamOnly.newKey();
+      const principal = await upstreamOnly.principal(key);
+      const refusal = await upstreamOnly.services.jobs.submit(principal, { text: 'a', voice: 'st_f1' }, 'k1').catch((e: unknown) => e);
+      expect(refusal).toBeInstanceOf(ApiError);
+      expect((refusal as ApiError).code).toBe('INVALID_REQUEST');
+      expect((await upstreamOnly.services.jobs.peekBucket('post', principal.key.publicId)).remaining).toBe(1);
+      // The key was not claimed: its first real use creates a job rather than replaying anything.
+      const created = await upstreamOnly.services.jobs.submit(principal, { text: 'a', voice: 'af_heart' }, 'k1');
+      expect(created).toMatchObject({ kind: 'job', replayed: false });
+    } finally {
+      await upstreamOnly.close();
+    }
+  });
+
+  it('checks replay before the rate limit: a replay is answered and consumes nothing; a new key is then rate limited', async () => {
+    const { key } = await server.newKey();
+    const principal = await server.principal(key);
+    const first = await jobs().submit(principal, { text: 'Once.' }, 'replay-me');
+    expect(first).toMatchObject({ kind: 'job', replayed: false });
+    expect(first.postBucket.remaining).toBe(0);
+    const replay = await jobs().submit(principal, { text: 'Whatever the body says.' }, 'replay-me');
+    expect(replay).toMatchObject({ kind: 'job', replayed: true });
+    if (replay.kind === 'job' && first.kind === 'job') expect(replay.job.id).toBe(first.job.id);
+    const limited = await jobs().submit(principal, { text: 'Twice.' }, 'another');
+    expect(limited.kind).toBe('rate_limited');
+    expect(limited.postBucket.resetSeconds).toBeGreaterThanOrEqual(1);
+    // The refused request left no claim behind: the key is free for the retry after Retry-After.
+    expect(await server.services.store.claimIdempotencyKey(principal.account.id, 'another', 'probe', Date.now(), 30_000)).toEqual({ kind: 'claimed' });
+  });
+
+  it('checks usage after the rate limit, and a request refused for usage gives its POST place back', async () => {
+    const { key, accountId } = await server.newKey({ plan: 'free' });
+    await server.admin.setUsedMinutes(accountId, server.services.config.plans.free.monthlyMinutes);
+    const principal = await server.principal(key);
+    const refused = await jobs().submit(principal, { text: 'No minutes left for this.' }, 'usage');
+    expect(refused.kind).toBe('usage_exceeded');
+    expect((await jobs().peekBucket('post', principal.key.publicId)).remaining).toBe(1);
+    expect(await server.services.store.claimIdempotencyKey(principal.account.id, 'usage', 'probe', Date.now(), 30_000)).toEqual({ kind: 'claimed' });
+  });
+
+  it('concurrent submissions with one Idempotency-Key make one job and one charge', async () => {
+    const { key } = await server.newKey();
+    const principal = await server.principal(key);
+    const outcomes = await Promise.all(Array.from({ length: 6 }, () => jobs().submit(principal, { text: 'Together.' }, 'same')));
+    const ids = new Set(outcomes.map((o) => (o.kind === 'job' ? o.job.id : o.kind)));
+    expect(ids.size).toBe(1);
+    expect(outcomes.filter((o) => o.kind === 'job' && !o.replayed)).toHaveLength(1);
+  });
+
+  it('a poll takes a GET place (a separate bucket), and finds only the caller’s own jobs', async () => {
+    const owner = await server.newKey();
+    const other = await server.newKey();
+    const ownerPrincipal = await server.principal(owner.key);
+    const created = await jobs().submit(ownerPrincipal, { text: 'Mine.' }, undefined);
+    if (created.kind !== 'job') throw new Error(created.kind);
+    const polled = await jobs().poll(ownerPrincipal, created.job.id);
+    expect(polled).toMatchObject({ kind: 'job', getBucket: { limit: 3, remaining: 2 } });
+    expect((await jobs().peekBucket('post', ownerPrincipal.key.publicId)).remaining).toBe(0);
+    expect((await jobs().poll(await server.principal(other.key), created.job.id)).kind).toBe('not_found');
+    await jobs().poll(ownerPrincipal, created.job.id);
+    await jobs().poll(ownerPrincipal, created.job.id);
+    expect((await jobs().poll(ownerPrincipal, created.job.id)).kind).toBe('rate_limited');
+  });
+});

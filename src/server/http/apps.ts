@@ -1,0 +1,63 @@
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import { API_PATH, VOICES_PATH } from '../../contract/limits.js';
+import type { CatalogVoiceBody } from '../../contract/schemas.js';
+import type { ApiServices } from '../compose.js';
+import type { Logger } from '../log.js';
+import type { AppEnv } from './context.js';
+import { createApp } from './create-app.js';
+import { registerAudioRoutes } from './routes/audio.js';
+import { registerJobRoutes } from './routes/jobs.js';
+import { type OpsDeps, registerOpsRoutes } from './routes/ops.js';
+import { registerVoiceRoutes } from './routes/voices.js';
+
+export interface ApiAppOptions {
+  services: ApiServices;
+  log: Logger;
+  /** Aborted when the server shuts down: inline waits then answer with what they have. */
+  shutdown: AbortSignal;
+  /** Also serve /healthz, /readyz and /metrics here (when no OPS_PORT gives them their own listener). */
+  withOps: boolean;
+}
+
+/** The API listener: jobs and audio, bound to the contract's routes. */
+export function createApiApp({ services, log, shutdown, withOps }: ApiAppOptions): OpenAPIHono<AppEnv> {
+  const { config } = services;
+  const app = createApp({
+    log,
+    logRequests: true,
+    metrics: services.metrics,
+    cors: config.cors,
+    notFoundHint: `The API is at ${API_PATH}.`,
+  });
+  if (withOps) registerOpsRoutes(app, opsDepsOf(services, log));
+  registerJobRoutes(app, {
+    auth: services.auth,
+    jobs: services.jobs,
+    signer: services.signer,
+    publicBaseUrl: config.publicBaseUrl,
+    billingUrl: config.billingUrl,
+    inlineWaitMs: config.inlineWaitMs,
+    maxBodyBytes: config.maxBodyBytes,
+    shutdown,
+  });
+  registerAudioRoutes(app, services);
+  return app;
+}
+
+export function opsDepsOf(services: ApiServices, log: Logger): OpsDeps {
+  return { store: services.store, queue: services.queue, audio: services.audio, metrics: services.metrics, log };
+}
+
+/** The voice catalog's own listener (its own origin, without authentication). */
+export function createVoicesApp(voices: readonly CatalogVoiceBody[], log: Logger, cors: ApiServices['config']['cors']): OpenAPIHono<AppEnv> {
+  const app = createApp({ log, cors, notFoundHint: `The catalog is at ${VOICES_PATH}.` });
+  registerVoiceRoutes(app, voices);
+  return app;
+}
+
+/** An operations listener (OPS_PORT of the API, WORKER_OPS_PORT of a worker): probes and metrics only. */
+export function createOpsApp(deps: OpsDeps): OpenAPIHono<AppEnv> {
+  const app = createApp({ log: deps.log, notFoundHint: 'This listener serves /healthz, /readyz and /metrics only.' });
+  registerOpsRoutes(app, deps);
+  return app;
+}

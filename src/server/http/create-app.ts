@@ -1,0 +1,80 @@
+import { randomUUID } from 'node:crypto';
+import { OpenAPIHono } from '@hono/zod-openapi';
+import { HTTPException } from 'hono/http-exception';
+import { ApiError } from '../domain/errors.js';
+import type { Logger } from '../log.js';
+import { type AppEnv, sendError } from './context.js';
+import { cors } from './middleware/cors.js';
+import type { OpsMetrics } from '../metrics.js';
+import { httpMetrics } from './routes/ops.js';
+import { fromHttpException, validationHook } from './validation.js';
+
+export interface AppShellOptions {
+  log: Logger;
+  /** What an unknown path is told (where this listener's resources are). */
+  notFoundHint: string;
+  /** One log line per request (the API); off for listeners that only answer probes. */
+  logRequests?: boolean;
+  /** Counts every answer of this app by route pattern. */
+  metrics?: OpsMetrics;
+  cors?: { origins: readonly string[]; previewPattern?: RegExp };
+}
+
+/**
+ * The one factory of every listener (API, voice catalog, operations): a request id on every answer
+ * (`X-Request-Id`, `meta.request_id`), the request log line, request metrics, CORS where it applies,
+ * the error body for every refusal and failure, and the contract's validation hook for every route
+ * bound with `app.openapi(route, handler)`.
+ */
+export function createApp(options: AppShellOptions): OpenAPIHono<AppEnv> {
+  const { log } = options;
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+
+  app.use(async (c, next) => {
+    const requestId = randomUUID();
+    c.set('requestId', requestId);
+    c.set('receivedAt', Date.now());
+    c.header('X-Request-Id', requestId);
+    await next();
+    if (options.logRequests) {
+      log.info(
+        {
+          request_id: requestId,
+          method: c.req.method,
+          path: c.req.path,
+          status: c.res.status,
+          ms: Date.now() - c.get('receivedAt'),
+          key: c.get('displayKey'),
+        },
+        'request',
+      );
+    }
+  });
+  if (options.metrics) app.use(httpMetrics(options.metrics));
+  if (options.cors) app.use(cors(options.cors.origins, options.cors.previewPattern));
+
+  app.onError((error, c) => {
+    if (error instanceof ApiError) return sendError(c, error);
+    if (error instanceof HTTPException) return sendError(c, fromHttpException(error));
+    log.error({ request_id: c.get('requestId'), err: error }, 'unhandled error');
+    return sendError(c, new ApiError('INTERNAL_ERROR', 'Internal server error. Retry with backoff.'));
+  });
+  app.notFound((c) => sendError(c, new ApiError('NOT_FOUND', `No route ${c.req.method} ${c.req.path}. ${options.notFoundHint}`)));
+  return app;
+}
+
+/**
+ * Known paths asked with another method: 405 with `Allow` and the error body. An OPTIONS that is not
+ * a CORS preflight (those are answered by the CORS middleware) asks which methods the path has: 204.
+ */
+export function answerOtherMethods(app: OpenAPIHono<AppEnv>, path: string, methods: readonly string[]): void {
+  const allow = [...methods, 'OPTIONS'].join(', ');
+  app.options(path, (c) => {
+    c.header('Allow', allow);
+    return c.body(null, 204);
+  });
+  app.all(path, (c) => {
+    c.header('Allow', allow);
+    return sendError(c, new ApiError('INVALID_REQUEST', `Method ${c.req.method} is not allowed here; use ${methods.join(' or ')}.`, undefined, {}, 405));
+  });
+}

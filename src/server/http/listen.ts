@@ -1,0 +1,60 @@
+import { randomUUID } from 'node:crypto';
+import type { Server } from 'node:http';
+import type { Socket } from 'node:net';
+import { serve } from '@hono/node-server';
+import { API_VERSION } from '../../contract/limits.js';
+import { ConfigError } from '../config.js';
+import { boundUnreadBodies } from './unread-body.js';
+
+/**
+ * Errors the HTTP parser raises before any handler runs (malformed request line or headers, headers
+ * too large) still get the spec's error body, not a bare "400 Bad Request".
+ */
+export function answerClientErrors(server: Server): void {
+  server.on('clientError', (_error: Error, socket: Socket) => {
+    if (!socket.writable) return socket.destroy();
+    const requestId = randomUUID();
+    const body = JSON.stringify({
+      success: false,
+      error: { code: 'INVALID_REQUEST', message: 'The HTTP request is malformed (request line or headers).' },
+      meta: { request_id: requestId, api_version: API_VERSION },
+    });
+    socket.end(
+      `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  });
+}
+
+/** Listening errors that come from the configuration name the variable and exit with code 2. */
+function listenError(error: NodeJS.ErrnoException, variable: string, port: number, hostname: string): Error {
+  const reasons: Record<string, string> = {
+    EADDRINUSE: `port ${port} on ${hostname} is in use`,
+    EACCES: `port ${port} needs privileges this process does not have`,
+    EADDRNOTAVAIL: `HOST ${hostname} is not an address of this machine`,
+  };
+  const reason = error.code ? reasons[error.code] : undefined;
+  return reason ? new ConfigError(`${error.code === 'EADDRNOTAVAIL' ? 'HOST' : variable}: ${reason}`) : error;
+}
+
+export function listen(fetch: (req: Request) => Response | Promise<Response>, port: number, hostname: string, variable: string): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    // Unread request bodies are discarded by Node, within the bounds set in unread-body.ts (the
+    // adapter's own clean-up would close such connections after half a second).
+    const server = serve({ fetch, port, hostname, autoCleanupIncoming: false }, () => resolve(server as Server)) as Server;
+    server.once('error', (error: NodeJS.ErrnoException) => reject(listenError(error, variable, port, hostname)));
+    answerClientErrors(server);
+    boundUnreadBodies(server);
+    // Inline waits last up to ~10 s; keep idle sockets short so shutdown is prompt.
+    server.keepAliveTimeout = 5_000;
+    server.headersTimeout = 20_000;
+    server.requestTimeout = 120_000;
+  });
+}
+
+export function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeIdleConnections();
+  });
+}
+

@@ -1,0 +1,83 @@
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import { AUDIO_PATH_PREFIX } from '../../../contract/limits.js';
+import { getAudioRoute } from '../../../contract/routes.js';
+import { AudioPathParams } from '../../../contract/schemas.js';
+import { ApiError } from '../../domain/errors.js';
+import type { AudioUrlSigner } from '../../domain/signing.js';
+import type { AudioStorage, ByteRange, Store } from '../../ports.js';
+import type { AppEnv } from '../context.js';
+import { answerOtherMethods } from '../create-app.js';
+
+export interface AudioRouteDeps {
+  store: Pick<Store, 'getJob'>;
+  audio: AudioStorage;
+  signer: AudioUrlSigner;
+}
+
+const GONE =
+  'This audio URL is not valid or has expired. GET the job again for a fresh audio_url.';
+
+/**
+ * GET /v1/audio/{job_id}.mp3: the signed URL is the capability (no Authorization header). A tampered or
+ * expired signature, and audio that no longer exists, answer alike: 404 NOT_FOUND, the status the
+ * error table gives that code (docs/api-rules.md#audio-urls). The file streams from the audio storage,
+ * one byte range at most.
+ */
+export function registerAudioRoutes(app: OpenAPIHono<AppEnv>, deps: AudioRouteDeps): void {
+  const { audio, signer, store } = deps;
+  // Hono matches whole path segments, so `{job_id}.mp3` is routed as one parameter and split here;
+  // the document keeps the contract's route (registered as it is), the handler its response types.
+  app.openAPIRegistry.registerPath(getAudioRoute);
+  const routed = { ...getAudioRoute, path: `${AUDIO_PATH_PREFIX}{file}`, hide: true, request: { query: getAudioRoute.request.query } };
+  app.openapi(routed, async (c) => {
+    const file = /^(.+)\.mp3$/.exec(c.req.param('file') ?? '');
+    const parsed = file ? AudioPathParams.safeParse({ job_id: file[1] }) : undefined;
+    if (!parsed?.success) throw new ApiError('NOT_FOUND', 'No such audio file.');
+    const jobId = parsed.data.job_id.toLowerCase();
+    const { expires, sig } = c.req.valid('query');
+    const now = Date.now();
+    if (!signer.verify(jobId, expires, sig, now)) throw new ApiError('NOT_FOUND', GONE);
+    const job = await store.getJob(jobId);
+    const legacyExpired = job?.legacyExpiresAt !== undefined && job.legacyExpiresAt <= now;
+    const stat = job && job.status === 'completed' && !legacyExpired ? await audio.stat(jobId) : undefined;
+    if (!stat) throw new ApiError('NOT_FOUND', 'The audio of this job no longer exists. Submit a new request.');
+
+    c.header('Content-Type', 'audio/mpeg');
+    c.header('Accept-Ranges', 'bytes');
+    c.header('Cache-Control', `private, max-age=${signer.secondsLeft(expires, now)}`);
+    const range = parseRange(c.req.header('range'), stat.size);
+    if (range === 'unsatisfiable') {
+      // HTTP's range protocol fixes 416 here; the body is INVALID_REQUEST's (a documented exception).
+      throw new ApiError('INVALID_REQUEST', `The requested range is not within the file of ${stat.size} bytes.`, undefined, { 'Content-Range': `bytes */${stat.size}` }, 416);
+    }
+    const { start, end } = range ?? { start: 0, end: stat.size - 1 };
+    c.header('Content-Length', String(end - start + 1));
+    if (range) c.header('Content-Range', `bytes ${start}-${end}/${stat.size}`);
+    const status = range ? 206 : 200;
+    if (c.req.method === 'HEAD' || stat.size === 0) return c.body(null, status);
+    const stream = await audio.open(jobId, { start, end });
+    if (!stream) throw new ApiError('NOT_FOUND', 'The audio of this job no longer exists. Submit a new request.');
+    return c.body(stream, status);
+  });
+  answerOtherMethods(app, `${AUDIO_PATH_PREFIX}:file`, ['GET', 'HEAD']);
+}
+
+/** Parses a single `bytes=` range; undefined when absent or not a single byte range (serve whole). */
+export function parseRange(header: string | undefined, size: number): ByteRange | 'unsatisfiable' | undefined {
+  if (!header) return undefined;
+  const m = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  if (!m || (m[1] === '' && m[2] === '')) return undefined;
+  let start: number;
+  let end: number;
+  if (m[1] === '') {
+    const suffix = Number(m[2]);
+    if (suffix === 0) return 'unsatisfiable';
+    start = Math.max(0, size - suffix);
+    end = size - 1;
+  } else {
+    start = Number(m[1]);
+    end = m[2] === '' ? size - 1 : Math.min(Number(m[2]), size - 1);
+  }
+  if (start >= size || start > end) return 'unsatisfiable';
+  return { start, end };
+}

@@ -1,0 +1,89 @@
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import { getJobRoute, postJobRoute } from '../../../contract/routes.js';
+import { API_PATH } from '../../../contract/limits.js';
+import type { Authenticator } from '../../domain/auth.js';
+import { ApiError } from '../../domain/errors.js';
+import type { BucketKind, JobService } from '../../domain/jobs.js';
+import type { AudioUrlSigner } from '../../domain/signing.js';
+import { type AppEnv, metaOf } from '../context.js';
+import { answerOtherMethods } from '../create-app.js';
+import { jobBody } from '../job-bodies.js';
+import { requireApiKey } from '../middleware/auth.js';
+import { jsonBody } from '../middleware/json-body.js';
+import { setRateHeaders } from '../rate-headers.js';
+
+export interface JobRouteDeps {
+  auth: Authenticator;
+  jobs: JobService;
+  signer: AudioUrlSigner;
+  publicBaseUrl: string;
+  billingUrl: string;
+  inlineWaitMs: number;
+  maxBodyBytes: number;
+  /** Aborted when the server shuts down: inline waits then answer with what they have. */
+  shutdown: AbortSignal;
+}
+
+/** POST and GET /v1/agent-tts, bound to the contract's route definitions. */
+export function registerJobRoutes(app: OpenAPIHono<AppEnv>, deps: JobRouteDeps): void {
+  const { jobs, signer, publicBaseUrl } = deps;
+  const requireKey = requireApiKey(deps.auth, jobs);
+  const rateLimited = (kind: BucketKind, resetSeconds: number) => {
+    const { windowMs } = jobs.rateLimits;
+    const limit = jobs.rateLimits[kind];
+    return new ApiError(
+      'RATE_LIMITED',
+      `Too many ${kind.toUpperCase()} requests for this API key (${limit} per ${windowMs / 1000} s). Wait ${resetSeconds} seconds (Retry-After).`,
+      undefined,
+      { 'Retry-After': String(Math.max(1, resetSeconds)) },
+    );
+  };
+
+  app.openapi({ ...postJobRoute, middleware: [requireKey, jsonBody(deps.maxBodyBytes)] as const }, async (c) => {
+    const principal = c.get('principal');
+    const outcome = await jobs.submit(principal, c.req.valid('json'), c.req.valid('header')['idempotency-key'], c.req.raw.signal);
+    setRateHeaders(c, 'post', outcome.postBucket, jobs.rateLimits.windowMs);
+    if (outcome.kind === 'rate_limited') throw rateLimited('post', outcome.postBucket.resetSeconds);
+    if (outcome.kind === 'usage_exceeded') {
+      const limit = principal.plan.monthlyMinutes;
+      const used = outcome.usedCentiminutes / 100;
+      throw new ApiError(
+        'USAGE_LIMIT_EXCEEDED',
+        `Monthly TTS minutes exhausted: ${used} of ${limit} used, and this text needs more than remains. Upgrade the plan or wait for the reset.`,
+        { limit, used, tier: principal.account.plan, upgrade_url: deps.billingUrl },
+      );
+    }
+    let job = outcome.job;
+    if (outcome.replayed) c.header('Idempotent-Replayed', 'true');
+    else job = (await jobs.waitInline(job.id, deps.inlineWaitMs, deps.shutdown)) ?? job;
+    const now = Date.now();
+    const view = jobBody(await jobs.state(principal, job, now), signer, publicBaseUrl, now);
+    switch (view.kind) {
+      case 'completed': {
+        const processingMs = outcome.replayed ? (job.processingTimeMs ?? 0) : now - c.get('receivedAt');
+        return c.json({ ...view.body, meta: metaOf(c, processingMs) }, 200);
+      }
+      case 'processing':
+        return c.json({ ...view.body, meta: metaOf(c) }, 202);
+      case 'failed':
+        // The job exists (and GET shows it as failed); details carry its id.
+        throw new ApiError(view.body.error.code, view.body.error.message, { job_id: job.id });
+      case 'expired':
+        // Only a legacy job can be expired, and a submission never creates one; a replay can name one.
+        throw new ApiError('FILE_EXPIRED', view.body.error.message, { job_id: job.id });
+    }
+  });
+
+  app.openapi({ ...getJobRoute, middleware: [requireKey] as const }, async (c) => {
+    const principal = c.get('principal');
+    const outcome = await jobs.poll(principal, c.req.valid('query').id.toLowerCase());
+    setRateHeaders(c, 'get', outcome.getBucket, jobs.rateLimits.windowMs);
+    if (outcome.kind === 'rate_limited') throw rateLimited('get', outcome.getBucket.resetSeconds);
+    if (outcome.kind === 'not_found') throw new ApiError('NOT_FOUND', 'No job with this id for this account. Check the job id.');
+    const now = Date.now();
+    const view = jobBody(await jobs.state(principal, outcome.job, now), signer, publicBaseUrl, now);
+    return c.json({ ...view.body, meta: metaOf(c) }, 200);
+  });
+
+  answerOtherMethods(app, API_PATH, ['GET', 'POST']);
+}

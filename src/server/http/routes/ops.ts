@@ -1,0 +1,85 @@
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import type { MiddlewareHandler } from 'hono';
+import { routePath } from 'hono/route';
+import { PROBE_TIMEOUT_MS, TimeoutError, withTimeout } from '../../timeout.js';
+import { ApiError } from '../../domain/errors.js';
+import type { Logger } from '../../log.js';
+import type { OpsMetrics } from '../../metrics.js';
+import type { AudioStorage, JobQueue, Store } from '../../ports.js';
+import { type AppEnv, sendError, sendJson } from '../context.js';
+
+/** Counts every answer by its route pattern (never the raw path: ids would explode the label space). */
+export function httpMetrics(metrics: OpsMetrics): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const started = process.hrtime.bigint();
+    try {
+      await next();
+    } finally {
+      const pattern = routePath(c, -1);
+      const route = pattern === '*' || pattern === '/*' || pattern === '' ? 'unmatched' : pattern;
+      const labels = { method: c.req.method, route, status: String(c.res.status) };
+      metrics.httpRequests.inc(labels);
+      metrics.httpDuration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
+    }
+  };
+}
+
+export interface OpsDeps {
+  store: Pick<Store, 'ping'>;
+  log: Logger;
+  queue?: Pick<JobQueue, 'ping'>;
+  audio?: Pick<AudioStorage, 'ping'>;
+  metrics?: OpsMetrics;
+}
+
+/** Names what failed without echoing a backend's error text (it may hold addresses or credentials). */
+async function probe(check: () => Promise<void>, what: string): Promise<'ok' | 'unreachable' | 'timeout'> {
+  try {
+    await withTimeout(check(), PROBE_TIMEOUT_MS, what);
+    return 'ok';
+  } catch (error) {
+    return error instanceof TimeoutError ? 'timeout' : 'unreachable';
+  }
+}
+
+/** Readiness: the store, the queue and the audio storage answer. Shared by the API and the worker. */
+export async function readiness(deps: Pick<OpsDeps, 'store' | 'queue' | 'audio' | 'log'>): Promise<{ ready: boolean; checks: Record<string, string> }> {
+  const { store, queue, audio } = deps;
+  const checks: Record<string, () => Promise<void>> = { store: () => store.ping() };
+  if (queue?.ping) checks.queue = () => queue.ping!();
+  if (audio) checks.audio_storage = () => audio.ping();
+  const names = Object.keys(checks);
+  const results = await Promise.all(names.map((name) => probe(checks[name]!, name)));
+  const named = Object.fromEntries(names.map((name, i) => [name, results[i]!]));
+  return { ready: results.every((r) => r === 'ok'), checks: named };
+}
+
+/**
+ * Operations routes: `/healthz` (the process answers), `/readyz` (every backend answers; otherwise 503
+ * with the error body, code INTERNAL_ERROR, naming the failing check), `/metrics` (Prometheus text).
+ * On the API listener unless OPS_PORT gives them a listener of their own. Keep them off the public
+ * internet.
+ */
+export function registerOpsRoutes(app: OpenAPIHono<AppEnv>, deps: OpsDeps): void {
+  const { metrics, log } = deps;
+  const started = Date.now();
+
+  app.get('/healthz', (c) => sendJson(c, 200, { success: true, status: 'ok', uptime_seconds: Math.round((Date.now() - started) / 1000) }));
+
+  app.get('/readyz', async (c) => {
+    const { ready, checks } = await readiness(deps);
+    if (ready) return sendJson(c, 200, { success: true, status: 'ready', checks });
+    log.warn({ request_id: c.get('requestId'), checks }, 'not ready');
+    const failing = Object.entries(checks).filter(([, v]) => v !== 'ok').map(([k, v]) => `${k} ${v}`);
+    return sendError(
+      c,
+      new ApiError('INTERNAL_ERROR', `The service is not ready: ${failing.join(', ')}. Retry with backoff.`, { checks }, {}, 503),
+    );
+  });
+
+  app.get('/metrics', async (c) => {
+    if (!metrics) return sendError(c, new ApiError('NOT_FOUND', 'Metrics are not enabled in this process.'));
+    c.header('Content-Type', metrics.registry.contentType);
+    return c.body(await metrics.registry.metrics(), 200);
+  });
+}
