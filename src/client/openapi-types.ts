@@ -189,8 +189,8 @@ export interface components {
             progress_percent?: number;
             meta: components["schemas"]["Meta"];
         };
-        /** @description Error body (spec §7). The HTTP status follows the error table. */
-        Error: {
+        /** @description Error body. The HTTP status follows the error table. (Named ErrorBody, not Error, so that generated clients do not shadow the built-in Error type.) */
+        ErrorBody: {
             /** @enum {boolean} */
             success: false;
             error: components["schemas"]["ErrorObject"];
@@ -372,7 +372,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description `INVALID_KEY`: Bad, expired or revoked API key. Check the key or create a new one. */
@@ -396,7 +396,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /**
@@ -429,7 +429,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description `NOT_FOUND`: Unknown job id or another user's job. Check the job id. */
@@ -458,7 +458,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description `RATE_LIMITED`: Too many requests (POST 1 per minute, GET 30 per minute). Wait the number of seconds in the Retry-After response header. */
@@ -492,7 +492,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description `INTERNAL_ERROR`: Server error. Retry with backoff. */
@@ -521,7 +521,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -643,7 +643,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description `INVALID_KEY`: Bad, expired or revoked API key. Check the key or create a new one. */
@@ -667,7 +667,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /**
@@ -702,7 +702,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description `RATE_LIMITED`: Too many requests (POST 1 per minute, GET 30 per minute). Wait the number of seconds in the Retry-After response header. */
@@ -736,7 +736,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description `INTERNAL_ERROR`: Server error. Retry with backoff. */
@@ -765,7 +765,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description `TTS_PROVIDER_ERROR`: the job was accepted but synthesis failed inside the inline wait. The message asks the client to retry with a new Idempotency-Key, and `error.details.job_id` names the failed job (GET shows it as `failed`). A replay of that key answers the same. (A job failing with INTERNAL_ERROR answers 500 the same way.) */
@@ -794,7 +794,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -894,7 +894,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description `INVALID_KEY`: the signature is invalid or the URL has expired. Poll the job again for a fresh URL. */
@@ -913,7 +913,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description `NOT_FOUND`: Unknown job id or another user's job. Check the job id. */
@@ -932,7 +932,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description `INVALID_REQUEST`: the Range cannot be satisfied. */
@@ -956,7 +956,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description `INTERNAL_ERROR`: Server error. Retry with backoff. */
@@ -975,7 +975,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -1024,7 +1024,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };

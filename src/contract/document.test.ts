@@ -194,7 +194,7 @@ describe('errors (spec §7)', () => {
       for (const [status, response] of Object.entries(op.responses as JsonObject)) {
         if (Number(status) < 400) continue;
         const media = (deref(document, response).content as JsonObject)['application/json'] as JsonObject;
-        expect(media.schema, `${method.toUpperCase()} ${status}`).toEqual({ $ref: '#/components/schemas/Error' });
+        expect(media.schema, `${method.toUpperCase()} ${status}`).toEqual({ $ref: '#/components/schemas/ErrorBody' });
       }
     }
   });
@@ -246,12 +246,12 @@ describe('job fields (spec §2.2, §7)', () => {
 
   it('the nested objects are the spec objects: audio, billing, meta, error', () => {
     const prop = (body: string, field: string) => ((schemas[body] as JsonObject).properties as JsonObject)[field];
-    for (const body of ['CompletedJob', 'ProcessingJob', 'FailedJob', 'ExpiredJob', 'Error']) {
+    for (const body of ['CompletedJob', 'ProcessingJob', 'FailedJob', 'ExpiredJob', 'ErrorBody']) {
       expect(prop(body, 'meta'), `${body}.meta`).toEqual({ $ref: '#/components/schemas/Meta' });
     }
     expect(prop('CompletedJob', 'audio')).toEqual({ $ref: '#/components/schemas/Audio' });
     expect(prop('CompletedJob', 'billing')).toEqual({ $ref: '#/components/schemas/Billing' });
-    expect(prop('Error', 'error')).toEqual({ $ref: '#/components/schemas/ErrorObject' });
+    expect(prop('ErrorBody', 'error')).toEqual({ $ref: '#/components/schemas/ErrorObject' });
   });
 
   it('status_url is the path /v1/agent-tts?id=<job_id> (spec §2.2)', () => {

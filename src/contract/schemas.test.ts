@@ -238,7 +238,7 @@ describe('response bodies in zod: required and optional fields (spec §2.2, §7)
     ['Audio', Audio, legacyAudio],
     ['Billing', Billing, completedJobExample.billing],
     ['Meta', Meta, completedJobExample.meta],
-    ['Error', ErrorBody, errorExample('USAGE_LIMIT_EXCEEDED')],
+    ['ErrorBody', ErrorBody, errorExample('USAGE_LIMIT_EXCEEDED')],
   ];
 
   for (const [name, schema, valid] of cases) {

@@ -61,7 +61,7 @@ export const ErrorBody = z
     error: ErrorObject,
     meta: Meta,
   })
-  .openapi('Error', { description: 'Error body (spec §7). The HTTP status follows the error table.' });
+  .openapi('ErrorBody', { description: 'Error body. The HTTP status follows the error table. (Named ErrorBody, not Error, so that generated clients do not shadow the built-in Error type.)' });
 
 const VOICE_ID_DESCRIPTION =
   'Kokoro-style `<language letter><gender letter>_<name>` (language from the first letter: a en-US, b en-GB, e es, f fr, h hi, i it, j ja, p pt-BR, z zh; gender f or m), or Supertonic `st_f1`…`st_f5`, `st_m1`…`st_m5`. Any id matching the pattern is accepted, except that a deployment offering only some voice families (its voice catalog lists them) answers 400 INVALID_REQUEST for a voice of a family it does not offer.';
