@@ -97,6 +97,11 @@ async function measureSides(ctx: BenchContext, sides: Side[], params: Params): P
 const POLL_COMPONENTS: ComponentRules = {
   primary: [
     { component: 'GC', match: /^\(garbage collector\) / },
+    // Native socket writes (the response; in Redis mode also the commands): the system calls themselves.
+    { component: 'socket write system calls (writev, write)', match: /^(writev|writeString|writeBuffer|writeUtf8String|writeLatin1String|writeAsciiString) $/ },
+    // @redis/client gives every command an AbortSignal.timeout: set per command, and each fires (building
+    // a DOMException) after its command is long done.
+    { component: 'AbortSignal.timeout per Redis command (set, then fired)', match: / node:internal\/(abort_controller|per_context\/domexception)/ },
     { component: 'request logging (pino, request line)', match: /\/node_modules\/(pino|sonic-boom|thread-stream|fast-redact|quick-format-unescaped|safe-stable-stringify|on-exit-leak-free|atomic-sleep)\/|\/src\/server\/log\.js|^redactKeys / },
     { component: 'metrics middleware (prom-client)', match: /\/node_modules\/prom-client\/|\/node_modules\/hono\/dist\/helper\/route\/|\/src\/server\/http\/ops\.js/ },
     { component: 'URL signing (HMAC)', match: /\/src\/server\/domain\/signing\.js/ },
@@ -107,6 +112,7 @@ const POLL_COMPONENTS: ComponentRules = {
     { component: 'Node adapter, response write (@hono/node-server)', match: /\/node_modules\/@hono\/node-server\// },
     { component: 'Hono routing and dispatch', match: /\/node_modules\/hono\/dist\// },
     { component: 'request id, CORS, handler glue (app.js, cors.js)', match: /\/src\/server\/http\/(app|cors)\.js/ },
+    { component: 'lean handler: all its own work (auth, SQLite, window, HMAC, JSON)', match: /\/bench\/harness\/lean-poll\.js/ },
   ],
   fallback: [
     { component: 'Redis client (commands, replies)', match: /\/node_modules\/(@redis\/|redis\/|cluster-key-slot\/)/ },
@@ -207,7 +213,12 @@ export async function runPoll(ctx: BenchContext): Promise<BenchmarkOutput> {
     : { rounds: 4, duration_s: 8, warmup_s: 2, connections: 10 };
   const diagnosticParams: Params = { ...params, rounds: 2, duration_s: 5 };
   const hono = await HonoBaseline.start();
-  const lean = await LeanPollBaseline.start({ RATE_GET_LIMIT: RAISED_LIMITS.RATE_GET_LIMIT, RATE_WINDOW_SECONDS: WINDOW_SECONDS });
+  const leanProfileDir = ctx.profileDir ? join(ctx.profileDir, 'poll-lean') : undefined;
+  if (leanProfileDir) await mkdir(leanProfileDir, { recursive: true });
+  const lean = await LeanPollBaseline.start(
+    { RATE_GET_LIMIT: RAISED_LIMITS.RATE_GET_LIMIT, RATE_WINDOW_SECONDS: WINDOW_SECONDS },
+    leanProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${leanProfileDir}`] : undefined,
+  );
   const stops: (() => Promise<unknown>)[] = [hono.stop, lean.stop];
   const redisPrefix = `agent-tts-bench-${process.pid}-${randomBytes(4).toString('hex')}:`;
   let redis: RedisOutcome = { available: false, reason: 'not tried' };
@@ -267,7 +278,8 @@ export async function runPoll(ctx: BenchContext): Promise<BenchmarkOutput> {
       redis_mb: redisServer ? round((redisServer.server.process.peakRssBytes() ?? Number.NaN) / MB, 1) : undefined,
       lean_mb: round((lean.process.peakRssBytes() ?? Number.NaN) / MB, 1),
     };
-    // A profile is written when the process exits: stop the servers now, then read them.
+    // A profile is written when the process exits: stop the servers now, then read them. The lean
+    // handler's is read at the end, once it has stopped (it serves the diagnostics too).
     await embedded.server.stop();
     await redisServer?.server.stop();
     const profiles: Record<string, ProfileSummary | undefined> = {};
@@ -302,6 +314,11 @@ export async function runPoll(ctx: BenchContext): Promise<BenchmarkOutput> {
           diagnostics.push({ variant: d.name, env: d.env, available: false, reason: firstLines(error) });
         }
       }
+    }
+
+    if (leanProfileDir) {
+      await lean.stop();
+      profiles.lean = await readProfile(leanProfileDir, main.window, 'main', POLL_COMPONENTS);
     }
 
     const target = (id: string, wording: string, r: Ratio | undefined, goal: number, what: string, unavailable?: string): TargetResult => ({
@@ -364,7 +381,9 @@ export async function runPoll(ctx: BenchContext): Promise<BenchmarkOutput> {
     for (const [name, s] of Object.entries(f)) {
       if (s.non2xx > 0 || s.errors > 0) md.push('', `**${name}: ${s.non2xx} non-2xx answers and ${s.errors} errors during the run: its figure is not valid.**`);
     }
-    for (const [name, p] of Object.entries(profiles)) if (p) md.push('', `#### Profile, ${name} server`, '', profileMarkdown(p, f[name]!.requests));
+    for (const [name, p] of Object.entries(profiles)) {
+      if (p) md.push('', `#### Profile, ${name === 'lean' ? 'lean poll handler' : `${name} server`}`, '', profileMarkdown(p, f[name]!.requests));
+    }
     for (const d of diagnostics) if (d.profile) md.push('', `#### Profile, ${d.variant}`, '', profileMarkdown(d.profile, d.figures!.variant!.requests));
 
     return {

@@ -115,10 +115,10 @@ export class AgentServer {
 }
 
 /** A baseline server in its own process with a scratch directory (DATA_DIR), on a free loopback port. */
-async function startBaseline(name: string, script: string, marker: RegExp, env: Record<string, string> = {}) {
+async function startBaseline(name: string, script: string, marker: RegExp, env: Record<string, string> = {}, nodeArgs?: string[]) {
   const dir = await mkdtemp(join(tmpdir(), `agent-tts-bench-${name}-`));
   const port = await freePort();
-  const proc = NodeProcess.spawn(name, script, { env: { ...env, PORT: String(port), DATA_DIR: dir }, logPath: join(dir, `${name}.log`) });
+  const proc = NodeProcess.spawn(name, script, { env: { ...env, PORT: String(port), DATA_DIR: dir }, logPath: join(dir, `${name}.log`), nodeArgs });
   try {
     await proc.waitForLog(marker, 20_000);
   } catch (error) {
@@ -160,9 +160,9 @@ export class LeanPollBaseline {
     readonly stop: () => Promise<void>,
   ) {}
 
-  /** `env`: RATE_GET_LIMIT and RATE_WINDOW_SECONDS, as the server under test has them. */
-  static async start(env: Record<string, string>): Promise<LeanPollBaseline> {
-    const { proc, port, line, stop } = await startBaseline('lean-poll', LEAN_POLL_MAIN, /lean-poll listening on \d+ key (\S+) job (\S+)/, env);
+  /** `env`: RATE_GET_LIMIT and RATE_WINDOW_SECONDS, as the server under test has them; `nodeArgs`: e.g. --cpu-prof. */
+  static async start(env: Record<string, string>, nodeArgs?: string[]): Promise<LeanPollBaseline> {
+    const { proc, port, line, stop } = await startBaseline('lean-poll', LEAN_POLL_MAIN, /lean-poll listening on \d+ key (\S+) job (\S+)/, env, nodeArgs);
     return new LeanPollBaseline(proc, `http://127.0.0.1:${port}`, line[1]!, line[2]!, stop);
   }
 }
