@@ -38,7 +38,7 @@ const NAMES = Object.keys(BENCHMARKS) as BenchmarkName[];
 /** Names that select several benchmarks at once. */
 const GROUPS: Record<string, BenchmarkName[]> = { synth: ['synth-engine', 'synth-mp3', 'synth-long'] };
 
-const HELP = `Usage: npm run bench -- [--quick] [--only ${NAMES.join('|')}[,…]] [--label <name>] [--note <text>] [--profile]
+const HELP = `Usage: npm run bench -- [--quick] [--only ${[...NAMES, ...Object.keys(GROUPS)].join('|')}[,…]] [--label <name>] [--note <text>] [--profile]
                            [--threads <n>] [--redis-url <url>] [--results-dir <dir>]
 
   --quick        short runs (about 2.5 minutes in all): checks that the benchmarks still run; figures are
