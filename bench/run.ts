@@ -3,7 +3,7 @@
  * is shared and noisy, so only ratios and same-run differences mean anything). See bench/README.md.
  *
  *   npm run bench                         full run (15 to 25 minutes), writes bench/results/<date>-full.{md,json}
- *   npm run bench -- --quick              about 2.5 minutes, checks that every benchmark still runs
+ *   npm run bench -- --quick              2 to 3.5 minutes, checks that every benchmark still runs
  *   npm run bench -- --only poll,inline   a selection: poll | inline | open-loop | long | synth-engine |
  *                                         synth-mp3 | synth-long, or synth for the three synth-*
  *   npm run bench -- --profile            servers under `node --cpu-prof`, hot functions in the result
@@ -41,7 +41,7 @@ const GROUPS: Record<string, BenchmarkName[]> = { synth: ['synth-engine', 'synth
 const HELP = `Usage: npm run bench -- [--quick] [--only ${[...NAMES, ...Object.keys(GROUPS)].join('|')}[,…]] [--label <name>] [--note <text>] [--profile]
                            [--threads <n>] [--redis-url <url>] [--results-dir <dir>]
 
-  --quick        short runs (about 2.5 minutes in all): checks that the benchmarks still run; figures are
+  --quick        short runs (2 to 3.5 minutes in all): checks that the benchmarks still run; figures are
                  indicative and targets are not evaluated
   --only         run only these benchmarks (comma-separated or repeated); synth = the three synth-*
   --label        name of the result files: bench/results/<date>-<label>.{md,json}
