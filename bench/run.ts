@@ -2,9 +2,10 @@
  * Benchmarks of the paths that matter, each against a baseline measured in the same run (the machine
  * is shared and noisy, so only ratios and same-run differences mean anything). See bench/README.md.
  *
- *   npm run bench                         full run (~10 minutes), writes bench/results/<date>-full.{md,json}
- *   npm run bench -- --quick              under 2 minutes, checks that every benchmark still runs
- *   npm run bench -- --only poll,inline   a selection: poll | inline | open-loop | long
+ *   npm run bench                         full run (15 to 25 minutes), writes bench/results/<date>-full.{md,json}
+ *   npm run bench -- --quick              2 to 3.5 minutes, checks that every benchmark still runs
+ *   npm run bench -- --only poll,inline   a selection: poll | inline | open-loop | long | synth-engine |
+ *                                         synth-mp3 | synth-long, or synth for the three synth-*
  *   npm run bench -- --profile            servers under `node --cpu-prof`, hot functions in the result
  */
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
@@ -15,6 +16,9 @@ import { runInline } from './benchmarks/inline.js';
 import { runLong } from './benchmarks/long.js';
 import { runOpenLoop } from './benchmarks/open-loop.js';
 import { runPoll } from './benchmarks/poll.js';
+import { runSynthEngine } from './benchmarks/synth-engine.js';
+import { runSynthLong } from './benchmarks/synth-long.js';
+import { runSynthMp3 } from './benchmarks/synth-mp3.js';
 import { describeMachine, type MachineInfo } from './harness/machine.js';
 import { DIST } from './harness/processes.js';
 import type { BenchContext, BenchmarkOutput, TargetResult } from './harness/report-types.js';
@@ -25,18 +29,24 @@ const BENCHMARKS = {
   inline: runInline,
   'open-loop': runOpenLoop,
   long: runLong,
+  'synth-engine': runSynthEngine,
+  'synth-mp3': runSynthMp3,
+  'synth-long': runSynthLong,
 } as const;
 type BenchmarkName = keyof typeof BENCHMARKS;
 const NAMES = Object.keys(BENCHMARKS) as BenchmarkName[];
+/** Names that select several benchmarks at once. */
+const GROUPS: Record<string, BenchmarkName[]> = { synth: ['synth-engine', 'synth-mp3', 'synth-long'] };
 
-const HELP = `Usage: npm run bench -- [--quick] [--only ${NAMES.join('|')}[,…]] [--label <name>] [--profile]
+const HELP = `Usage: npm run bench -- [--quick] [--only ${[...NAMES, ...Object.keys(GROUPS)].join('|')}[,…]] [--label <name>] [--note <text>] [--profile]
                            [--threads <n>] [--redis-url <url>] [--results-dir <dir>]
 
-  --quick        short runs (under 2 minutes in all): checks that the benchmarks still run; figures are
+  --quick        short runs (2 to 3.5 minutes in all): checks that the benchmarks still run; figures are
                  indicative and targets are not evaluated
-  --only         run only these benchmarks (comma-separated or repeated)
+  --only         run only these benchmarks (comma-separated or repeated); synth = the three synth-*
   --label        name of the result files: bench/results/<date>-<label>.{md,json}
                  (default: full or quick, plus the selection and "profile")
+  --note         a sentence for the result files, e.g. what else ran on the machine meanwhile
   --profile      run the servers under node --cpu-prof and put their hottest functions in the result
   --threads      synthesis threads of the server and of the direct pipeline (default: available cores)
   --redis-url    Redis for the poll benchmark's Redis mode (default: $BENCH_REDIS_URL or redis://127.0.0.1:6379)
@@ -50,6 +60,7 @@ interface RunResult {
   command: string;
   invoked_as?: string;
   quick: boolean;
+  note?: string;
   machine: MachineInfo;
   loadavg_at_end: number[];
   settings: { synth_threads: number; redis_url: string; profile: boolean; benchmarks: BenchmarkName[] };
@@ -65,6 +76,7 @@ function parseCli(argv: string[]) {
       quick: { type: 'boolean', default: false },
       only: { type: 'string', multiple: true },
       label: { type: 'string' },
+      note: { type: 'string' },
       profile: { type: 'boolean', default: false },
       threads: { type: 'string' },
       'redis-url': { type: 'string' },
@@ -74,8 +86,9 @@ function parseCli(argv: string[]) {
   });
   const selected = (values.only ?? []).flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
   for (const name of selected) {
-    if (!(NAMES as string[]).includes(name)) throw new Error(`--only: unknown benchmark "${name}"; one of ${NAMES.join(', ')}`);
+    if (!(NAMES as string[]).includes(name) && !GROUPS[name]) throw new Error(`--only: unknown benchmark "${name}"; one of ${[...NAMES, ...Object.keys(GROUPS)].join(', ')}`);
   }
+  const wanted = new Set(selected.flatMap((name) => GROUPS[name] ?? [name]));
   const threads = values.threads === undefined ? availableParallelism() : Number(values.threads);
   if (!Number.isInteger(threads) || threads < 1 || threads > 64) throw new Error('--threads must be a whole number from 1 to 64');
   if (values.label !== undefined && !/^[a-z0-9][a-z0-9._-]*$/i.test(values.label)) throw new Error('--label: letters, digits, ".", "_" and "-" only');
@@ -84,9 +97,11 @@ function parseCli(argv: string[]) {
     quick: values.quick,
     profile: values.profile,
     threads,
-    benchmarks: selected.length ? NAMES.filter((n) => selected.includes(n)) : NAMES,
-    selected: selected.length > 0,
+    benchmarks: selected.length ? NAMES.filter((n) => wanted.has(n)) : NAMES,
+    /** The selection as given (a group by its name), for the label. */
+    selected: [...new Set(selected)],
     label: values.label,
+    note: values.note,
     redisUrl: values['redis-url'] ?? process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379',
     resultsDir: resolve(values['results-dir'] ?? join(DIST, '..', 'bench', 'results')),
   };
@@ -116,6 +131,7 @@ function markdown(run: RunResult, outputs: BenchmarkOutput[]): string {
     `- Load average (1/5/15 min) at start ${m.loadavg_at_start.join(' / ')}, at end ${run.loadavg_at_end.join(' / ')}: the machine is shared, so every figure is read against a baseline of the same run.`,
     `- ${run.quick ? '**Quick run**: short measurements to check that the benchmarks run; figures are indicative only and targets are not evaluated.' : 'Full run.'} ` +
       `Synthesis threads: ${run.settings.synth_threads}. Started ${run.started_at}, took ${run.duration_s} s.`,
+    ...(run.note ? [`- Note: ${run.note}`] : []),
     '',
     '## Targets',
     '',
@@ -140,7 +156,7 @@ async function main(): Promise<number> {
   const startedAt = new Date();
   const t0 = performance.now();
   const label =
-    cli.label ?? [cli.quick ? 'quick' : 'full', ...(cli.selected ? cli.benchmarks : []), ...(cli.profile ? ['profile'] : [])].join('-');
+    cli.label ?? [cli.quick ? 'quick' : 'full', ...cli.selected, ...(cli.profile ? ['profile'] : [])].join('-');
   const machine = describeMachine();
   const log = (message: string) => process.stderr.write(`[bench ${((performance.now() - t0) / 1000).toFixed(0).padStart(4)} s] ${message}\n`);
   const ctx: BenchContext = {
@@ -168,7 +184,8 @@ async function main(): Promise<number> {
     }
   }
 
-  const args = process.argv.slice(2).join(' ');
+  // Quoted where the shell needs it, so the command can be run again as written.
+  const args = process.argv.slice(2).map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ');
   const event = process.env.npm_lifecycle_event;
   const run: RunResult = {
     label,
@@ -178,6 +195,7 @@ async function main(): Promise<number> {
     command: `node dist/bench/run.js${args ? ` ${args}` : ''}`,
     invoked_as: event?.startsWith('bench') ? `npm run ${event}${args ? ` -- ${args}` : ''}` : undefined,
     quick: cli.quick,
+    note: cli.note,
     machine,
     loadavg_at_end: loadavg().map((x) => round(x, 2)),
     settings: { synth_threads: cli.threads, redis_url: cli.redisUrl, profile: cli.profile, benchmarks: cli.benchmarks },

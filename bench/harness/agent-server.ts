@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig, type Config } from '../../src/server/config.js';
 import { httpRequest } from './http-client.js';
-import { ADMIN_MAIN, HONO_BASELINE_MAIN, NodeProcess, SERVER_MAIN, freePort, runNode } from './processes.js';
+import { ADMIN_MAIN, HONO_BASELINE_MAIN, LEAN_POLL_MAIN, NodeProcess, SERVER_MAIN, freePort, runNode } from './processes.js';
 
 export interface Fixtures {
   base_url: string;
@@ -114,30 +114,55 @@ export class AgentServer {
   }
 }
 
+/** A baseline server in its own process with a scratch directory (DATA_DIR), on a free loopback port. */
+async function startBaseline(name: string, script: string, marker: RegExp, env: Record<string, string> = {}, nodeArgs?: string[]) {
+  const dir = await mkdtemp(join(tmpdir(), `agent-tts-bench-${name}-`));
+  const port = await freePort();
+  const proc = NodeProcess.spawn(name, script, { env: { ...env, PORT: String(port), DATA_DIR: dir }, logPath: join(dir, `${name}.log`), nodeArgs });
+  try {
+    await proc.waitForLog(marker, 20_000);
+  } catch (error) {
+    await proc.stop(2_000);
+    await rm(dir, { recursive: true, force: true });
+    throw error;
+  }
+  const stop = async () => {
+    await proc.stop();
+    await rm(dir, { recursive: true, force: true });
+  };
+  return { proc, port, line: marker.exec(proc.log())!, stop };
+}
+
 /** The bare Hono hello world, in its own process. */
 export class HonoBaseline {
   private constructor(
     readonly process: NodeProcess,
     readonly url: string,
-    private readonly dir: string,
+    readonly stop: () => Promise<void>,
   ) {}
 
   static async start(): Promise<HonoBaseline> {
-    const dir = await mkdtemp(join(tmpdir(), 'agent-tts-bench-hono-'));
-    const port = await freePort();
-    const proc = NodeProcess.spawn('hono hello world', HONO_BASELINE_MAIN, { env: { PORT: String(port) }, logPath: join(dir, 'hono.log') });
-    try {
-      await proc.waitForLog('hono-hello listening', 20_000);
-    } catch (error) {
-      await proc.stop(2_000);
-      await rm(dir, { recursive: true, force: true });
-      throw error;
-    }
-    return new HonoBaseline(proc, `http://127.0.0.1:${port}/`, dir);
+    const { proc, port, stop } = await startBaseline('hono-hello', HONO_BASELINE_MAIN, /hono-hello listening/);
+    return new HonoBaseline(proc, `http://127.0.0.1:${port}/`, stop);
   }
+}
 
-  async stop(): Promise<void> {
-    await this.process.stop();
-    await rm(this.dir, { recursive: true, force: true });
+/**
+ * The lean poll handler (harness/lean-poll.ts), in its own process: the necessary work of a poll and
+ * nothing else, with its own database, key and completed job.
+ */
+export class LeanPollBaseline {
+  private constructor(
+    readonly process: NodeProcess,
+    readonly baseUrl: string,
+    readonly key: string,
+    readonly jobId: string,
+    readonly stop: () => Promise<void>,
+  ) {}
+
+  /** `env`: RATE_GET_LIMIT and RATE_WINDOW_SECONDS, as the server under test has them; `nodeArgs`: e.g. --cpu-prof. */
+  static async start(env: Record<string, string>, nodeArgs?: string[]): Promise<LeanPollBaseline> {
+    const { proc, port, line, stop } = await startBaseline('lean-poll', LEAN_POLL_MAIN, /lean-poll listening on \d+ key (\S+) job (\S+)/, env, nodeArgs);
+    return new LeanPollBaseline(proc, `http://127.0.0.1:${port}`, line[1]!, line[2]!, stop);
   }
 }

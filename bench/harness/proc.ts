@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 
 /** A field of /proc/<pid>/status in bytes (VmRSS, VmHWM…); undefined when the process is gone or not Linux. */
 export function procStatusBytes(pid: number | 'self', field: 'VmRSS' | 'VmHWM'): number | undefined {
@@ -67,4 +67,23 @@ export class RssSampler {
     }
     return out;
   }
+}
+
+/**
+ * Resets the kernel's peak RSS (VmHWM) of this process to its current RSS (Linux ≥ 4.0, writing 5 to
+ * clear_refs), so that a later VmHWM is the peak of what ran since. False when not possible.
+ */
+export function resetPeakRss(): boolean {
+  try {
+    writeFileSync('/proc/self/clear_refs', '5');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** CPU seconds (user + system, every thread of this process) since `start` = process.cpuUsage(). */
+export function cpuSecondsSince(start: NodeJS.CpuUsage): number {
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / 1e6;
 }

@@ -11,6 +11,7 @@ export const DIST = fileURLToPath(new URL('../..', import.meta.url));
 export const SERVER_MAIN = join(DIST, 'src/server/main.js');
 export const ADMIN_MAIN = join(DIST, 'src/server/admin.js');
 export const HONO_BASELINE_MAIN = join(DIST, 'bench/harness/hono-hello.js');
+export const LEAN_POLL_MAIN = join(DIST, 'bench/harness/lean-poll.js');
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

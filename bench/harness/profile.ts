@@ -48,6 +48,21 @@ export interface ProfileSummary {
   top_total_own_code: ProfileRow[];
   /** Self time per area: the server's code, each package, Node internals. */
   by_area: { area: string; self_pct: number }[];
+  /** Busy time per component of the path, when the caller gave rules (see ComponentRules). */
+  components?: { component: string; ms: number; pct: number }[];
+}
+
+/**
+ * How to split a profile's busy time into the components of a path. Each sample goes to the component
+ * of the innermost frame of its stack that a `primary` rule matches, else the innermost that a
+ * `fallback` rule matches, else `other`; frames no rule matches (native code, Node internals such as
+ * crypto) count as their caller's. A rule matches `<function name> <file URL>`; the first matching rule
+ * in its list names the frame's component.
+ */
+export interface ComponentRules {
+  primary: { component: string; match: RegExp }[];
+  fallback: { component: string; match: RegExp }[];
+  other: string;
 }
 
 function shortUrl(url: string): string {
@@ -78,8 +93,9 @@ const keyOf = (n: CpuProfileNode) => `${n.callFrame.functionName || '(anonymous)
  * time and inclusive time per function, from the sample time deltas. Idle and "(program)" time are
  * left out of the percentages.
  */
-export function summarizeProfile(profiles: CpuProfile[], file: string, window?: ProfileWindow, top = 15): ProfileSummary {
+export function summarizeProfile(profiles: CpuProfile[], file: string, window?: ProfileWindow, components?: ComponentRules, top = 15): ProfileSummary {
   const self = new Map<string, number>();
+  const byComponent = new Map<string, number>();
   const total = new Map<string, number>();
   const area = new Map<string, number>();
   let busy = 0;
@@ -88,6 +104,21 @@ export function summarizeProfile(profiles: CpuProfile[], file: string, window?: 
     const byId = new Map(profile.nodes.map((n) => [n.id, n]));
     const parent = new Map<number, number>();
     for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+    const componentOf = new Map<number, string>();
+    const classify = (leaf: CpuProfileNode): string => {
+      let found = componentOf.get(leaf.id);
+      if (found !== undefined || !components) return found ?? '';
+      for (const rules of [components.primary, components.fallback]) {
+        for (let id: number | undefined = leaf.id; id !== undefined && found === undefined; id = parent.get(id)) {
+          const frame = byId.get(id)!.callFrame;
+          found = rules.find((r) => r.match.test(`${frame.functionName} ${frame.url}`))?.component;
+        }
+        if (found !== undefined) break;
+      }
+      found ??= components.other;
+      componentOf.set(leaf.id, found);
+      return found;
+    };
     let at = profile.startTime;
     for (let i = 0; i < profile.samples.length; i++) {
       at += profile.timeDeltas[i] ?? 0;
@@ -103,6 +134,10 @@ export function summarizeProfile(profiles: CpuProfile[], file: string, window?: 
       self.set(key, (self.get(key) ?? 0) + dt);
       const a = areaOf(node.callFrame.url);
       area.set(a, (area.get(a) ?? 0) + dt);
+      if (components) {
+        const c = classify(node);
+        byComponent.set(c, (byComponent.get(c) ?? 0) + dt);
+      }
       const seen = new Set<string>();
       for (let id: number | undefined = node.id; id !== undefined; id = parent.get(id)) {
         const k = keyOf(byId.get(id)!);
@@ -126,6 +161,7 @@ export function summarizeProfile(profiles: CpuProfile[], file: string, window?: 
     top_self: [...self].sort((a, b) => b[1] - a[1]).slice(0, top).map(([k]) => row(k)),
     top_total_own_code: [...total].filter(([k]) => own(k)).sort((a, b) => b[1] - a[1]).slice(0, top).map(([k]) => row(k)),
     by_area: [...area].sort((a, b) => b[1] - a[1]).slice(0, 12).map(([a, ms]) => ({ area: a, self_pct: pct(ms) })),
+    components: components && [...byComponent].sort((a, b) => b[1] - a[1]).map(([c, ms]) => ({ component: c, ms: Math.round(ms), pct: pct(ms) })),
   };
 }
 
@@ -134,7 +170,12 @@ export function summarizeProfile(profiles: CpuProfile[], file: string, window?: 
  * Every thread writes its own file, `CPU.<date>.<time>.<pid>.<thread id>.<seq>.cpuprofile`; the main
  * thread's id is 0.
  */
-export async function readProfile(dir: string, window?: ProfileWindow, threads: 'main' | 'workers' = 'main'): Promise<ProfileSummary | undefined> {
+export async function readProfile(
+  dir: string,
+  window?: ProfileWindow,
+  threads: 'main' | 'workers' = 'main',
+  components?: ComponentRules,
+): Promise<ProfileSummary | undefined> {
   const files = (await readdir(dir).catch(() => [] as string[])).filter((f) => {
     const tid = /^CPU\.\d+\.\d+\.\d+\.(\d+)\.\d+\.cpuprofile$/.exec(f)?.[1];
     return tid !== undefined && (threads === 'main' ? tid === '0' : tid !== '0');
@@ -142,10 +183,12 @@ export async function readProfile(dir: string, window?: ProfileWindow, threads: 
   if (files.length === 0) return undefined;
   const profiles = await Promise.all(files.map(async (f) => JSON.parse(await readFile(join(dir, f), 'utf8')) as CpuProfile));
   const label = threads === 'main' ? join(dir, files[0]!) : `${files.length} worker-thread profiles in ${dir}`;
-  return summarizeProfile(profiles, label, window);
+  return summarizeProfile(profiles, label, window, components);
 }
 
-export function profileMarkdown(summary: ProfileSummary): string {
+/** `requests`: requests the process served inside the window, to put the components in µs per request. */
+export function profileMarkdown(summary: ProfileSummary, requests?: number): string {
+  const perRequest = (ms: number) => (requests ? ` | ${round((ms * 1000) / requests, 1)}` : '');
   const lines = [
     `CPU profile (\`${summary.file}\`)${summary.window_s ? `, the ${summary.window_s} s under load only` : ''}: ` +
       `${summary.busy_ms} ms busy, GC ${summary.gc_pct}% (percentages are of busy time).`,
@@ -162,5 +205,15 @@ export function profileMarkdown(summary: ProfileSummary): string {
     '',
     'Self time by area: ' + summary.by_area.map((a) => `${a.area} ${a.self_pct}%`).join(', ') + '.',
   ];
+  if (summary.components) {
+    lines.push(
+      '',
+      `Busy time by component${requests ? ` (${requests} requests in the window: ${round((summary.busy_ms * 1000) / requests, 1)} µs busy per request)` : ''}:`,
+      '',
+      `| Component | % of busy | ms${requests ? ' | µs per request' : ''} |`,
+      `| --- | ---: | ---:${requests ? ' | ---:' : ''} |`,
+      ...summary.components.map((c) => `| ${c.component} | ${c.pct} | ${c.ms}${perRequest(c.ms)} |`),
+    );
+  }
   return lines.join('\n');
 }

@@ -10,7 +10,7 @@ export interface TargetResult {
 }
 
 export interface BenchmarkOutput {
-  name: 'poll' | 'inline' | 'open-loop' | 'long';
+  name: 'poll' | 'inline' | 'open-loop' | 'long' | 'synth-engine' | 'synth-mp3' | 'synth-long';
   title: string;
   /** Everything measured and every parameter, for the JSON result. */
   data: Record<string, unknown>;
@@ -32,4 +32,9 @@ export interface BenchContext {
 
 export function status(pass: boolean): TargetStatus {
   return pass ? 'pass' : 'miss';
+}
+
+/** A two-column Markdown table of named figures. */
+export function figuresTable(figures: Record<string, string | number | undefined>): string {
+  return ['| Figure | Value |', '| --- | ---: |', ...Object.entries(figures).map(([name, value]) => `| ${name} | ${value ?? '–'} |`)].join('\n');
 }
