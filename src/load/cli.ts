@@ -49,8 +49,8 @@ async function preflight(baseUrl: string, keys: readonly string[], timeoutMs: nu
         if (res.status === 401 || res.status === 403) return `the deployment refuses key ${displayKey(key)}: ${body?.error?.code ?? 'no error code'} (HTTP ${res.status})`;
         return undefined;
       } catch (error) {
-        const e = error as Error & { cause?: { code?: string } };
-        return `cannot reach ${baseUrl}: ${e.name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : e.cause?.code ?? e.message}`;
+        const e = error as Error & { cause?: { code?: string; message?: string } };
+        return `cannot reach ${baseUrl}: ${e.name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : e.cause?.code ?? e.cause?.message ?? e.message}`;
       }
     }),
   );
