@@ -185,7 +185,9 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
   const exitCode = run.interrupted ? EXIT.INTERRUPTED : failed.length > 0 ? EXIT.THRESHOLD_FAILED : EXIT.OK;
   const notes: string[] = [];
   if ((figures.generator.lag.p99_ms ?? 0) > 100) {
-    notes.push(`The generator fell behind its schedule (lag p99 ${figures.generator.lag.p99_ms} ms): this client was overloaded, so the rate it achieved understates the one asked for.`);
+    notes.push(
+      `The generator sent some submissions late (lag p99 ${figures.generator.lag.p99_ms} ms): this client (or its machine) was busy, so the load it offered fell behind the schedule for a while.`,
+    );
   }
   if (figures.submissions.sent_over_key_limit > 0) notes.push(`${figures.submissions.sent_over_key_limit} submissions were sent on keys whose POST window was already full (--allow-429).`);
   const poll429 = figures.http_status.poll['429'] ?? 0;
