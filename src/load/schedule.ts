@@ -102,8 +102,8 @@ export class KeySpreader {
 
   /**
    * The key for a POST sent at `now`: the next in turn with room in its window. When none has room
-   * (a rate above what the keys allow), the key whose window frees first, and `withinLimit` false: the
-   * deployment is expected to answer 429.
+   * (a rate above what the keys allow, with --allow-429), still the next in turn, so the refusals are
+   * spread over the keys too, and `withinLimit` false: the deployment is expected to answer 429.
    */
   take(now: number): { key: number; withinLimit: boolean } {
     for (let step = 0; step < this.keyCount; step++) {
@@ -114,11 +114,10 @@ export class KeySpreader {
         return { key: i, withinLimit: true };
       }
     }
-    let best = 0;
-    for (let i = 1; i < this.keyCount; i++) if (this.sent[i]![0]! < this.sent[best]![0]!) best = i;
-    this.sent[best]!.push(now);
-    this.next = (best + 1) % this.keyCount;
-    return { key: best, withinLimit: false };
+    const key = this.next;
+    this.sent[key]!.push(now);
+    this.next = (key + 1) % this.keyCount;
+    return { key, withinLimit: false };
   }
 
   /** The POST at `at` on `key` was refused (429): it did not count against the key's window. */
