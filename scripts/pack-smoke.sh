@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the package from an `npm pack` tarball into an empty directory and runs every command it
-# ships from there: server, admin, CLI, conformance suite, mock, worker. Proves the package works
+# ships from there: server, admin, CLI, conformance suite, load tool, mock, worker. Proves the package works
 # outside this repository. Usage: scripts/pack-smoke.sh   (CI runs it after the tests)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -41,6 +41,15 @@ AGENT_TTS_VOICES_URL="http://127.0.0.1:$VOICES_PORT" "$bin/agent-tts" voices --l
 
 echo "== agent-tts-conformance (a few rules)"
 "$bin/agent-tts-conformance" --fixtures "$work/fixtures.json" --only 'auth.*' --output-dir "$work/conformance"
+
+echo "== agent-tts-load (a short run on fresh keys: each key may POST once a minute here)"
+"$bin/agent-tts-load" --help | grep "open-loop arrival rate" >/dev/null
+"$bin/agent-tts-admin" seed --out "$work/load-fixtures.json" >/dev/null
+"$bin/agent-tts-load" --fixtures "$work/load-fixtures.json" --rate 0.1 --duration 20s --mix short=100 \
+  --threshold 'success_rate>=1' --out "$work/load" --quiet
+for f in results.json report.md report.html; do test -s "$work/load/$f" || { echo "agent-tts-load wrote no $f"; exit 1; }; done
+node -e 'const r=require(process.argv[1]); if (r.figures.submissions.completed !== 2) { console.error(r.figures.submissions); process.exit(1); }' "$work/load/results.json"
+if "$bin/agent-tts-load" --fixtures "$work/load-fixtures.json" --rate 5 >/dev/null 2>&1; then echo "agent-tts-load accepted a rate the keys do not allow"; exit 1; fi
 
 echo "== agent-tts-mock"
 mock_port="$(free_port)"

@@ -1,0 +1,362 @@
+import { LatencyHistogram, type LatencySummary } from './histogram.js';
+
+/** What one HTTP exchange of a kind came to: its status, or a client-side failure. */
+export type RequestKind = 'post' | 'poll' | 'download';
+
+/** How a submission ended. */
+export type Ending = 'completed' | 'rate_limited' | 'error' | 'interrupted';
+
+/** Status groups of the status-mix chart. */
+export const STATUS_GROUPS = ['200', '202', '429', '4xx', '5xx', 'network'] as const;
+export type StatusGroup = (typeof STATUS_GROUPS)[number];
+
+export function statusGroup(status: number | undefined): StatusGroup {
+  if (status === undefined) return 'network';
+  if (status === 200 || status === 202 || status === 429) return String(status) as StatusGroup;
+  if (status >= 500) return '5xx';
+  if (status >= 400) return '4xx';
+  return '200';
+}
+
+interface Bucket {
+  due: number;
+  sent: number;
+  statuses: Record<StatusGroup, number>;
+  completed: number;
+  errors: number;
+  audioSeconds: number;
+  submitMs: number[];
+  ttaMs: number[];
+  lagMaxMs: number;
+}
+
+export interface TimelinePoint {
+  /** Start of the bucket, seconds from the start of the run. */
+  t: number;
+  due: number;
+  sent: number;
+  statuses: Record<StatusGroup, number>;
+  completed: number;
+  errors: number;
+  audio_seconds: number;
+  submit_p50_ms: number | null;
+  submit_p95_ms: number | null;
+  time_to_audio_p50_ms: number | null;
+  time_to_audio_p95_ms: number | null;
+  lag_max_ms: number;
+}
+
+export interface Figures {
+  submissions: {
+    due: number;
+    sent: number;
+    /** Sent on a key whose window was already full (only with --allow-429): expected refusals. */
+    sent_over_key_limit: number;
+    not_sent: number;
+    in_flight_at_end: number;
+    completed: number;
+    rate_limited: number;
+    errors: number;
+    interrupted: number;
+  };
+  paths: { inline: number; job: number };
+  inline_share: number | null;
+  error_rate: number | null;
+  rate_limited_rate: number | null;
+  success_rate: number | null;
+  time_to_audio: LatencySummary;
+  time_to_audio_inline: LatencySummary;
+  time_to_audio_job: LatencySummary;
+  submit_latency: LatencySummary;
+  submit_latency_by_status: Record<string, LatencySummary>;
+  download_time: LatencySummary;
+  polls_per_job: { jobs: number; mean: number | null; max: number | null; distribution: Record<string, number> };
+  http_status: Record<RequestKind, Record<string, number>>;
+  error_codes: Record<string, number>;
+  rate: {
+    scheduled_per_s: number | null;
+    achieved_per_s: number | null;
+    peak_scheduled_per_s: number;
+    sending_window_s: number;
+    rate_shortfall: number | null;
+  };
+  generator: { lag: LatencySummary; event_loop_delay_p99_ms: number | null; client_cpu_percent: number | null };
+  audio: { seconds: number; seconds_per_second: number | null; downloads: number; bytes: number; mean_bytes: number | null; missing_duration: number };
+  keys: { display: string; posts: number; refused: number }[];
+  elapsed_s: number;
+}
+
+/** Up to this many distinct error messages are kept for the report. */
+const MAX_ERROR_SAMPLES = 20;
+
+const round = (v: number, d = 3) => Math.round(v * 10 ** d) / 10 ** d;
+const share = (part: number, whole: number) => (whole > 0 ? round(part / whole, 4) : null);
+
+function nearestRank(samples: number[], p: number): number | null {
+  if (samples.length === 0) return null;
+  const sorted = [...samples].sort((a, b) => a - b);
+  return round(sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!, 1);
+}
+
+/**
+ * Everything the run measures. Overall latencies go to HDR histograms; the timeline keeps, per bucket
+ * of time, counts and the raw samples of that bucket (few per bucket) for its percentiles.
+ */
+export class Recorder {
+  readonly submitLatency = new LatencyHistogram();
+  readonly submitByStatus = new Map<string, LatencyHistogram>();
+  readonly tta = new LatencyHistogram();
+  readonly ttaInline = new LatencyHistogram();
+  readonly ttaJob = new LatencyHistogram();
+  readonly download = new LatencyHistogram();
+  readonly lag = new LatencyHistogram();
+  readonly http: Record<RequestKind, Record<string, number>> = { post: {}, poll: {}, download: {} };
+  readonly errorCodes: Record<string, number> = {};
+  readonly errorSamples = new Map<string, number>();
+  readonly pollsPerJob = new Map<number, number>();
+  readonly keyPosts: number[];
+  readonly keyRefused: number[];
+  due = 0;
+  sent = 0;
+  sentOverLimit = 0;
+  inFlight = 0;
+  inline = 0;
+  job = 0;
+  polling = 0;
+  endings: Record<Ending, number> = { completed: 0, rate_limited: 0, error: 0, interrupted: 0 };
+  audioSeconds = 0;
+  audioMissingDuration = 0;
+  downloads = 0;
+  bytes = 0;
+  lastSentAtMs = 0;
+  private readonly buckets: Bucket[] = [];
+
+  constructor(
+    readonly bucketMs: number,
+    readonly keyDisplays: readonly string[],
+  ) {
+    this.keyPosts = keyDisplays.map(() => 0);
+    this.keyRefused = keyDisplays.map(() => 0);
+  }
+
+  private bucket(ms: number): Bucket {
+    const i = Math.max(0, Math.floor(ms / this.bucketMs));
+    while (this.buckets.length <= i) {
+      this.buckets.push({
+        due: 0,
+        sent: 0,
+        statuses: Object.fromEntries(STATUS_GROUPS.map((g) => [g, 0])) as Record<StatusGroup, number>,
+        completed: 0,
+        errors: 0,
+        audioSeconds: 0,
+        submitMs: [],
+        ttaMs: [],
+        lagMaxMs: 0,
+      });
+    }
+    return this.buckets[i]!;
+  }
+
+  onDue(dueMs: number): void {
+    this.due++;
+    this.bucket(dueMs).due++;
+  }
+
+  onSent(atMs: number, lagMs: number, key: number, withinLimit: boolean): void {
+    this.sent++;
+    this.inFlight++;
+    this.lastSentAtMs = Math.max(this.lastSentAtMs, atMs);
+    if (!withinLimit) this.sentOverLimit++;
+    this.keyPosts[key]!++;
+    this.lag.record(lagMs);
+    const b = this.bucket(atMs);
+    b.sent++;
+    b.lagMaxMs = Math.max(b.lagMaxMs, lagMs);
+  }
+
+  /** One exchange of a kind: `status` undefined for a failure without an answer (`failure` names it). */
+  onExchange(kind: RequestKind, status: number | undefined, failure?: string): void {
+    const label = status !== undefined ? String(status) : failure ?? 'network';
+    this.http[kind][label] = (this.http[kind][label] ?? 0) + 1;
+  }
+
+  onPostAnswer(atMs: number, status: number | undefined, ms: number | undefined, key: number): void {
+    this.bucket(atMs).statuses[statusGroup(status)]++;
+    if (status === 429) this.keyRefused[key]!++;
+    if (status === undefined || ms === undefined) return;
+    this.submitLatency.record(ms);
+    const label = String(status);
+    let h = this.submitByStatus.get(label);
+    if (!h) this.submitByStatus.set(label, (h = new LatencyHistogram()));
+    h.record(ms);
+    this.bucket(atMs).submitMs.push(ms);
+  }
+
+  onPath(path: 'inline' | 'job'): void {
+    if (path === 'inline') this.inline++;
+    else this.job++;
+  }
+
+  onDownload(ms: number, bytes: number): void {
+    this.download.record(ms);
+    this.downloads++;
+    this.bytes += bytes;
+  }
+
+  onPollsDone(polls: number): void {
+    this.pollsPerJob.set(polls, (this.pollsPerJob.get(polls) ?? 0) + 1);
+  }
+
+  onCompleted(atMs: number, path: 'inline' | 'job', ttaMs: number, audioSeconds: number | undefined): void {
+    this.end('completed');
+    this.tta.record(ttaMs);
+    (path === 'inline' ? this.ttaInline : this.ttaJob).record(ttaMs);
+    const b = this.bucket(atMs);
+    b.completed++;
+    b.ttaMs.push(ttaMs);
+    if (audioSeconds === undefined) this.audioMissingDuration++;
+    else {
+      this.audioSeconds += audioSeconds;
+      b.audioSeconds += audioSeconds;
+    }
+  }
+
+  onError(atMs: number, code: string, message: string): void {
+    this.end('error');
+    this.bucket(atMs).errors++;
+    this.errorCodes[code] = (this.errorCodes[code] ?? 0) + 1;
+    const sample = `${code}: ${message}`.slice(0, 300);
+    if (this.errorSamples.has(sample) || this.errorSamples.size < MAX_ERROR_SAMPLES) this.errorSamples.set(sample, (this.errorSamples.get(sample) ?? 0) + 1);
+  }
+
+  onRateLimited(): void {
+    this.end('rate_limited');
+    this.errorCodes.RATE_LIMITED = (this.errorCodes.RATE_LIMITED ?? 0) + 1;
+  }
+
+  onInterrupted(): void {
+    this.end('interrupted');
+  }
+
+  private end(ending: Ending): void {
+    this.endings[ending]++;
+    this.inFlight--;
+  }
+
+  timeline(): TimelinePoint[] {
+    return this.buckets.map((b, i) => ({
+      t: round((i * this.bucketMs) / 1000, 3),
+      due: b.due,
+      sent: b.sent,
+      statuses: { ...b.statuses },
+      completed: b.completed,
+      errors: b.errors,
+      audio_seconds: round(b.audioSeconds, 2),
+      submit_p50_ms: nearestRank(b.submitMs, 50),
+      submit_p95_ms: nearestRank(b.submitMs, 95),
+      time_to_audio_p50_ms: nearestRank(b.ttaMs, 50),
+      time_to_audio_p95_ms: nearestRank(b.ttaMs, 95),
+      lag_max_ms: round(b.lagMaxMs, 1),
+    }));
+  }
+
+  figures(opts: {
+    elapsedMs: number;
+    scheduleElapsedMs: number;
+    peakScheduledRate: number;
+    eventLoopDelayP99Ms: number | null;
+    clientCpuPercent: number | null;
+  }): Figures {
+    const accepted = this.inline + this.job;
+    let jobs = 0;
+    let polls = 0;
+    let maxPolls: number | null = null;
+    for (const [count, n] of this.pollsPerJob) {
+      jobs += n;
+      polls += count * n;
+      maxPolls = Math.max(maxPolls ?? 0, count);
+    }
+    const sendingWindowMs = Math.max(opts.scheduleElapsedMs, this.lastSentAtMs);
+    const scheduled = opts.scheduleElapsedMs > 0 ? this.due / (opts.scheduleElapsedMs / 1000) : null;
+    const achieved = sendingWindowMs > 0 ? this.sent / (sendingWindowMs / 1000) : null;
+    return {
+      submissions: {
+        due: this.due,
+        sent: this.sent,
+        sent_over_key_limit: this.sentOverLimit,
+        not_sent: this.due - this.sent,
+        in_flight_at_end: this.inFlight,
+        completed: this.endings.completed,
+        rate_limited: this.endings.rate_limited,
+        errors: this.endings.error,
+        interrupted: this.endings.interrupted,
+      },
+      paths: { inline: this.inline, job: this.job },
+      inline_share: share(this.inline, accepted),
+      error_rate: share(this.endings.error, this.sent),
+      rate_limited_rate: share(this.endings.rate_limited, this.sent),
+      success_rate: share(this.endings.completed, this.sent),
+      time_to_audio: this.tta.summary(),
+      time_to_audio_inline: this.ttaInline.summary(),
+      time_to_audio_job: this.ttaJob.summary(),
+      submit_latency: this.submitLatency.summary(),
+      submit_latency_by_status: Object.fromEntries([...this.submitByStatus].sort().map(([k, h]) => [k, h.summary()])),
+      download_time: this.download.summary(),
+      polls_per_job: {
+        jobs,
+        mean: jobs > 0 ? round(polls / jobs, 2) : null,
+        max: maxPolls,
+        distribution: Object.fromEntries([...this.pollsPerJob].sort((a, b) => a[0] - b[0]).map(([k, v]) => [String(k), v])),
+      },
+      http_status: { post: { ...this.http.post }, poll: { ...this.http.poll }, download: { ...this.http.download } },
+      error_codes: { ...this.errorCodes },
+      rate: {
+        scheduled_per_s: scheduled === null ? null : round(scheduled, 3),
+        achieved_per_s: achieved === null ? null : round(achieved, 3),
+        peak_scheduled_per_s: round(opts.peakScheduledRate, 3),
+        sending_window_s: round(sendingWindowMs / 1000, 3),
+        rate_shortfall: scheduled && achieved !== null ? round(Math.max(0, 1 - achieved / scheduled), 4) : null,
+      },
+      generator: { lag: this.lag.summary(), event_loop_delay_p99_ms: opts.eventLoopDelayP99Ms, client_cpu_percent: opts.clientCpuPercent },
+      audio: {
+        seconds: round(this.audioSeconds, 2),
+        seconds_per_second: opts.elapsedMs > 0 ? round(this.audioSeconds / (opts.elapsedMs / 1000), 3) : null,
+        downloads: this.downloads,
+        bytes: this.bytes,
+        mean_bytes: this.downloads > 0 ? Math.round(this.bytes / this.downloads) : null,
+        missing_duration: this.audioMissingDuration,
+      },
+      keys: this.keyDisplays.map((display, i) => ({ display, posts: this.keyPosts[i]!, refused: this.keyRefused[i]! })),
+      elapsed_s: round(opts.elapsedMs / 1000, 3),
+    };
+  }
+}
+
+/** The flat metrics thresholds are judged against (names in thresholds.ts). */
+export function flatMetrics(f: Figures): Record<string, number | null> {
+  const out: Record<string, number | null> = {};
+  const families: [string, LatencySummary][] = [
+    ['time_to_audio', f.time_to_audio],
+    ['time_to_audio_inline', f.time_to_audio_inline],
+    ['time_to_audio_job', f.time_to_audio_job],
+    ['submit_latency', f.submit_latency],
+    ['download_time', f.download_time],
+  ];
+  for (const [name, s] of families) {
+    for (const stat of ['p50', 'p90', 'p95', 'p99', 'max', 'mean', 'min'] as const) out[`${name}_${stat}`] = s[`${stat}_ms`];
+  }
+  out.inline_share = f.inline_share;
+  out.error_rate = f.error_rate;
+  out.rate_limited_rate = f.rate_limited_rate;
+  out.success_rate = f.success_rate;
+  out.submissions = f.submissions.sent;
+  out.completed = f.submissions.completed;
+  out.polls_per_job_mean = f.polls_per_job.mean;
+  out.polls_per_job_max = f.polls_per_job.max;
+  out.achieved_rate = f.rate.achieved_per_s;
+  out.rate_shortfall = f.rate.rate_shortfall;
+  out.generator_lag_p99 = f.generator.lag.p99_ms;
+  out.generator_lag_max = f.generator.lag.max_ms;
+  out.audio_seconds_per_second = f.audio.seconds_per_second;
+  return out;
+}

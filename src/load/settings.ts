@@ -1,0 +1,328 @@
+import { parseArgs } from 'node:util';
+import { LIMITS } from '../contract/limits.js';
+import { UsageError } from './errors.js';
+import { parseThreshold, type Threshold } from './thresholds.js';
+
+export { UsageError };
+
+/** One stage of the arrival rate: over `durationMs` the rate moves linearly to `target` requests per second. */
+export interface Stage {
+  durationMs: number;
+  target: number;
+}
+
+/** One class of text in the mix: how often it is drawn and how long it is. */
+export interface MixEntry {
+  name: string;
+  weight: number;
+  chars: number;
+}
+
+export interface LoadSettings {
+  fixturesPath?: string;
+  baseUrl?: string;
+  /** The arrival-rate profile; a plain `--rate R --duration D` is one flat stage. */
+  stages: Stage[];
+  /** Rate at the start of the first stage (only meaningful with `--stages`). */
+  startRate: number;
+  maxRequests?: number;
+  mix: MixEntry[];
+  voices: string[];
+  speeds: number[];
+  language?: string;
+  postLimit: number;
+  rateWindowSeconds: number;
+  allow429: boolean;
+  requestTimeoutMs: number;
+  jobTimeoutMs: number;
+  thresholds: Threshold[];
+  outDir?: string;
+  seed: number;
+  quiet: boolean;
+  help: boolean;
+}
+
+/** Default lengths (characters) of the named text classes; a mix entry may also be a plain number. */
+export const DEFAULT_LENGTHS: Readonly<Record<string, number>> = { short: 100, medium: 1_000, long: 5_000 };
+
+const OPTIONS = {
+  fixtures: { type: 'string' },
+  'base-url': { type: 'string' },
+  rate: { type: 'string' },
+  duration: { type: 'string' },
+  stages: { type: 'string' },
+  'start-rate': { type: 'string' },
+  'max-requests': { type: 'string' },
+  mix: { type: 'string' },
+  length: { type: 'string', multiple: true },
+  voices: { type: 'string' },
+  speeds: { type: 'string' },
+  language: { type: 'string' },
+  'post-limit': { type: 'string' },
+  'rate-window': { type: 'string' },
+  'allow-429': { type: 'boolean' },
+  'request-timeout': { type: 'string' },
+  'job-timeout': { type: 'string' },
+  threshold: { type: 'string', multiple: true },
+  out: { type: 'string' },
+  seed: { type: 'string' },
+  quiet: { type: 'boolean', short: 'q' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+/**
+ * A duration: a number with a unit, `ms`, `s`, `m` or `h`, or several glued together (`1m30s`).
+ * A bare number is seconds. Returns milliseconds.
+ */
+export function parseDuration(text: string, what: string): number {
+  const trimmed = text.trim();
+  if (/^\d+(\.\d+)?$/.test(trimmed)) return Number(trimmed) * 1000;
+  const unit: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+  let total = 0;
+  let rest = trimmed;
+  if (rest === '') throw new UsageError(`${what}: a duration is needed, such as 30s, 2m or 1m30s`);
+  while (rest.length > 0) {
+    const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)/.exec(rest);
+    if (!m) throw new UsageError(`${what}: ${JSON.stringify(text)} is not a duration (use e.g. 500ms, 30s, 2m, 1m30s)`);
+    total += Number(m[1]) * unit[m[2]!]!;
+    rest = rest.slice(m[0].length);
+  }
+  return total;
+}
+
+function positiveDuration(text: string, what: string): number {
+  const ms = parseDuration(text, what);
+  if (!(ms > 0)) throw new UsageError(`${what} must be longer than 0, got ${JSON.stringify(text)}`);
+  return ms;
+}
+
+/** A rate in requests per second: a non-negative number, optionally written `2/s` or `120/m`. */
+export function parseRate(text: string, what: string): number {
+  const m = /^\s*(\d+(?:\.\d+)?|\.\d+)\s*(?:\/\s*(s|m|min|h))?\s*$/.exec(text);
+  if (!m) throw new UsageError(`${what}: ${JSON.stringify(text)} is not a rate (requests per second, e.g. 2, 0.5 or 120/m)`);
+  const per = m[2] === undefined || m[2] === 's' ? 1 : m[2] === 'h' ? 3600 : 60;
+  return Number(m[1]) / per;
+}
+
+/** `30s:2,60s:10,30s:0`: each stage ramps linearly from the previous target to its own over its duration. */
+export function parseStages(text: string): Stage[] {
+  const parts = text.split(',').map((p) => p.trim()).filter((p) => p !== '');
+  if (parts.length === 0) throw new UsageError('--stages: no stage given (e.g. --stages 30s:2,60s:10,30s:0)');
+  return parts.map((part) => {
+    const m = /^([^:]+):(.+)$/.exec(part);
+    if (!m) throw new UsageError(`--stages: ${JSON.stringify(part)} is not <duration>:<rate> (e.g. 30s:2)`);
+    return { durationMs: positiveDuration(m[1]!, `--stages ${part}`), target: parseRate(m[2]!, `--stages ${part}`) };
+  });
+}
+
+/** A whole number of characters ≥ 1 and within the spec's text limit. */
+function parseChars(text: string, what: string): number {
+  const n = Number(text.replace(/_/g, ''));
+  if (!/^\d[\d_]*$/.test(text.trim()) || !Number.isSafeInteger(n) || n < LIMITS.textMinChars || n > LIMITS.textMaxChars) {
+    throw new UsageError(`${what}: a length is a whole number of characters from ${LIMITS.textMinChars} to ${LIMITS.textMaxChars}, got ${JSON.stringify(text)}`);
+  }
+  return n;
+}
+
+/**
+ * `--mix short=80,long=20`: weights of text classes. A class is `short`, `medium`, `long` (lengths
+ * from `lengths`) or a number of characters (`300=50`).
+ */
+export function parseMix(text: string, lengths: Readonly<Record<string, number>>): MixEntry[] {
+  const parts = text.split(',').map((p) => p.trim()).filter((p) => p !== '');
+  if (parts.length === 0) throw new UsageError('--mix: no class given (e.g. --mix short=80,long=20)');
+  const entries = parts.map((part) => {
+    const m = /^([^=]+)=(.+)$/.exec(part);
+    if (!m) throw new UsageError(`--mix: ${JSON.stringify(part)} is not <class>=<weight> (e.g. short=80)`);
+    const name = m[1]!.trim();
+    const weight = Number(m[2]);
+    if (!Number.isFinite(weight) || weight < 0) throw new UsageError(`--mix: the weight of ${name} must be a number ≥ 0, got ${JSON.stringify(m[2])}`);
+    let chars: number;
+    if (/^\d+$/.test(name)) chars = parseChars(name, `--mix ${part}`);
+    else if (lengths[name] !== undefined) chars = lengths[name]!;
+    else throw new UsageError(`--mix: unknown class ${JSON.stringify(name)} (use ${Object.keys(lengths).join(', ')} or a number of characters)`);
+    return { name, weight, chars };
+  });
+  const names = new Set<string>();
+  for (const e of entries) {
+    if (names.has(e.name)) throw new UsageError(`--mix: ${e.name} is given twice`);
+    names.add(e.name);
+  }
+  if (!entries.some((e) => e.weight > 0)) throw new UsageError('--mix: at least one weight must be above 0');
+  return entries;
+}
+
+/** `--length long=20000` (repeatable, or comma-separated): the length of a named class. */
+export function parseLengths(values: readonly string[]): Record<string, number> {
+  const lengths: Record<string, number> = { ...DEFAULT_LENGTHS };
+  for (const part of values.flatMap((v) => v.split(',')).map((p) => p.trim()).filter((p) => p !== '')) {
+    const m = /^([a-z][a-z0-9-]*)=(.+)$/i.exec(part);
+    if (!m) throw new UsageError(`--length: ${JSON.stringify(part)} is not <class>=<characters> (e.g. long=20000)`);
+    lengths[m[1]!] = parseChars(m[2]!, `--length ${part}`);
+  }
+  return lengths;
+}
+
+const VOICE = /^(?:[abefhijpz][fm]_[a-z][a-z0-9]{0,31}|st_[fm][1-5])$/;
+
+function parseVoices(text: string): string[] {
+  const voices = text.split(',').map((v) => v.trim()).filter((v) => v !== '');
+  if (voices.length === 0) throw new UsageError('--voices: no voice given (e.g. --voices af_heart,st_m1)');
+  for (const v of voices) if (!VOICE.test(v)) throw new UsageError(`--voices: ${JSON.stringify(v)} is not a voice id (e.g. af_heart, bf_emma, st_m1)`);
+  return voices;
+}
+
+function parseSpeeds(text: string): number[] {
+  const speeds = text.split(',').map((v) => v.trim()).filter((v) => v !== '').map(Number);
+  if (speeds.length === 0 || speeds.some((s) => !Number.isFinite(s) || s < LIMITS.speedMin || s > LIMITS.speedMax)) {
+    throw new UsageError(`--speeds: numbers from ${LIMITS.speedMin} to ${LIMITS.speedMax}, comma-separated, got ${JSON.stringify(text)}`);
+  }
+  return speeds;
+}
+
+function positiveInt(text: string, what: string): number {
+  const n = Number(text);
+  if (!/^\s*\d+\s*$/.test(text) || !Number.isSafeInteger(n) || n < 1) throw new UsageError(`${what} must be a whole number ≥ 1, got ${JSON.stringify(text)}`);
+  return n;
+}
+
+/** Reads the command line. Throws UsageError (exit 2) with one line naming the flag at fault. */
+export function readSettings(argv: readonly string[]): LoadSettings {
+  let values: ReturnType<typeof parseArgs<{ args: string[]; options: typeof OPTIONS; strict: true; allowPositionals: false }>>['values'];
+  try {
+    ({ values } = parseArgs({ args: [...argv], options: OPTIONS, strict: true, allowPositionals: false }));
+  } catch (error) {
+    throw new UsageError((error as Error).message.split('\n')[0]!);
+  }
+  const help = values.help ?? false;
+  const base = {
+    help,
+    quiet: values.quiet ?? false,
+    fixturesPath: values.fixtures,
+    baseUrl: values['base-url'],
+    outDir: values.out,
+  };
+  if (help) return { ...defaults(), ...base };
+  if (!values.fixtures) throw new UsageError('--fixtures <file> is required: the fixtures file of the deployment (same schema as the conformance suite)');
+
+  let stages: Stage[];
+  if (values.stages !== undefined) {
+    if (values.rate !== undefined || values.duration !== undefined) throw new UsageError('give either --stages or --rate with --duration, not both');
+    stages = parseStages(values.stages);
+  } else {
+    if (values.rate === undefined) throw new UsageError('no arrival rate: give --rate <requests per second> (with --duration) or --stages');
+    const rate = parseRate(values.rate, '--rate');
+    if (!(rate > 0)) throw new UsageError('--rate must be above 0');
+    const durationMs = positiveDuration(values.duration ?? '60s', '--duration');
+    stages = [{ durationMs, target: rate }];
+  }
+  const startRate = values['start-rate'] !== undefined ? parseRate(values['start-rate'], '--start-rate') : values.stages !== undefined ? 0 : stages[0]!.target;
+  if (values.stages !== undefined && Math.max(startRate, ...stages.map((s) => s.target)) <= 0) throw new UsageError('--stages: every rate is 0, so nothing would be sent');
+  const lengths = parseLengths(values.length ?? []);
+  const mix = parseMix(values.mix ?? 'short=80,long=20', lengths);
+  const postLimit = values['post-limit'] !== undefined ? positiveInt(values['post-limit'], '--post-limit') : LIMITS.postPerMinute;
+  const rateWindowMs = values['rate-window'] !== undefined ? positiveDuration(values['rate-window'], '--rate-window') : LIMITS.rateWindowSeconds * 1000;
+  const thresholds = (values.threshold ?? []).map(parseThreshold);
+  const seed = values.seed !== undefined ? positiveInt(values.seed, '--seed') : 1;
+  return {
+    ...base,
+    stages,
+    startRate,
+    maxRequests: values['max-requests'] !== undefined ? positiveInt(values['max-requests'], '--max-requests') : undefined,
+    mix,
+    voices: parseVoices(values.voices ?? 'af_heart'),
+    speeds: parseSpeeds(values.speeds ?? String(LIMITS.speedDefault)),
+    language: values.language,
+    postLimit,
+    rateWindowSeconds: rateWindowMs / 1000,
+    allow429: values['allow-429'] ?? false,
+    requestTimeoutMs: values['request-timeout'] !== undefined ? positiveDuration(values['request-timeout'], '--request-timeout') : 60_000,
+    jobTimeoutMs: values['job-timeout'] !== undefined ? positiveDuration(values['job-timeout'], '--job-timeout') : 300_000,
+    thresholds,
+    seed,
+  };
+}
+
+function defaults(): LoadSettings {
+  return {
+    stages: [],
+    startRate: 0,
+    mix: [],
+    voices: [],
+    speeds: [],
+    postLimit: LIMITS.postPerMinute,
+    rateWindowSeconds: LIMITS.rateWindowSeconds,
+    allow429: false,
+    requestTimeoutMs: 60_000,
+    jobTimeoutMs: 300_000,
+    thresholds: [],
+    seed: 1,
+    quiet: false,
+    help: false,
+  };
+}
+
+export function helpText(): string {
+  return `agent-tts-load: drives a deployment of the Text-to-Speech Job API at an open-loop arrival rate and
+reports what its users would feel (time to audio, share answered inline, statuses, errors).
+
+Usage:
+  agent-tts-load --fixtures fixtures.json --rate 2 --duration 60s [--out DIR] [--threshold EXPR ...]
+  agent-tts-load --fixtures fixtures.json --stages 30s:2,60s:10,30s:0 --mix short=80,long=20
+
+Target:
+  --fixtures FILE        The deployment's fixtures file (schema of the conformance suite): base_url and
+                         keys.active are used. Required.
+  --base-url URL         Overrides base_url of the fixtures file.
+
+Workload (open loop: request i is sent on schedule whatever happened to the earlier ones):
+  --rate R               Requests per second (2, 0.5, 120/m), for --duration (default 60s).
+  --duration D           500ms, 30s, 2m, 1m30s.
+  --stages LIST          Instead of --rate: D:R stages; each ramps linearly from the previous rate
+                         (--start-rate, default 0) to R over D, as k6's ramping arrival rate.
+  --max-requests N       Send at most N submissions.
+  --mix LIST             Text classes and weights (default short=80,long=20). A class is short (100
+                         characters), medium (1,000), long (5,000) or a number of characters.
+  --length CLASS=N       Length of a named class (repeatable): --length long=20000.
+  --voices LIST          Voices, drawn in turn (default af_heart).
+  --speeds LIST          Speeds, drawn in turn (default 1.2).
+  --language CODE        language field of every submission (for st_* voices; default: not sent).
+  --seed N               Seed of the text-class draws (default 1): the same seed sends the same texts.
+
+Rate limits (spec §8: 1 POST per 60 s per key):
+  --post-limit N         POSTs per window per key that the deployment allows (default 1).
+  --rate-window D        The window (default 60s).
+  --allow-429            Run even when the rate exceeds what the keys allow, to measure the refusals
+                         (429 answers are counted, never treated as failures of the tool).
+  Submissions are spread over keys.active; with N keys the rate they allow is N x limit / window.
+
+Bounds:
+  --request-timeout D    One HTTP exchange (default 60s; the inline wait is about 10 s).
+  --job-timeout D        From submission to downloaded audio (default 5m); the run ends at most this
+                         long after the last submission. Ctrl-C stops at once with a partial report.
+
+Output:
+  --out DIR              Writes results.json, report.md and report.html (charts, works offline).
+  --quiet, -q            No progress line and no summary, only threshold failures and errors.
+  A progress line is redrawn on a terminal; elsewhere a plain line every 5 s.
+
+Thresholds (repeatable; all must hold):
+  --threshold 'inline_share>=0.9' --threshold 'time_to_audio_p95<15s' --threshold 'error_rate<0.01'
+  Operators < <= > >= == !=. Times take ms, s or m (a bare number is ms); shares take a number or a
+  percentage (1%). A threshold on a metric with no samples fails. Metrics:
+    time_to_audio_*, time_to_audio_inline_*, time_to_audio_job_*, submit_latency_*, download_time_*
+    (each with p50 p90 p95 p99 max mean min), inline_share, error_rate, rate_limited_rate,
+    success_rate, submissions, completed, polls_per_job_mean, polls_per_job_max, achieved_rate,
+    rate_shortfall, generator_lag_p99, generator_lag_max, audio_seconds_per_second.
+
+Exit codes:
+  0    the run ended and every threshold held (or none was given)
+  1    a threshold failed
+  2    unusable settings: bad flag or value, unreadable fixtures, unknown threshold metric, a rate the
+       keys do not allow (without --allow-429), unwritable --out, a deployment that does not answer or
+       refuses the keys
+  3    the tool itself failed (a bug): the message says where
+  130  interrupted (Ctrl-C): the partial report is written, thresholds are not judged
+
+API keys appear in every output only as tts_<public_id>.`;
+}

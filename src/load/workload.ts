@@ -1,0 +1,92 @@
+import { codePointLength } from '../contract/limits.js';
+import type { MixEntry } from './settings.js';
+
+/** Everyday prose with numbers and punctuation, so the deployment's text splitting sees real sentences. */
+const SENTENCES = [
+  'The weather was mild this morning, so we walked to the market and bought fresh bread, apples and a little cheese.',
+  'On the way back we stopped at the library, where the new catalogue lists more than 4,000 titles.',
+  'Maria asked whether the train to the coast still leaves at 7:45, or whether the timetable changed in March.',
+  'Nobody answered at first; then the conductor said that the earlier service had been cancelled for repairs.',
+  'We decided to take the bus instead, which was slower but cheaper, and it stopped in every village along the river.',
+  'By noon the sun was high, the fields were bright yellow, and the children counted twenty-three windmills!',
+  'Is there anything better than a long lunch in the shade of an old oak tree?',
+  'After lunch, the guide explained how the bridge was built in 1887, and why it was painted green every ten years.',
+  "The museum closes at five o'clock, so we hurried through the rooms of maps, clocks and ship models.",
+  'In the evening it rained briefly, and the streets smelled of wet stone and bread from the bakery on the corner.',
+];
+
+/**
+ * A text of exactly `chars` characters (ASCII, so characters are code points), starting with the
+ * submission's number so no two texts are the same, and ending with a full stop where it is cut.
+ */
+export function textOfLength(chars: number, n: number): string {
+  const head = `Request ${n}. `;
+  const parts: string[] = [head];
+  let total = head.length;
+  for (let i = n % SENTENCES.length; total < chars; i++) {
+    const sentence = SENTENCES[i % SENTENCES.length]!;
+    const separator = total === head.length ? '' : ' ';
+    parts.push(separator + sentence);
+    total += separator.length + sentence.length;
+  }
+  let text = parts.join('').slice(0, chars);
+  if (chars >= 2 && !/[.!?]$/.test(text)) text = text.slice(0, -1).replace(/\s$/, 'a') + '.';
+  if (codePointLength(text) !== chars) throw new Error(`text of ${chars} characters came out at ${codePointLength(text)}`);
+  return text;
+}
+
+/** mulberry32: a small seeded generator, so the same --seed draws the same sequence of classes. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export interface Submission {
+  n: number;
+  textClass: string;
+  chars: number;
+  body: { text: string; voice: string; speed: number; language?: string };
+}
+
+/** Draws each submission's text class by weight (seeded), and its voice and speed in turn. */
+export class Workload {
+  private readonly random: () => number;
+  private readonly totalWeight: number;
+
+  constructor(
+    private readonly mix: readonly MixEntry[],
+    private readonly voices: readonly string[],
+    private readonly speeds: readonly number[],
+    private readonly language: string | undefined,
+    seed: number,
+  ) {
+    this.random = seededRandom(seed);
+    this.totalWeight = mix.reduce((sum, e) => sum + e.weight, 0);
+  }
+
+  next(n: number): Submission {
+    let pick = this.random() * this.totalWeight;
+    let entry = this.mix.find((e) => e.weight > 0)!;
+    for (const e of this.mix) {
+      if (e.weight <= 0) continue;
+      if (pick < e.weight) {
+        entry = e;
+        break;
+      }
+      pick -= e.weight;
+    }
+    const body: Submission['body'] = {
+      text: textOfLength(entry.chars, n),
+      voice: this.voices[n % this.voices.length]!,
+      speed: this.speeds[Math.floor(n / this.voices.length) % this.speeds.length]!,
+    };
+    if (this.language !== undefined) body.language = this.language;
+    return { n, textClass: entry.name, chars: entry.chars, body };
+  }
+}
