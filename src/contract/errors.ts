@@ -60,10 +60,6 @@ export const ERROR_TABLE = {
 export type ErrorCode = keyof typeof ERROR_TABLE;
 export const ERROR_CODES = Object.keys(ERROR_TABLE) as [ErrorCode, ...ErrorCode[]];
 
-export function httpStatusOf(code: ErrorCode): number {
-  return ERROR_TABLE[code].status;
-}
-
 export function suggestedAction(code: string): string | undefined {
   return Object.hasOwn(ERROR_TABLE, code) ? ERROR_TABLE[code as ErrorCode].action : undefined;
 }

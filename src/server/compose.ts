@@ -46,7 +46,7 @@ export async function openStorage(config: Config, log: Logger, processName: stri
   return { store, audio: new LocalAudioStorage(join(config.dataDir, 'audio')), close: () => store.close() };
 }
 
-export function createSynth(config: Config): Synthesizer {
+function createSynth(config: Config): Synthesizer {
   return createSynthesizer({ engine: config.engine, threads: config.synthThreads, upstream: { ...config.upstream, retries: 3 } });
 }
 

@@ -1,3 +1,5 @@
+import { API_PATH } from '../contract/limits.js';
+
 /**
  * The server and worker take their settings from environment variables only. `--help` explains that;
  * any other argument is a mistake (a flag that would silently do nothing), refused with exit code 2.
@@ -20,7 +22,7 @@ const COMMON = `  DATA_DIR              SQLite file, audio files, URL-signing se
   LOG_LEVEL             pino level (default info)
 `;
 
-export const SERVER_HELP = `agent-tts-server: the agent-tts reference server (spec: POST/GET /v1/agent-tts).
+export const SERVER_HELP = `agent-tts-server: the agent-tts reference server (POST/GET ${API_PATH}).
 
 Usage: agent-tts-server            (configured through environment variables)
 

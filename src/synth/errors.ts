@@ -16,10 +16,6 @@ export class SynthesisError extends Error {
   }
 }
 
-export function isAbortError(error: unknown): boolean {
-  return error instanceof Error && (error.name === 'AbortError' || error.name === 'TimeoutError');
-}
-
 /** Turns anything thrown below the synthesis layer into a SynthesisError, keeping ones that already are. */
 export function toSynthesisError(error: unknown, context: string): SynthesisError {
   if (error instanceof SynthesisError) return error;

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ENCODER_JOIN_SAMPLES, encodeChunk } from './mp3-encode.js';
 import { countFrames, parseFrameHeader } from './mp3-frames.js';
-import { decodeMp3File, rms } from './test-audio.js';
+import { decodeMp3File, rms } from '../../test/helpers/audio.js';
 
 const dir = await mkdtemp(join(tmpdir(), 'synth-mp3-'));
 afterAll(() => rm(dir, { recursive: true, force: true }));

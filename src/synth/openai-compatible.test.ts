@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SynthesisError, createSynthesizer } from './index.js';
 import { OpenAICompatibleEngine, decodeAudio } from './openai-compatible.js';
-import { decodeMp3File, rms } from './test-audio.js';
+import { decodeMp3File, rms } from '../../test/helpers/audio.js';
 
 const API_KEY = 'sk-upstream-secret-0123456789';
 const PCM_RATE = 24000;

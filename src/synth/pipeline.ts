@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { open, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { LIMITS } from '../contract/limits.js';
 import { parseVoice } from '../contract/voices.js';
 import { chunkText, type TextChunk } from './chunker.js';
 import type { SpeechEngine } from './engine.js';
@@ -30,14 +31,12 @@ export interface PipelineOptions {
   signal?: AbortSignal;
 }
 
-export const MIN_SPEED = 0.5;
-export const MAX_SPEED = 1.5;
 
 function validate(req: SynthesisRequest): void {
   const problem = !parseVoice(req.voice)
     ? `unknown voice "${req.voice}"`
-    : !(req.speed >= MIN_SPEED && req.speed <= MAX_SPEED)
-      ? `speed ${req.speed} is outside ${MIN_SPEED}–${MAX_SPEED}`
+    : !(req.speed >= LIMITS.speedMin && req.speed <= LIMITS.speedMax)
+      ? `speed ${req.speed} is outside ${LIMITS.speedMin}–${LIMITS.speedMax}`
       : req.text.trim() === ''
         ? 'blank text'
         : undefined;

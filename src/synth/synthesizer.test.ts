@@ -7,7 +7,7 @@ import { CURATED_VOICES, parseVoice, resolveLanguage } from '../contract/voices.
 import { chunkText } from './chunker.js';
 import { SynthesisError, createSynthesizer, type SynthesisProgress, type SynthesisRequest, type SynthesisResult, type Synthesizer } from './index.js';
 import { SAMPLE_TEXTS } from './sample-texts.js';
-import { correlation, decodeMp3File, envelope, rms, spectralDistance, voiceFeatures, type DecodedAudio } from './test-audio.js';
+import { correlation, decodeMp3File, envelope, rms, spectralDistance, voiceFeatures, type DecodedAudio } from '../../test/helpers/audio.js';
 
 let synth: Synthesizer;
 let dir: string;

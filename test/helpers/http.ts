@@ -87,11 +87,7 @@ export async function decodeMp3(bytes: Uint8Array): Promise<{ seconds: number; s
   return { seconds: samplesDecoded / sampleRate, samples: channelData[0], sampleRate };
 }
 
-export function rms(samples: Float32Array): number {
-  let sum = 0;
-  for (const s of samples) sum += s * s;
-  return Math.sqrt(sum / Math.max(1, samples.length));
-}
+export { rms } from './audio.js';
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -54,7 +54,7 @@ const STALE_CLAIM_MS = 30_000;
 const CLAIM_POLL_MS = 20;
 const DAY_MS = 86_400_000;
 
-export const bucketName = (kind: BucketKind, publicId: string) => `${kind}:${publicId}`;
+const bucketName = (kind: BucketKind, publicId: string) => `${kind}:${publicId}`;
 
 /**
  * Submission and lookup of jobs. A submission is checked in a fixed order after authentication

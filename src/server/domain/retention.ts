@@ -4,7 +4,7 @@ import type { AudioStorage, Store } from '../ports.js';
 const BATCH = 500;
 
 /** Partial writes untouched this long belong to a dead run, whatever the mode. */
-export const LEFTOVER_STALE_MS = 10 * 60_000;
+const LEFTOVER_STALE_MS = 10 * 60_000;
 
 /** Deletes jobs (record and audio) whose plan retention has passed, in batches. */
 export async function sweepExpiredJobs(store: Store, audio: AudioStorage, log: Logger, now = Date.now()): Promise<number> {

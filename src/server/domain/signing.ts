@@ -1,3 +1,4 @@
+import { AUDIO_PATH_PREFIX } from '../../contract/limits.js';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /**
@@ -16,7 +17,7 @@ export class AudioUrlSigner {
 
   sign(baseUrl: string, jobId: string, now: number): string {
     const expires = Math.floor(now / 1000) + this.ttlSeconds;
-    return `${baseUrl}/v1/audio/${jobId}.mp3?expires=${expires}&sig=${this.signature(jobId, expires)}`;
+    return `${baseUrl}${AUDIO_PATH_PREFIX}${jobId}.mp3?expires=${expires}&sig=${this.signature(jobId, expires)}`;
   }
 
   /** True when the signature matches and has not expired. */

@@ -63,7 +63,7 @@ export function registerAudioRoutes(app: OpenAPIHono<AppEnv>, deps: AudioRouteDe
 }
 
 /** Parses a single `bytes=` range; undefined when absent or not a single byte range (serve whole). */
-export function parseRange(header: string | undefined, size: number): ByteRange | 'unsatisfiable' | undefined {
+function parseRange(header: string | undefined, size: number): ByteRange | 'unsatisfiable' | undefined {
   if (!header) return undefined;
   const m = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
   if (!m || (m[1] === '' && m[2] === '')) return undefined;
