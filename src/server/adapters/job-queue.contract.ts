@@ -77,8 +77,15 @@ export function describeJobQueueContract(name: string, open: () => Promise<JobQu
       expect(h.runsOf(job.id)).toBe(1);
     });
 
-    it('ends a wait at its timeout when the job does not finish', async () => {
-      await expect(h.queue.waitForFinish(randomUUID(), 50)).resolves.toBeUndefined();
+    it('ends a wait at its timeout when the job does not finish: not before it, and not long after', async () => {
+      const timeoutMs = 300;
+      const started = performance.now();
+      await expect(h.queue.waitForFinish(randomUUID(), timeoutMs)).resolves.toBeUndefined();
+      const elapsed = performance.now() - started;
+      // Timers may fire a millisecond early by rounding; an answer well before the timeout is a wait
+      // that never waited. The upper bound only catches a wait that ignores its timeout altogether.
+      expect(elapsed).toBeGreaterThanOrEqual(timeoutMs - 5);
+      expect(elapsed).toBeLessThan(timeoutMs + 10_000);
     });
 
     it('ends a wait when its signal aborts, or at once when it already has', async () => {

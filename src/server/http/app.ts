@@ -19,6 +19,7 @@ import { readTtsRequest } from './body.js';
 import { type AppContext, type AppEnv, sendError, sendJson } from './context.js';
 import { cors } from './cors.js';
 import { ApiError, invalidRequest } from './errors.js';
+import { AUDIO_URL_INVALID_MESSAGE } from '../../contract/errors.js';
 import { jobView } from './job-bodies.js';
 import { mountOps, type OpsMetrics } from './ops.js';
 import { setRateHeaders } from './rate-headers.js';
@@ -189,18 +190,18 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
 
   app.get('/v1/audio/:file', async (c) => {
     const match = /^([0-9a-f-]{36})\.mp3$/.exec(c.req.param('file'));
-    if (!match || !UUID.test(match[1])) throw new ApiError('NOT_FOUND', 'No such audio file.');
+    if (!match || !UUID.test(match[1])) throw new ApiError('NOT_FOUND', AUDIO_URL_INVALID_MESSAGE);
     const jobId = match[1];
     const expires = c.req.query('expires') ?? '';
     const sig = c.req.query('sig') ?? '';
     const now = Date.now();
     if (!signer.verify(jobId, expires, sig, now)) {
-      throw new ApiError('INVALID_KEY', 'The audio URL is invalid or has expired. Poll the job for a fresh URL.', undefined, {}, 403);
+      throw new ApiError('NOT_FOUND', AUDIO_URL_INVALID_MESSAGE);
     }
     const job = await store.getJob(jobId);
     const legacyExpired = job?.legacyExpiresAt !== undefined && job.legacyExpiresAt <= now;
     const stat = job && job.status === 'completed' && !legacyExpired ? await audio.stat(jobId) : undefined;
-    if (!stat) throw new ApiError('NOT_FOUND', 'The audio of this job no longer exists. Submit a new request.');
+    if (!stat) throw new ApiError('NOT_FOUND', AUDIO_URL_INVALID_MESSAGE);
     c.header('Content-Type', 'audio/mpeg');
     c.header('Accept-Ranges', 'bytes');
     c.header('Cache-Control', `private, max-age=${signer.secondsLeft(expires, now)}`);
