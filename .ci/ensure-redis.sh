@@ -10,6 +10,10 @@
 #
 # Only TEST_REDIS_URL is exported, never REDIS_URL: every server a test starts inherits the
 # environment, and REDIS_URL would switch the embedded-mode suite to Redis.
+#
+# The multi-process suite also starts (and kills) a redis-server of its own, so under CI=true the
+# redis-server binary is installed even when a Redis already answers. Exits non-zero, saying why,
+# when no Redis can be found or started.
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -37,16 +41,28 @@ answers() {
   [ "${reply%$'\r'}" = "+PONG" ]
 }
 
+install_redis_server() {
+  command -v redis-server >/dev/null 2>&1 && return 0
+  if ! command -v apt-get >/dev/null 2>&1; then
+    echo "ensure-redis: redis-server is not installed and apt-get is not available to install it" >&2
+    return 1
+  fi
+  local sudo=""
+  [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1 && sudo="sudo"
+  echo "ensure-redis: installing Debian's redis-server" >&2
+  if ! { $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq redis-server >/dev/null; }; then
+    echo "ensure-redis: apt-get could not install redis-server" >&2
+    return 1
+  fi
+  command -v redis-server >/dev/null 2>&1 || { echo "ensure-redis: redis-server is still not on PATH after installing it" >&2; return 1; }
+}
+
 if answers "$url"; then
   echo "ensure-redis: Redis answers at ${url//\/\/*@/\/\/***@}" >&2
+  if [ "${CI:-}" = "true" ] || [ "${CI:-}" = "1" ]; then install_redis_server || exit 1; fi
 else
   echo "ensure-redis: nothing answers at ${url//\/\/*@/\/\/***@}; starting a Redis of our own" >&2
-  if ! command -v redis-server >/dev/null 2>&1; then
-    sudo=""
-    [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1 && sudo="sudo"
-    $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq redis-server >/dev/null
-  fi
+  install_redis_server || exit 1
   # A spare port: the first of 6380–6479 where nothing answers and nothing listens.
   port=""
   for candidate in $(seq 6380 6479); do

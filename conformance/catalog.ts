@@ -1,5 +1,6 @@
 import type { Rule } from './rule.js';
 import { profilesOf } from './rule.js';
+import { acceptanceRules } from './rules/acceptance.js';
 import { audioRules } from './rules/audio.js';
 import { authRules } from './rules/auth.js';
 import { corsRules } from './rules/cors.js';
@@ -21,6 +22,7 @@ import { voiceRules } from './rules/voices.js';
  */
 export const CATALOG: readonly Rule[] = [
   ...submitRules,
+  ...acceptanceRules,
   ...rateLimitRules,
   ...idempotencyRules,
   ...usageRules,

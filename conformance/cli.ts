@@ -4,14 +4,15 @@ import { OpenApiDocument } from './openapi-document.js';
 import { Redactor, secretsOf } from './redaction.js';
 import { resultLine, summary } from './reports/console-report.js';
 import { writeReports } from './reports/write-reports.js';
-import { isFailing } from './results.js';
+import { failsStrict, isFailing } from './results.js';
 import { unreachable } from './reachability.js';
 import { runSuite } from './runner.js';
 import { unmatchedPatterns } from './selection.js';
 import { SettingsError, helpText, readSettings } from './settings.js';
 
 /**
- * The command line: 0 when nothing failed or errored, 1 otherwise, 2 when it could not start (bad
+ * The command line: 0 when nothing failed or errored (with --strict: and nothing was skipped or
+ * disabled), 1 otherwise, 2 when it could not start (bad
  * settings, an --only/--skip pattern that matches no rule, an unusable fixtures file or URL, or a
  * deployment that does not answer at all).
  */
@@ -71,6 +72,11 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<numb
   });
   const files = writeReports(run, settings.outputDir, redactor);
   print(summary(run, files));
+  if (settings.strict && failsStrict(run)) {
+    const left = run.rules.filter((r) => r.outcome === 'skip' || r.outcome === 'disabled');
+    print(`--strict: ${left.length} rule(s) did not run to a verdict, so this is not a certification run: ${left.map((r) => `${r.id} (${r.outcome}: ${r.message ?? ''})`).join('; ')}`);
+    return 1;
+  }
   return isFailing(run) ? 1 : 0;
 }
 

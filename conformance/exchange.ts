@@ -27,6 +27,8 @@ export interface Exchange {
   notSent?: boolean;
   /** The suite dropped the connection on purpose after sending (a simulated transport failure). */
   dropped?: boolean;
+  /** Dropped on purpose once the answer's status line arrived (dropOnAnswer): the status it had. */
+  droppedAfterStatus?: number;
 }
 
 /** A JSON object as read from a response: rules check its fields one by one. */
@@ -43,6 +45,6 @@ export function header(exchange: Exchange, name: string): string | undefined {
 }
 
 export function describe(exchange: Exchange): string {
-  const status = exchange.response ? `${exchange.response.status}` : exchange.dropped ? 'dropped' : `error: ${exchange.error}`;
+  const status = exchange.response ? `${exchange.response.status}` : exchange.dropped ? (exchange.droppedAfterStatus !== undefined ? `dropped once HTTP ${exchange.droppedAfterStatus} began` : 'dropped') : `error: ${exchange.error}`;
   return `#${exchange.seq} ${exchange.request.method} ${exchange.request.url} → ${status}`;
 }

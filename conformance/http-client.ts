@@ -14,6 +14,11 @@ export interface SendOptions {
   timeoutMs?: number;
   /** Drop the connection this many ms after the request is fully written (simulated transport failure). */
   dropAfterSendMs?: number;
+  /**
+   * Drop the connection as soon as the answer's status line and headers arrive, before its body: the
+   * answer is lost on the way back, yet its status proves the server received and handled the request.
+   */
+  dropOnAnswer?: boolean;
 }
 
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
@@ -48,7 +53,10 @@ export async function sendRaw(base: string, options: SendOptions, seq: number, o
   try {
     const outcome = await transmit(url, options, headers, body);
     if (outcome === 'dropped') exchange.dropped = true;
-    else exchange.response = outcome;
+    else if (outcome && 'droppedAfterStatus' in outcome) {
+      exchange.dropped = true;
+      exchange.droppedAfterStatus = outcome.droppedAfterStatus;
+    } else exchange.response = outcome;
   } catch (error) {
     exchange.error = (error as Error).message || String(error);
     exchange.notSent = NOT_SENT.has((error as NodeJS.ErrnoException).code ?? '');
@@ -62,7 +70,7 @@ function transmit(
   options: SendOptions,
   headers: Record<string, string>,
   body: Buffer | undefined,
-): Promise<Exchange['response'] | 'dropped'> {
+): Promise<Exchange['response'] | 'dropped' | { droppedAfterStatus: number }> {
   return new Promise((resolve, reject) => {
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
     const req = send(url, { method: options.method, headers, agent: false });
@@ -87,6 +95,14 @@ function transmit(
     });
     req.on('response', (res: IncomingMessage) => {
       answered = true;
+      if (options.dropOnAnswer) {
+        clearTimeout(timer);
+        req.on('error', () => undefined);
+        res.on('error', () => undefined);
+        req.destroy();
+        resolve({ droppedAfterStatus: res.statusCode ?? 0 });
+        return;
+      }
       const chunks: Buffer[] = [];
       let size = 0;
       res.on('data', (chunk: Buffer) => {

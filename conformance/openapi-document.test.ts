@@ -27,7 +27,7 @@ describe('the OpenAPI document as a validator', () => {
 
   it('accepts a conforming answer', () => {
     const body = errorExample('NOT_FOUND', '0b6f9a52-1d1e-4c47-9a55-2f1f0b0d6a11');
-    const headers = { 'x-request-id': body.meta.request_id, 'ratelimit-policy': '30;w=60', ratelimit: 'limit=30, remaining=29, reset=60' };
+    const headers = { 'x-request-id': body.meta.request_id, 'ratelimit-policy': '"get";q=30;w=60', ratelimit: '"get";r=29;t=60' };
     expect(doc.checkResponse(answer('GET', '/v1/agent-tts', 404, body, headers), '/v1/agent-tts')).toEqual([]);
   });
 

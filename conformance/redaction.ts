@@ -11,6 +11,9 @@ export function secretsOf(fixtures: ConformanceFixturesT): string[] {
     keys.no_api_access,
     keys.usage_exhausted,
     fixtures.legacy_expired_job?.key,
+    ...(keys.acceptance ?? []),
+    fixtures.failed_job?.key,
+    fixtures.expired_audio?.key,
   ].filter((key): key is string => typeof key === 'string');
 }
 

@@ -37,3 +37,6 @@ export function countOutcomes(rules: RuleResult[]): Record<Outcome, number> {
 }
 
 export const isFailing = (run: RunResult) => run.counts.fail > 0 || run.counts.error > 0;
+
+/** --strict: a certification run must run every rule to a verdict; a skip or a disabled rule fails it. */
+export const failsStrict = (run: RunResult) => run.counts.skip > 0 || run.counts.disabled > 0;

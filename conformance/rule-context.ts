@@ -57,7 +57,7 @@ export class RuleContext {
     if (options.key !== undefined && !hasAuth) headers.authorization = `Bearer ${options.key}`;
     const key = options.key;
     const bucket: Bucket | undefined =
-      key !== undefined && this.run.pool.keys.includes(key) ? (options.method === 'POST' ? 'post' : options.method === 'GET' ? 'get' : undefined) : undefined;
+      key !== undefined && this.run.isPooledKey(key) ? (options.method === 'POST' ? 'post' : options.method === 'GET' ? 'get' : undefined) : undefined;
     const throttle = options.throttle !== false;
 
     const attempt = async (): Promise<Exchange> => {
@@ -130,6 +130,13 @@ export class RuleContext {
     const lease = await this.run.pool.lease(options);
     this.leases.push(lease);
     return lease.keys;
+  }
+
+  /** One key for a POST whose job the rule will not follow: an acceptance key when the fixtures have them. */
+  async leaseForAcceptance(): Promise<Lease> {
+    const lease = await this.run.acceptancePool.lease({ fresh: 'post' });
+    this.leases.push(lease);
+    return lease;
   }
 
   releaseAll(): void {

@@ -28,7 +28,14 @@ export class RunState {
     readonly doc: OpenApiDocument,
     readonly pool: KeyPool,
     readonly model: RateModel,
+    /** The fixtures' acceptance keys (keys.acceptance), or the active pool when there are none. */
+    readonly acceptancePool: KeyPool = pool,
   ) {}
+
+  /** Is this one of the keys the suite throttles (an active or an acceptance key)? */
+  isPooledKey(key: string): boolean {
+    return this.pool.keys.includes(key) || this.acceptancePool.keys.includes(key);
+  }
 
   private postsHeld?: { until: Promise<void>; owner: string };
 

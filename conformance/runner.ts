@@ -27,7 +27,9 @@ export async function runSuite(settings: Settings, target: Target, doc: OpenApiD
   const model = new RateModel({ post: settings.postLimit, get: settings.getLimit, windowMs: settings.rateWindowSeconds * 1000 });
   // A mock keeps no accounts or limits: nothing to lease or throttle.
   const pool = new KeyPool(settings.profile === 'mock' ? [] : target.fixtures.keys.active, model);
-  const run = new RunState(settings, target, doc, pool, model);
+  const acceptanceKeys = settings.profile === 'mock' ? [] : (target.fixtures.keys.acceptance ?? []);
+  const acceptancePool = acceptanceKeys.length > 0 ? new KeyPool(acceptanceKeys, model) : pool;
+  const run = new RunState(settings, target, doc, pool, model, acceptancePool);
   const rules = options.rules ?? CATALOG;
   const results = new Map<string, RuleResult>();
 

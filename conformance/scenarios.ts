@@ -168,6 +168,29 @@ export function failingJob(ctx: RuleContext): Promise<FollowedJob> {
   });
 }
 
+/** The failed job the fixtures declare (failed_job), as a GET of it answers now. */
+export function declaredFailedJob(ctx: RuleContext): Promise<{ key: string; jobId: string; get: Exchange }> {
+  return ctx.scenario('declared-failed-job', async (s) => {
+    const declared = s.fixtures.failed_job;
+    if (!declared) skip('fixture', 'the fixtures file has no failed_job');
+    const get = await s.getJob(declared.key, declared.job_id, { label: 'GET the failed job of the fixtures' });
+    return { key: declared.key, jobId: declared.job_id, get };
+  });
+}
+
+/**
+ * The failed jobs this run can judge: the one provoked with --failing-voice, and the one the fixtures
+ * declare. At least one is needed; without either the rule is skipped, naming both ways to give one.
+ */
+export async function failedJobs(ctx: RuleContext): Promise<{ provoked?: FollowedJob; declared?: { key: string; jobId: string; get: Exchange } }> {
+  const provoked = ctx.settings.failingVoice ? await failingJob(ctx) : undefined;
+  const declared = ctx.fixtures.failed_job ? await declaredFailedJob(ctx) : undefined;
+  if (!provoked && !declared) {
+    skip('fixture', 'no failed job to judge: the fixtures file has no failed_job and no --failing-voice was named (agent-tts-admin seed writes a failed_job)');
+  }
+  return { provoked, declared };
+}
+
 /**
  * The POST bucket exhausted: one job, then a second POST (new Idempotency-Key) at once, then a GET
  * on the same key. The key stays leased for rateLimitRecovery.

@@ -23,6 +23,8 @@ export interface Settings {
   list: boolean;
   help: boolean;
   quiet: boolean;
+  /** Certification: a skipped or disabled rule makes the run fail (exit 1). */
+  strict: boolean;
 }
 
 type Kind = 'string' | 'int' | 'int-or-auto' | 'list' | 'bool';
@@ -57,6 +59,7 @@ export const SETTINGS: readonly SettingSpec[] = [
   { key: 'getLimit', flag: 'get-limit', env: 'TTS_CONFORMANCE_GET_LIMIT', kind: 'int', defaultValue: '30', description: 'GET requests per window per key (spec §8: 30 per minute).' },
   { key: 'rateWindowSeconds', flag: 'rate-window-seconds', env: 'TTS_CONFORMANCE_RATE_WINDOW_SECONDS', kind: 'int', defaultValue: '60', description: 'Rate-limit window in seconds (spec §8: a minute).' },
   { key: 'quiet', flag: 'quiet', env: 'TTS_CONFORMANCE_QUIET', kind: 'bool', description: 'Print only the summary.' },
+  { key: 'strict', flag: 'strict', env: 'TTS_CONFORMANCE_STRICT', kind: 'bool', description: 'Certification run: any rule skipped (or disabled by --only/--skip) makes the exit code 1, as a failure does.' },
   { key: 'list', flag: 'list', kind: 'bool', description: 'Print the rule catalog and exit.' },
   { key: 'help', flag: 'help', kind: 'bool', description: 'Print this help and exit.' },
 ];
@@ -107,6 +110,7 @@ export function readSettings(argv: string[], env: NodeJS.ProcessEnv): Settings {
   settings.list ??= false;
   settings.help ??= false;
   settings.quiet ??= false;
+  settings.strict ??= false;
   if (!(PROFILES as readonly string[]).includes(settings.profile as string)) {
     throw new SettingsError(`--profile must be one of ${PROFILES.join(', ')}, got "${String(settings.profile)}"`);
   }
@@ -127,7 +131,8 @@ export function helpText(): string {
     'there is a voices URL) checks that something answers there: any HTTP status will do; no answer within',
     '--request-timeout-ms (connection refused, unknown host, TLS failure, timeout) stops the run.',
     '',
-    'Exit code: 0 when no rule failed or errored, 1 otherwise, 2 for unusable settings or fixtures: a bad value,',
+    'Exit code: 0 when no rule failed or errored (with --strict: and none was skipped or disabled), 1 otherwise,',
+    '2 for unusable settings or fixtures: a bad value,',
     'a URL that is not an absolute http(s) URL, an --only or --skip pattern that matches no rule (see --list),',
     'or a base or voices URL where nothing answers.',
   );

@@ -56,7 +56,8 @@ describe('typed client against the reference server', () => {
     const client = new AgentTtsClient({ baseUrl: server.baseUrl, apiKey: server.fixtures.keys.active[1]! });
     const job = await client.speak({ text: 'A URL with a broken signature.' });
     const tampered = { ...job, audio_url: job.audio_url.replace(/sig=[^&]+/, `sig=${'A'.repeat(43)}`) };
-    await expect(client.download(tampered.audio_url)).rejects.toMatchObject({ status: 403 });
+    // A bare URL has no job to ask: the plain NOT_FOUND of the audio route, never an authentication error.
+    await expect(client.download(tampered.audio_url)).rejects.toMatchObject({ status: 404, code: 'NOT_FOUND', message: expect.stringMatching(/not valid or has expired/) });
     const bytes = await client.download(tampered);
     expect((await measureMp3(bytes)).nonZero).toBeGreaterThan(0);
   });

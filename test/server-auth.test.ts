@@ -53,10 +53,10 @@ describe('authentication (spec §5) and keys (§2.1, §3.2)', () => {
     const refused = await postJob(server.baseUrl, no_api_access, { text: 'hi' });
     expectError(refused, 403, 'NO_API_ACCESS');
     // The key is valid, so its buckets are reported (and nothing was taken from them); a 401 has none.
-    expect(refused.headers.get('ratelimit')).toMatch(/^limit=1, remaining=1, reset=\d+$/);
+    expect(refused.headers.get('ratelimit')).toMatch(/^"post";r=1;t=\d+$/);
     const refusedGet = await getJob(server.baseUrl, inactive_subscription, UNKNOWN_ID);
-    expect(refusedGet.headers.get('ratelimit')).toMatch(/^limit=30, remaining=30, reset=\d+$/);
-    expect(refusedGet.headers.get('ratelimit-policy')).toBe('30;w=60');
+    expect(refusedGet.headers.get('ratelimit')).toMatch(/^"get";r=30;t=\d+$/);
+    expect(refusedGet.headers.get('ratelimit-policy')).toBe('"get";q=30;w=60');
     expect((await getJob(server.baseUrl, revoked, UNKNOWN_ID)).headers.get('ratelimit')).toBeNull();
   });
 

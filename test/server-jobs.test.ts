@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, decodeMp3, expectError, expectMeta, getJob, longText, pollUntilDone, postJob, rms, sleep } from './helpers/http.js';
 import { removeDir, startServer, type RunningServer } from './helpers/server.js';
+import { AUDIO_URL_INVALID_MESSAGE } from '../src/contract/errors.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -39,7 +40,7 @@ describe('jobs: inline 200, 202 and polling, audio URLs (spec §3, §4.1, §4.2)
     });
     expectMeta(res);
     expect(res.body.meta.processing_time_ms).toBeGreaterThanOrEqual(0);
-    expect(res.headers.get('ratelimit-policy')).toBe('1;w=60');
+    expect(res.headers.get('ratelimit-policy')).toBe('"post";q=1;w=60');
   });
 
   it('serves the audio URL as MP3 whose decoded duration matches audio.duration_seconds', async () => {
@@ -63,18 +64,23 @@ describe('jobs: inline 200, 202 and polling, audio URLs (spec §3, §4.1, §4.2)
     expect(outside.body.error.code).toBe('INVALID_REQUEST');
   });
 
-  it('answers tampered and expired audio URLs with 404 NOT_FOUND (the table status of that code) and the error body', async () => {
+  it('answers tampered, expired and foreign audio URLs alike: 404 NOT_FOUND with one message', async () => {
+    const invalid = async (href: string) => {
+      const res = await call(href);
+      expectError(res, 404, 'NOT_FOUND');
+      expect(res.body.error.message).toBe(AUDIO_URL_INVALID_MESSAGE);
+      expect(res.headers.get('www-authenticate')).toBeNull();
+    };
     const url = new URL(completed.audio_url);
     const sig = url.searchParams.get('sig')!;
     url.searchParams.set('sig', (sig[0] === 'A' ? 'B' : 'A') + sig.slice(1));
-    expectError(await call(url.toString()), 404, 'NOT_FOUND');
+    await invalid(url.toString());
     const later = new URL(completed.audio_url);
     later.searchParams.set('expires', String(Number(later.searchParams.get('expires')) + 3600));
-    expectError(await call(later.toString()), 404, 'NOT_FOUND');
-    const other = completed.audio_url.replace(completed.job_id, '00000000-0000-4000-8000-000000000000');
-    expectError(await call(other), 404, 'NOT_FOUND');
+    await invalid(later.toString());
+    await invalid(completed.audio_url.replace(completed.job_id, '00000000-0000-4000-8000-000000000000'));
     await sleep(4000); // AUDIO_URL_TTL_SECONDS=3
-    expectError(await call(completed.audio_url), 404, 'NOT_FOUND');
+    await invalid(completed.audio_url);
   });
 
   it('GET of a completed job answers as the POST did, with a freshly signed URL', async () => {
@@ -83,7 +89,7 @@ describe('jobs: inline 200, 202 and polling, audio URLs (spec §3, §4.1, §4.2)
     expect(res.body).toMatchObject({ success: true, status: 'completed', job_id: completed.job_id, audio: completed.audio });
     expect(res.body.audio_url).not.toBe(completed.audio_url);
     expect((await fetch(res.body.audio_url)).status).toBe(200);
-    expect(res.headers.get('ratelimit-policy')).toBe('30;w=60');
+    expect(res.headers.get('ratelimit-policy')).toBe('"get";q=30;w=60');
   });
 
   it('answers 202 for a text that outlasts the inline wait, then polling reaches completed', async () => {

@@ -18,14 +18,14 @@ describe('rate limits (spec §8): separate POST and GET buckets per key, Retry-A
     const key = server.fixtures.keys.active[0];
     const first = await postJob(server.baseUrl, key, { text: 'One.' });
     expect([200, 202]).toContain(first.status);
-    expect(first.headers.get('ratelimit')).toMatch(/^limit=1, remaining=0, reset=[1-8]$/);
+    expect(first.headers.get('ratelimit')).toMatch(/^"post";r=0;t=[1-8]$/);
     const second = await postJob(server.baseUrl, key, { text: 'Two.' });
     expectError(second, 429, 'RATE_LIMITED');
     const retryAfter = Number(second.headers.get('retry-after'));
     expect(Number.isInteger(retryAfter)).toBe(true);
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(retryAfter).toBeLessThanOrEqual(8);
-    expect(second.headers.get('ratelimit-policy')).toBe('1;w=8');
+    expect(second.headers.get('ratelimit-policy')).toBe('"post";q=1;w=8');
     // GET has its own bucket.
     expect((await getJob(server.baseUrl, key, first.body.job_id)).status).toBe(200);
     // Another key has its own POST bucket.
@@ -40,7 +40,7 @@ describe('rate limits (spec §8): separate POST and GET buckets per key, Retry-A
     expectError(await postJob(server.baseUrl, key, { text: 'x', speed: 9 }), 400, 'INVALID_REQUEST');
     const bad = await postJob(server.baseUrl, key, 'not json');
     expectError(bad, 400, 'INVALID_REQUEST');
-    expect(bad.headers.get('ratelimit')).toMatch(/remaining=1/);
+    expect(bad.headers.get('ratelimit')).toMatch(/;r=1;/);
     expect([200, 202]).toContain((await postJob(server.baseUrl, key, { text: 'Now it counts.' })).status);
   });
 
@@ -48,7 +48,7 @@ describe('rate limits (spec §8): separate POST and GET buckets per key, Retry-A
     const key = server.fixtures.keys.usage_exhausted!;
     const refused = await postJob(server.baseUrl, key, { text: 'Over the limit.' });
     expectError(refused, 403, 'USAGE_LIMIT_EXCEEDED');
-    expect(refused.headers.get('ratelimit')).toMatch(/^limit=1, remaining=1, /);
+    expect(refused.headers.get('ratelimit')).toMatch(/^"post";r=1;t=/);
     // Minutes bought back: the one POST of the window is still there.
     const keys = JSON.parse((await server.admin(['key', 'list', '--json'])).stdout) as { display_key: string; account_id: string }[];
     const accountId = keys.find((k) => k.display_key === `tts_${key.split('_')[1]}`)!.account_id;
@@ -63,7 +63,8 @@ describe('rate limits (spec §8): separate POST and GET buckets per key, Retry-A
     const limited = await getJob(server.baseUrl, key, UNKNOWN_ID);
     expectError(limited, 429, 'RATE_LIMITED');
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-    expect(limited.headers.get('ratelimit')).toMatch(/^limit=3, remaining=0, reset=\d+$/);
+    expect(limited.headers.get('ratelimit')).toMatch(/^"get";r=0;t=\d+$/);
+    expect(limited.headers.get('ratelimit-policy')).toBe('"get";q=3;w=8');
     // The POST bucket is separate.
     expect([200, 202]).toContain((await postJob(server.baseUrl, key, { text: 'Still allowed.' })).status);
     await sleep(Number(limited.headers.get('retry-after')) * 1000 + 200);

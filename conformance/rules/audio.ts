@@ -1,4 +1,5 @@
-import { isAbsoluteUrl, must, mustAnswer, mustHeader, mustJson, mustStatus } from '../assertions.js';
+import { randomUUID } from 'node:crypto';
+import { isAbsoluteUrl, must, mustAnswer, mustError, mustHeader, mustJson, mustNoHeader, mustStatus, skip } from '../assertions.js';
 import { type Exchange, describe } from '../exchange.js';
 import type { Rule } from '../rule.js';
 import type { RuleContext } from '../rule-context.js';
@@ -40,19 +41,56 @@ export const audioRules: Rule[] = [
   },
   {
     id: 'audio.tampered-signature',
-    title: 'An audio_url whose signature was altered is refused with 403 and the error body',
-    section: '§2.2 audio_url (signature decided in the OpenAPI document)',
+    title: 'An audio_url whose signature was altered gets 404 NOT_FOUND, the same answer as the URL of audio that does not exist',
+    section: '§2.2 audio_url, §7 (NOT_FOUND 404; decided in the OpenAPI document)',
+    covers: { codes: ['NOT_FOUND'], statuses: [404] },
     mockSkip: MOCK_SKIP,
     async full(ctx) {
       const url = new URL(await audioUrl(ctx));
       const sig = url.searchParams.get('sig');
       must(sig, `audio_url has no sig parameter: ${url.pathname}${url.search.replace(/=[^&]*/g, '=…')}`);
       const flipped = sig.slice(0, -1) + (sig.endsWith('A') ? 'B' : 'A');
-      url.searchParams.set('sig', flipped);
-      const exchange = await download(ctx, url.toString(), 'download with an altered sig');
-      mustStatus(exchange, 403);
-      const body = mustJson(exchange);
-      must(body.success === false && typeof body.error?.code === 'string' && typeof body.error?.message === 'string', `${describe(exchange)}: not the error body`);
+      const tamperedUrl = new URL(url);
+      tamperedUrl.searchParams.set('sig', flipped);
+      const tampered = await download(ctx, tamperedUrl.toString(), 'download with an altered sig');
+      const a = mustError(tampered, 'NOT_FOUND');
+      mustNoHeader(tampered, 'www-authenticate');
+      // Another job's id under the same signature: audio that, for this URL, does not exist.
+      const foreign = new URL(url);
+      foreign.pathname = foreign.pathname.replace(/[0-9a-f-]{36}(?=\.mp3$)/, randomUUID());
+      const missing = await download(ctx, foreign.toString(), 'download of a job id that has no audio');
+      const b = mustError(missing, 'NOT_FOUND');
+      must(a.error.message === b.error.message, `${describe(tampered)}: a tampered URL answers "${a.error.message}", audio that does not exist "${b.error.message}": the answer tells them apart`);
+    },
+  },
+  {
+    id: 'audio.expired-url',
+    title: 'An audio_url whose expiry has passed gets 404 NOT_FOUND with the same body as a tampered one, while a fresh URL of the same job downloads',
+    section: '§2.2 audio_url, §7 (NOT_FOUND 404; decided in the OpenAPI document)',
+    covers: { codes: ['NOT_FOUND'], statuses: [404] },
+    mockSkip: MOCK_SKIP,
+    async full(ctx) {
+      const declared = ctx.fixtures.expired_audio;
+      if (!declared) skip('fixture', 'the fixtures file has no expired_audio (a completed job and an expired audio_url of it; agent-tts-admin seed writes one)');
+      const expires = Number(new URL(declared.audio_url).searchParams.get('expires'));
+      if (Number.isFinite(expires) && expires * 1000 > Date.now()) ctx.note(`expired_audio.audio_url carries expires=${expires}, still in the future by this machine's clock`);
+      // The job and its audio exist: a fresh URL downloads, so a refusal of the old one is its expiry.
+      const get = await ctx.getJob(declared.key, declared.job_id, { label: 'GET the job of the expired URL' });
+      mustStatus(get, 200);
+      const job = mustJson(get);
+      must(job.status === 'completed' && isAbsoluteUrl(job.audio_url), `${describe(get)}: the job of expired_audio is ${JSON.stringify(job.status)}, not completed with an audio_url`);
+      const fresh = await download(ctx, job.audio_url, 'download a fresh URL of that job');
+      mustStatus(fresh, 200);
+      must(looksLikeMp3(fresh.response!.bytes), `${describe(fresh)}: the fresh URL did not download MP3 audio`);
+      const expired = await download(ctx, declared.audio_url, 'download the expired URL');
+      const a = mustError(expired, 'NOT_FOUND');
+      mustNoHeader(expired, 'www-authenticate');
+      const tamperedUrl = new URL(job.audio_url);
+      const sig = tamperedUrl.searchParams.get('sig') ?? '';
+      tamperedUrl.searchParams.set('sig', sig.slice(0, -1) + (sig.endsWith('A') ? 'B' : 'A'));
+      const tampered = await download(ctx, tamperedUrl.toString(), 'the fresh URL with an altered sig, for comparison');
+      const b = mustError(tampered, 'NOT_FOUND');
+      must(a.error.message === b.error.message, `${describe(expired)}: an expired URL answers "${a.error.message}", a tampered one "${b.error.message}": the answer tells them apart`);
     },
   },
   {
@@ -74,6 +112,9 @@ export const audioRules: Rule[] = [
       const beyond = await download(ctx, url, 'range past the end', { range: `bytes=${size}-` });
       mustStatus(beyond, 416);
       must(mustHeader(beyond, 'content-range') === `bytes */${size}`, `${describe(beyond)}: Content-Range is not "bytes */${size}"`);
+      // The documented exception to the table: 416 (range protocol) with the INVALID_REQUEST body.
+      const body = mustJson(beyond);
+      must(body.success === false && body.error?.code === 'INVALID_REQUEST', `${describe(beyond)}: a 416 without the INVALID_REQUEST error body`);
     },
   },
 ];

@@ -7,7 +7,7 @@ import type { RuleContext } from '../rule-context.js';
 import {
   SHORT_TEXT,
   completedBody,
-  failingJob,
+  failedJobs,
   inlineJob,
   newIdempotencyKey,
   rateLimitRecovery,
@@ -114,10 +114,14 @@ export const idempotencyRules: Rule[] = [
       const before = await minutesUsed(ctx, key!, earlier.job_id, 'minutes used before the attempt');
       const idempotencyKey = newIdempotencyKey();
       const text = 'A request whose answer was lost on the way back is sent again with the same key.';
-      const dropped = await ctx.post(key!, { text }, { idempotencyKey, dropAfterSendMs: 50, label: 'connection dropped after sending' });
-      if (!dropped.dropped && !dropped.response) throw new SuiteError(`${describe(dropped)}: the request could not be sent`);
+      // The connection is cut as the answer's status line arrives: the answer is lost, and its status
+      // proves the server had the request (no timing guess about when it arrived).
+      const dropped = await ctx.post(key!, { text }, { idempotencyKey, dropOnAnswer: true, label: 'answer lost: connection dropped as it began' });
+      if (dropped.droppedAfterStatus === undefined) throw new SuiteError(`${describe(dropped)}: no answer began, so the request cannot be shown to have reached the server (${dropped.error ?? 'no status line'})`);
+      must(dropped.droppedAfterStatus === 200 || dropped.droppedAfterStatus === 202, `${describe(dropped)}: the lost answer was HTTP ${dropped.droppedAfterStatus}, not an accepted job`);
       const retry = await submitAndFollow(ctx, key!, { text }, idempotencyKey, 'retry, same Idempotency-Key', false);
       mustStatus(retry.post, 200, 202);
+      must(header(retry.post, 'idempotent-replayed') === 'true', `${describe(retry.post)}: the first request reached the server (it began answering HTTP ${dropped.droppedAfterStatus}), yet the retry was not answered as its replay`);
       const completed = completedBody(retry);
       const replay = await ctx.post(key!, { text }, { idempotencyKey, throttle: false, label: 'once more, same Idempotency-Key' });
       mustBeReplayOf(replay, completed.job_id);
@@ -132,11 +136,19 @@ export const idempotencyRules: Rule[] = [
     covers: { codes: ['TTS_PROVIDER_ERROR'] },
     mockSkip: STATEFUL,
     async full(ctx) {
-      const job = await failingJob(ctx);
-      const body = jsonBody(job.final);
-      must(body?.error && typeof body.error.message === 'string', `${describe(job.final)}: the failing voice produced no error (status ${JSON.stringify(body?.status)})`);
-      // Both the POST's error (when the job failed inside the wait) and the failed job itself.
-      for (const exchange of new Set([job.post, job.final])) {
+      const { provoked, declared } = await failedJobs(ctx);
+      const answers: Exchange[] = [];
+      if (provoked) {
+        const body = jsonBody(provoked.final);
+        must(body?.error && typeof body.error.message === 'string', `${describe(provoked.final)}: the failing voice produced no error (status ${JSON.stringify(body?.status)})`);
+        // Both the POST's error (when the job failed inside the wait) and the failed job itself.
+        answers.push(provoked.post, provoked.final);
+      }
+      if (declared) {
+        must(typeof jsonBody(declared.get)?.error?.message === 'string', `${describe(declared.get)}: the failed job of the fixtures carries no error message`);
+        answers.push(declared.get);
+      }
+      for (const exchange of new Set(answers)) {
         const message = jsonBody(exchange)?.error?.message;
         if (typeof message !== 'string') continue;
         must(asksForNewIdempotencyKey(message), `${describe(exchange)}: the message "${message}" does not ask for a new Idempotency-Key`);

@@ -1,6 +1,8 @@
 import { must, mustError, mustHeader, mustJson, mustRetryAfter, mustStatus } from '../assertions.js';
 import { type Exchange, describe, header } from '../exchange.js';
 import { preferExample } from '../mock-requests.js';
+import { RuleFailure } from '../outcome.js';
+import { RATELIMIT_DRAFT, type RateLimitPolicy, type RateLimitState, parseRateLimit, parseRateLimitPolicy } from '../../src/contract/ratelimit-headers.js';
 import type { Rule } from '../rule.js';
 import type { RuleContext } from '../rule-context.js';
 import { SHORT_TEXT, completedBody, inlineJob, newIdempotencyKey, postLimited, rateLimitRecovery, submitAndFollow } from '../scenarios.js';
@@ -10,14 +12,35 @@ const STATEFUL = 'a mock keeps no request counts';
 /** Sent by this run with this key as Bearer credential. */
 const sentWith = (key: string) => (e: Exchange) => e.request.headers.authorization === `Bearer ${key}`;
 
-function mustPolicy(exchange: Exchange, limit: number, windowSeconds: number): void {
-  const policy = mustHeader(exchange, 'ratelimit-policy');
-  const state = mustHeader(exchange, 'ratelimit');
-  must(/^\d+;w=\d+$/.test(policy), `${describe(exchange)}: RateLimit-Policy "${policy}" is not "<limit>;w=<seconds>"`);
-  must(policy === `${limit};w=${windowSeconds}`, `${describe(exchange)}: RateLimit-Policy "${policy}" is not the ${limit} per ${windowSeconds} s of spec §8`);
-  const match = /^limit=(\d+), remaining=(\d+), reset=(\d+)$/.exec(state);
-  must(match, `${describe(exchange)}: RateLimit "${state}" is not "limit=<n>, remaining=<n>, reset=<seconds>"`);
-  must(Number(match[1]) === limit && Number(match[2]) <= limit, `${describe(exchange)}: RateLimit "${state}" disagrees with the limit ${limit}`);
+/**
+ * RateLimit-Policy and RateLimit as draft-ietf-httpapi-ratelimit-headers-11 has them: Structured
+ * Field Lists, parsed strictly. The RateLimit member names a policy of RateLimit-Policy ("post" for
+ * POST, "get" for GET), with the quota and window of spec §8 and a remaining count within the quota.
+ */
+function mustPolicy(exchange: Exchange, name: 'post' | 'get', limit: number, windowSeconds: number): void {
+  const policyValue = mustHeader(exchange, 'ratelimit-policy');
+  const stateValue = mustHeader(exchange, 'ratelimit');
+  const at = describe(exchange);
+  let policies: RateLimitPolicy[];
+  let states: RateLimitState[];
+  try {
+    policies = parseRateLimitPolicy(policyValue);
+  } catch (error) {
+    throw new RuleFailure(`${at}: RateLimit-Policy "${policyValue}" is not a ${RATELIMIT_DRAFT} policy list (${(error as Error).message}); expected e.g. "${name}";q=${limit};w=${windowSeconds}`);
+  }
+  try {
+    states = parseRateLimit(stateValue);
+  } catch (error) {
+    throw new RuleFailure(`${at}: RateLimit "${stateValue}" is not a ${RATELIMIT_DRAFT} field (${(error as Error).message}); expected e.g. "${name}";r=0;t=${windowSeconds}`);
+  }
+  const policy = policies.find((p) => p.name === name);
+  must(policy, `${at}: RateLimit-Policy "${policyValue}" has no policy "${name}" for this ${name.toUpperCase()}`);
+  must(policy.quota === limit && policy.windowSeconds === windowSeconds, `${at}: policy "${name}" is q=${policy.quota};w=${policy.windowSeconds}, not the ${limit} per ${windowSeconds} s of spec §8`);
+  must(states.length === 1, `${at}: RateLimit "${stateValue}" has ${states.length} members; one per answer, for its policy`);
+  const state = states[0]!;
+  must(state.name === name, `${at}: RateLimit names the policy "${state.name}", not "${name}"`);
+  must(state.remaining <= limit, `${at}: RateLimit r=${state.remaining} exceeds the quota ${limit}`);
+  must(state.resetSeconds !== undefined && state.resetSeconds <= windowSeconds, `${at}: RateLimit t=${state.resetSeconds} is missing or longer than the window ${windowSeconds}`);
 }
 
 async function getUntilLimited(ctx: RuleContext): Promise<void> {
@@ -54,7 +77,12 @@ export const rateLimitRules: Rule[] = [
       const { first, limited } = await postLimited(ctx);
       mustStatus(first, 200, 202);
       mustError(limited, 'RATE_LIMITED');
-      mustRetryAfter(limited);
+      const retryAfter = mustRetryAfter(limited);
+      // The refusal's own headers agree: nothing remains of the "post" policy until Retry-After.
+      mustPolicy(limited, 'post', ctx.settings.postLimit, ctx.settings.rateWindowSeconds);
+      const state = parseRateLimit(mustHeader(limited, 'ratelimit'))[0]!;
+      must(state.remaining === 0, `${describe(limited)}: a 429 with RateLimit r=${state.remaining}, not 0`);
+      must(state.resetSeconds === undefined || Math.abs(state.resetSeconds - retryAfter) <= 1, `${describe(limited)}: RateLimit t=${state.resetSeconds} disagrees with Retry-After ${retryAfter}`);
     },
     async mock(ctx) {
       // Prism fabricates header values from their schemas, so only the body is the document's.
@@ -98,19 +126,19 @@ export const rateLimitRules: Rule[] = [
   },
   {
     id: 'rate-limit.headers',
-    title: 'Authenticated answers carry RateLimit-Policy and RateLimit for their bucket (POST 1;w=60, GET 30;w=60)',
+    title: 'Authenticated answers carry RateLimit-Policy and RateLimit (draft-ietf-httpapi-ratelimit-headers-11) for their bucket: "post";q=1;w=60 and "get";q=30;w=60',
     section: '§8 (headers decided in the OpenAPI document)',
     mockSkip: 'Prism fabricates header values from their schemas',
     async full(ctx) {
       const job = await inlineJob(ctx);
       const body = completedBody(job);
-      mustPolicy(job.post, ctx.settings.postLimit, ctx.settings.rateWindowSeconds);
+      mustPolicy(job.post, 'post', ctx.settings.postLimit, ctx.settings.rateWindowSeconds);
       const get = await ctx.getJob(job.key, body.job_id, { label: 'GET for its rate-limit headers' });
       mustStatus(get, 200);
-      mustPolicy(get, ctx.settings.getLimit, ctx.settings.rateWindowSeconds);
+      mustPolicy(get, 'get', ctx.settings.getLimit, ctx.settings.rateWindowSeconds);
       const notFound = await ctx.getJob(job.key, '00000000-0000-4000-8000-000000000000', { label: 'an error answer, authenticated' });
       mustStatus(notFound, 404);
-      mustPolicy(notFound, ctx.settings.getLimit, ctx.settings.rateWindowSeconds);
+      mustPolicy(notFound, 'get', ctx.settings.getLimit, ctx.settings.rateWindowSeconds);
     },
   },
 ];

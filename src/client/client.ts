@@ -262,8 +262,9 @@ export class AgentTtsClient {
 
   /**
    * Opens the audio of a completed job as a stream. The signed URL is the capability, so no API key
-   * is sent with it. When given a job whose URL has expired (403), the job is fetched again for a
-   * fresh URL once, as the service's download route advises.
+   * is sent with it. When given a job whose URL has expired or is otherwise no longer valid (404
+   * NOT_FOUND; 403 from servers of document versions before that decision), the job is fetched again
+   * for a fresh URL once, as the service's download route advises.
    */
   async openAudio(job: JobLike | string, options: CallOptions = {}): Promise<AudioDownload> {
     const response = await this.fetchAudio(job, options);
@@ -343,11 +344,12 @@ export class AgentTtsClient {
           throw errorFromResponse(res, body, typeof job === 'string' ? {} : { jobId: job.job_id });
         },
       ).catch(async (error: unknown) => {
-        if (error instanceof AgentTtsError && error.status === 403 && typeof job !== 'string' && !refreshed) return undefined;
+        if (error instanceof AgentTtsError && (error.status === 404 || error.status === 403) && typeof job !== 'string' && !refreshed) return undefined;
         throw error;
       });
       if (response) return response;
-      // The signed URL was refused (expired or tampered): ask the job for a fresh one, once.
+      // The signed URL was refused (expired, tampered, or its audio deleted): ask the job for a fresh
+      // one, once. The job answers with a new audio_url, or NOT_FOUND / FILE_EXPIRED when it is gone.
       refreshed = true;
       const current = await this.getJob((job as JobLike).job_id, options);
       if (current.status !== 'completed') {

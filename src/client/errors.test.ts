@@ -65,3 +65,24 @@ describe('helpers', () => {
     expect(stripQuery('http://h/v1/audio/x.mp3?expires=1&sig=abc')).toBe('http://h/v1/audio/x.mp3');
   });
 });
+
+describe('errorFromResponse: the RateLimit headers of draft-ietf-httpapi-ratelimit-headers-11', () => {
+  const limited = (headers: Record<string, string>) =>
+    errorFromResponse(new Response(null, { status: 429, headers }), body('RATE_LIMITED', 'Too many requests'));
+
+  it('reads the named policy and what is left of it', () => {
+    const error = limited({ 'retry-after': '42', 'ratelimit-policy': '"post";q=1;w=60', ratelimit: '"post";r=0;t=42' });
+    expect(error.rateLimit).toEqual({ policy: { name: 'post', quota: 1, windowSeconds: 60 }, state: { name: 'post', remaining: 0, resetSeconds: 42 } });
+    expect(error.retryAfterSeconds).toBe(42);
+  });
+
+  it('falls back to RateLimit t= when a 429 has no Retry-After', () => {
+    expect(limited({ 'ratelimit-policy': '"get";q=30;w=60', ratelimit: '"get";r=0;t=17' }).retryAfterSeconds).toBe(17);
+  });
+
+  it('ignores the draft-07 syntax rather than misreading it', () => {
+    const error = limited({ 'ratelimit-policy': '1;w=60', ratelimit: 'limit=1, remaining=0, reset=60' });
+    expect(error.rateLimit).toBeUndefined();
+    expect(error.retryAfterSeconds).toBeUndefined();
+  });
+});

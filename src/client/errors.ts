@@ -1,3 +1,4 @@
+import { type RateLimitPolicy, type RateLimitState, readRateLimitHeaders } from '../contract/ratelimit-headers.js';
 import { ERROR_TABLE, asksForNewIdempotencyKey, suggestedAction, type ErrorCode } from '../contract/errors.js';
 
 /**
@@ -13,6 +14,12 @@ export const CLIENT_ERROR_ACTIONS = {
 export type ClientErrorCode = keyof typeof CLIENT_ERROR_ACTIONS;
 export type AgentTtsErrorCode = ErrorCode | ClientErrorCode;
 
+/** A RateLimit-Policy / RateLimit pair as the service sent it: the named policy and its state. */
+export interface RateLimitInfo {
+  policy: RateLimitPolicy;
+  state: RateLimitState;
+}
+
 export interface AgentTtsErrorInit {
   code: AgentTtsErrorCode;
   message: string;
@@ -23,6 +30,8 @@ export interface AgentTtsErrorInit {
   jobId?: string;
   /** Seconds from the Retry-After header, when the service sent one. */
   retryAfterSeconds?: number;
+  /** The RateLimit-Policy and RateLimit headers of the answer (draft-ietf-httpapi-ratelimit-headers-11), when valid. */
+  rateLimit?: RateLimitInfo;
   /**
    * The Idempotency-Key to use if the caller retries the same logical request (spec §4.7): the key
    * just used, or a fresh one when the service asked for a new key. Undefined for requests without one.
@@ -45,6 +54,8 @@ export class AgentTtsError extends Error {
   readonly details?: Record<string, unknown>;
   readonly jobId?: string;
   readonly retryAfterSeconds?: number;
+  /** The bucket the answer reported: its policy ("post" or "get", quota, window) and what was left. */
+  readonly rateLimit?: RateLimitInfo;
   /** Set by the retry loop: the key a caller should send if it retries this logical request (§4.7). */
   retryIdempotencyKey?: string;
   /** Set by the retry loop: how many attempts were made. */
@@ -60,6 +71,7 @@ export class AgentTtsError extends Error {
     this.details = init.details;
     this.jobId = init.jobId;
     this.retryAfterSeconds = init.retryAfterSeconds;
+    this.rateLimit = init.rateLimit;
     this.retryIdempotencyKey = init.retryIdempotencyKey;
     this.attempts = init.attempts;
     this.suggestedAction =
@@ -122,7 +134,10 @@ export function parseRetryAfter(value: string | null): number | undefined {
 export function errorFromResponse(response: Response, body: unknown, extra: Partial<AgentTtsErrorInit> = {}): AgentTtsError {
   const obj = asObject(body) as ErrorBodyLike | undefined;
   const headerRequestId = response.headers.get('x-request-id') ?? undefined;
-  const retryAfterSeconds = parseRetryAfter(response.headers.get('retry-after'));
+  const rateLimit = readRateLimitHeaders((name) => response.headers.get(name));
+  // Retry-After is authoritative; a 429 without it still says when its bucket refills (RateLimit t=).
+  const retryAfterSeconds =
+    parseRetryAfter(response.headers.get('retry-after')) ?? (response.status === 429 && rateLimit?.state.resetSeconds ? rateLimit.state.resetSeconds : undefined);
   const code = obj?.error?.code;
   const message = obj?.error?.message;
   const requestId = typeof obj?.meta?.request_id === 'string' ? obj.meta.request_id : headerRequestId;
@@ -134,6 +149,7 @@ export function errorFromResponse(response: Response, body: unknown, extra: Part
       requestId,
       details: asObject(obj?.error?.details),
       retryAfterSeconds,
+      rateLimit,
       ...extra,
     });
   }
@@ -143,6 +159,7 @@ export function errorFromResponse(response: Response, body: unknown, extra: Part
     status: response.status,
     requestId,
     retryAfterSeconds,
+    rateLimit,
     ...extra,
   });
 }

@@ -18,7 +18,9 @@ export {
   isAgentTtsError,
   type AgentTtsErrorCode,
   type ClientErrorCode,
+  type RateLimitInfo,
 } from './errors.js';
+export { parseRateLimit, parseRateLimitPolicy, readRateLimitHeaders, RATELIMIT_DRAFT } from '../contract/ratelimit-headers.js';
 export { DEFAULT_POLL_TIMEOUT_MS, type PollOptions } from './poll.js';
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry.js';
 export type {

@@ -48,7 +48,9 @@ export interface paths {
         };
         /**
          * Download the audio of a completed job
-         * @description The `audio_url` of a completed job points here. The signed query (HMAC-SHA256 over the job id and expiry) is the capability: no Authorization header. Supports `Range` (206). A tampered or expired signature is refused with 403 and an error body; download immediately after completion.
+         * @description The `audio_url` of a completed job points here. The signed query (HMAC-SHA256 over the job id and expiry) is the capability: no Authorization header. Supports `Range` (206); download immediately after completion.
+         *
+         *     A URL that is not valid — its signature tampered with, its expiry passed, or its audio deleted — answers **404 NOT_FOUND**, the status the error table of spec §7 gives that code, with the message "This audio URL is not valid or has expired. GET the job again for a fresh audio_url." Why 404 and not 401/403: the signed URL is a capability, and an invalid capability names no resource; tampered, expired and deleted audio answer alike, so the URL reveals nothing, and the remedy is the same for all — GET the job, which answers with a fresh `audio_url` or NOT_FOUND. A `Range` that cannot be satisfied is the one exception to the table: HTTP 416 (the range protocol, RFC 9110) with the INVALID_REQUEST body.
          */
         get: operations["downloadAudio"];
         put?: never;
@@ -326,13 +328,13 @@ export interface operations {
                      */
                     "X-Request-Id": string;
                     /**
-                     * @description The bucket that applies to this request, e.g. `1;w=60` (IETF draft ratelimit-headers). Sent whenever the key passed authentication.
-                     * @example 1;w=60
+                     * @description The policy of the bucket that applies to this request, as in draft-ietf-httpapi-ratelimit-headers-11 (a Structured Fields List): the policy name (`"post"` for POST, `"get"` for GET) with `q` (requests per window) and `w` (the window in seconds), e.g. `"post";q=1;w=60`. Sent whenever the key passed authentication.
+                     * @example "post";q=1;w=60
                      */
                     "RateLimit-Policy": string;
                     /**
-                     * @description What is left in that bucket, e.g. `limit=1, remaining=0, reset=60` (IETF draft ratelimit-headers). Sent whenever the key passed authentication.
-                     * @example limit=1, remaining=0, reset=60
+                     * @description What is left of that policy, as in draft-ietf-httpapi-ratelimit-headers-11 (a Structured Fields List): the policy name with `r` (requests remaining) and `t` (seconds until the quota is restored), e.g. `"post";r=0;t=60`. Sent whenever the key passed authentication.
+                     * @example "post";r=0;t=60
                      */
                     RateLimit: string;
                     /**
@@ -355,13 +357,13 @@ export interface operations {
                      */
                     "X-Request-Id": string;
                     /**
-                     * @description The bucket that applies to this request, e.g. `1;w=60` (IETF draft ratelimit-headers). Sent whenever the key passed authentication.
-                     * @example 1;w=60
+                     * @description The policy of the bucket that applies to this request, as in draft-ietf-httpapi-ratelimit-headers-11 (a Structured Fields List): the policy name (`"post"` for POST, `"get"` for GET) with `q` (requests per window) and `w` (the window in seconds), e.g. `"post";q=1;w=60`. Sent whenever the key passed authentication.
+                     * @example "post";q=1;w=60
                      */
                     "RateLimit-Policy": string;
                     /**
-                     * @description What is left in that bucket, e.g. `limit=1, remaining=0, reset=60` (IETF draft ratelimit-headers). Sent whenever the key passed authentication.
-                     * @example limit=1, remaining=0, reset=60
+                     * @description What is left of that policy, as in draft-ietf-httpapi-ratelimit-headers-11 (a Structured Fields List): the policy name with `r` (requests remaining) and `t` (seconds until the quota is restored), e.g. `"post";r=0;t=60`. Sent whenever the key passed authentication.
+                     * @example "post";r=0;t=60
                      */
                     RateLimit: string;
                     /**
@@ -412,13 +414,13 @@ export interface operations {
                      */
                     "X-Request-Id": string;
                     /**
-                     * @description The bucket that applies to this request, e.g. `1;w=60` (IETF draft ratelimit-headers). Sent whenever the key passed authentication.
-                     * @example 1;w=60
+                     * @description The policy of the bucket that applies to this request, as in draft-ietf-httpapi-ratelimit-headers-11 (a Structured Fields List): the policy name (`"post"` for POST, `"get"` for GET) with `q` (requests per window) and `w` (the window in seconds), e.g. `"post";q=1;w=60`. Sent whenever the key passed authentication.
+                     * @example "post";q=1;w=60
                      */
                     "RateLimit-Policy": string;
                     /**
-                     * @description What is left in that bucket, e.g. `limit=1, remaining=0, reset=60` (IETF draft ratelimit-headers). Sent whenever the key passed authentication.
-                     * @example limit=1, remaining=0, reset=60
+                     * @description What is left of that policy, as in draft-ietf-httpapi-ratelimit-headers-11 (a Structured Fields List): the policy name with `r` (requests remaining) and `t` (seconds until the quota is restored), e.g. `"post";r=0;t=60`. Sent whenever the key passed authentication.
+                     * @example "post";r=0;t=60
                      */
                     RateLimit: string;
                     /**
@@ -441,13 +443,13 @@ export interface operations {
                      */
                     "X-Request-Id": string;
                     /**
-                     * @description The bucket that applies to this request, e.g. `1;w=60` (IETF draft ratelimit-headers). Sent whenever the key passed authentication.
-                     * @example 1;w=60
+                     * @description The policy of the bucket that applies to this request, as in draft-ietf-httpapi-ratelimit-headers-11 (a Structured Fields List): the policy name (`"post"` for POST, `"get"` for GET) with `q` (requests per window) and `w` (the window in seconds), e.g. `"post";q=1;w=60`. Sent whenever the key passed authentication.
+                     * @example "post";q=1;w=60
                      */
                     "RateLimit-Policy": string;
                     /**
-                     * @description What is left in that bucket, e.g. `limit=1, remaining=0, reset=60` (IETF draft ratelimit-headers). Sent whenever the key passed authentication.
-                     * @example limit=1, remaining=0, reset=60
+                     * @description What is left of that policy, as in draft-ietf-httpapi-ratelimit-headers-11 (a Structured Fields List): the policy name with `r` (requests remaining) and `t` (seconds until the quota is restored), e.g. `"post";r=0;t=60`. Sent whenever the key passed authentication.
+                     * @example "post";r=0;t=60
                      */
                     RateLimit: string;
                     /**
@@ -470,13 +472,13 @@ export interface operations {
                      */
                     "X-Request-Id": string;
                     /**
-                     * @description The bucket that applies to this request, e.g. `1;w=60` (IETF draft ratelimit-headers). Sent whenever the key passed authentication.
-                     * @example 1;w=60
+                     * @description The policy of the bucket that applies to this request, as in draft-ietf-httpapi-ratelimit-headers-11 (a Structured Fields List): the policy name (`"post"` for POST, `"get"` for GET) with `q` (requests per window) and `w` (the window in seconds), e.g. `"post";q=1;w=60`. Sent whenever the key passed authentication.
+                     * @example "post";q=1;w=60
                      */
                     "RateLimit-Policy": string;
                     /**
-                     * @description What is left in that bucket, e.g. `limit=1, remaining=0, reset=60` (IETF draft ratelimit-headers). Sent whenever the key passed authentication.
-                     * @example limit=1, remaining=0, reset=60
+                     * @description What is left of that policy, as in draft-ietf-httpapi-ratelimit-headers-11 (a Structured Fields List): the policy name with `r` (requests remaining) and `t` (seconds until the quota is restored), e.g. `"post";r=0;t=60`. Sent whenever the key passed authentication.
+                     * @example "post";r=0;t=60
                      */
                     RateLimit: string;
                     /**
@@ -504,13 +506,13 @@ export interface operations {
                      */
                     "X-Request-Id": string;
                     /**
-                     * @description The bucket that applies to this request, e.g. `1;w=60` (IETF draft ratelimit-headers). Sent whenever the key passed authentication.
-                     * @example 1;w=60
+                     * @description The policy of the bucket that applies to this request, as in draft-ietf-httpapi-ratelimit-headers-11 (a Structured Fields List): the policy name (`"post"` for POST, `"get"` for GET) with `q` (requests per window) and `w` (the window in seconds), e.g. `"post";q=1;w=60`. Sent whenever the key passed authentication.
+                     * @example "post";q=1;w=60
                      */
                     "RateLimit-Policy"?: string;
                     /**
-                     * @description What is left in that bucket, e.g. `limit=1, remaining=0, reset=60` (IETF draft ratelimit-headers). Sent whenever the key passed authentication.
-                     * @example limit=1, remaining=0, reset=60
+                     * @description What is left of that policy, as in draft-ietf-httpapi-ratelimit-headers-11 (a Structured Fields List): the policy name with `r` (requests remaining) and `t` (seconds until the quota is restored), e.g. `"post";r=0;t=60`. Sent whenever the key passed authentication.
+                     * @example "post";r=0;t=60
                      */
                     RateLimit?: string;
                     /**
@@ -554,13 +556,13 @@ export interface operations {
                      */
                     "X-Request-Id": string;
                     /**
-                     * @description The bucket that applies to this request, e.g. `1;w=60` (IETF draft ratelimit-headers). Sent whenever the key passed authentication.
-                     * @example 1;w=60
+                     * @description The policy of the bucket that applies to this request, as in draft-ietf-httpapi-ratelimit-headers-11 (a Structured Fields List): the policy name (`"post"` for POST, `"get"` for GET) with `q` (requests per window) and `w` (the window in seconds), e.g. `"post";q=1;w=60`. Sent whenever the key passed authentication.
+                     * @example "post";q=1;w=60
                      */
                     "RateLimit-Policy": string;
                     /**
-                     * @description What is left in that bucket, e.g. `limit=1, remaining=0, reset=60` (IETF draft ratelimit-headers). Sent whenever the key passed authentication.
-                     * @example limit=1, remaining=0, reset=60
+                     * @description What is left of that policy, as in draft-ietf-httpapi-ratelimit-headers-11 (a Structured Fields List): the policy name with `r` (requests remaining) and `t` (seconds until the quota is restored), e.g. `"post";r=0;t=60`. Sent whenever the key passed authentication.
+                     * @example "post";r=0;t=60
                      */
                     RateLimit: string;
                     /**
@@ -588,13 +590,13 @@ export interface operations {
                      */
                     "X-Request-Id": string;
                     /**
-                     * @description The bucket that applies to this request, e.g. `1;w=60` (IETF draft ratelimit-headers). Sent whenever the key passed authentication.
-                     * @example 1;w=60
+                     * @description The policy of the bucket that applies to this request, as in draft-ietf-httpapi-ratelimit-headers-11 (a Structured Fields List): the policy name (`"post"` for POST, `"get"` for GET) with `q` (requests per window) and `w` (the window in seconds), e.g. `"post";q=1;w=60`. Sent whenever the key passed authentication.
+                     * @example "post";q=1;w=60
                      */
                     "RateLimit-Policy": string;
                     /**
-                     * @description What is left in that bucket, e.g. `limit=1, remaining=0, reset=60` (IETF draft ratelimit-headers). Sent whenever the key passed authentication.
-                     * @example limit=1, remaining=0, reset=60
+                     * @description What is left of that policy, as in draft-ietf-httpapi-ratelimit-headers-11 (a Structured Fields List): the policy name with `r` (requests remaining) and `t` (seconds until the quota is restored), e.g. `"post";r=0;t=60`. Sent whenever the key passed authentication.
+                     * @example "post";r=0;t=60
                      */
                     RateLimit: string;
                     /**
@@ -626,13 +628,13 @@ export interface operations {
                      */
                     "X-Request-Id": string;
                     /**
-                     * @description The bucket that applies to this request, e.g. `1;w=60` (IETF draft ratelimit-headers). Sent whenever the key passed authentication.
-                     * @example 1;w=60
+                     * @description The policy of the bucket that applies to this request, as in draft-ietf-httpapi-ratelimit-headers-11 (a Structured Fields List): the policy name (`"post"` for POST, `"get"` for GET) with `q` (requests per window) and `w` (the window in seconds), e.g. `"post";q=1;w=60`. Sent whenever the key passed authentication.
+                     * @example "post";q=1;w=60
                      */
                     "RateLimit-Policy": string;
                     /**
-                     * @description What is left in that bucket, e.g. `limit=1, remaining=0, reset=60` (IETF draft ratelimit-headers). Sent whenever the key passed authentication.
-                     * @example limit=1, remaining=0, reset=60
+                     * @description What is left of that policy, as in draft-ietf-httpapi-ratelimit-headers-11 (a Structured Fields List): the policy name with `r` (requests remaining) and `t` (seconds until the quota is restored), e.g. `"post";r=0;t=60`. Sent whenever the key passed authentication.
+                     * @example "post";r=0;t=60
                      */
                     RateLimit: string;
                     /**
@@ -685,13 +687,13 @@ export interface operations {
                      */
                     "X-Request-Id": string;
                     /**
-                     * @description The bucket that applies to this request, e.g. `1;w=60` (IETF draft ratelimit-headers). Sent whenever the key passed authentication.
-                     * @example 1;w=60
+                     * @description The policy of the bucket that applies to this request, as in draft-ietf-httpapi-ratelimit-headers-11 (a Structured Fields List): the policy name (`"post"` for POST, `"get"` for GET) with `q` (requests per window) and `w` (the window in seconds), e.g. `"post";q=1;w=60`. Sent whenever the key passed authentication.
+                     * @example "post";q=1;w=60
                      */
                     "RateLimit-Policy": string;
                     /**
-                     * @description What is left in that bucket, e.g. `limit=1, remaining=0, reset=60` (IETF draft ratelimit-headers). Sent whenever the key passed authentication.
-                     * @example limit=1, remaining=0, reset=60
+                     * @description What is left of that policy, as in draft-ietf-httpapi-ratelimit-headers-11 (a Structured Fields List): the policy name with `r` (requests remaining) and `t` (seconds until the quota is restored), e.g. `"post";r=0;t=60`. Sent whenever the key passed authentication.
+                     * @example "post";r=0;t=60
                      */
                     RateLimit: string;
                     /**
@@ -714,13 +716,13 @@ export interface operations {
                      */
                     "X-Request-Id": string;
                     /**
-                     * @description The bucket that applies to this request, e.g. `1;w=60` (IETF draft ratelimit-headers). Sent whenever the key passed authentication.
-                     * @example 1;w=60
+                     * @description The policy of the bucket that applies to this request, as in draft-ietf-httpapi-ratelimit-headers-11 (a Structured Fields List): the policy name (`"post"` for POST, `"get"` for GET) with `q` (requests per window) and `w` (the window in seconds), e.g. `"post";q=1;w=60`. Sent whenever the key passed authentication.
+                     * @example "post";q=1;w=60
                      */
                     "RateLimit-Policy": string;
                     /**
-                     * @description What is left in that bucket, e.g. `limit=1, remaining=0, reset=60` (IETF draft ratelimit-headers). Sent whenever the key passed authentication.
-                     * @example limit=1, remaining=0, reset=60
+                     * @description What is left of that policy, as in draft-ietf-httpapi-ratelimit-headers-11 (a Structured Fields List): the policy name with `r` (requests remaining) and `t` (seconds until the quota is restored), e.g. `"post";r=0;t=60`. Sent whenever the key passed authentication.
+                     * @example "post";r=0;t=60
                      */
                     RateLimit: string;
                     /**
@@ -748,13 +750,13 @@ export interface operations {
                      */
                     "X-Request-Id": string;
                     /**
-                     * @description The bucket that applies to this request, e.g. `1;w=60` (IETF draft ratelimit-headers). Sent whenever the key passed authentication.
-                     * @example 1;w=60
+                     * @description The policy of the bucket that applies to this request, as in draft-ietf-httpapi-ratelimit-headers-11 (a Structured Fields List): the policy name (`"post"` for POST, `"get"` for GET) with `q` (requests per window) and `w` (the window in seconds), e.g. `"post";q=1;w=60`. Sent whenever the key passed authentication.
+                     * @example "post";q=1;w=60
                      */
                     "RateLimit-Policy"?: string;
                     /**
-                     * @description What is left in that bucket, e.g. `limit=1, remaining=0, reset=60` (IETF draft ratelimit-headers). Sent whenever the key passed authentication.
-                     * @example limit=1, remaining=0, reset=60
+                     * @description What is left of that policy, as in draft-ietf-httpapi-ratelimit-headers-11 (a Structured Fields List): the policy name with `r` (requests remaining) and `t` (seconds until the quota is restored), e.g. `"post";r=0;t=60`. Sent whenever the key passed authentication.
+                     * @example "post";r=0;t=60
                      */
                     RateLimit?: string;
                     /**
@@ -777,13 +779,13 @@ export interface operations {
                      */
                     "X-Request-Id": string;
                     /**
-                     * @description The bucket that applies to this request, e.g. `1;w=60` (IETF draft ratelimit-headers). Sent whenever the key passed authentication.
-                     * @example 1;w=60
+                     * @description The policy of the bucket that applies to this request, as in draft-ietf-httpapi-ratelimit-headers-11 (a Structured Fields List): the policy name (`"post"` for POST, `"get"` for GET) with `q` (requests per window) and `w` (the window in seconds), e.g. `"post";q=1;w=60`. Sent whenever the key passed authentication.
+                     * @example "post";q=1;w=60
                      */
                     "RateLimit-Policy": string;
                     /**
-                     * @description What is left in that bucket, e.g. `limit=1, remaining=0, reset=60` (IETF draft ratelimit-headers). Sent whenever the key passed authentication.
-                     * @example limit=1, remaining=0, reset=60
+                     * @description What is left of that policy, as in draft-ietf-httpapi-ratelimit-headers-11 (a Structured Fields List): the policy name with `r` (requests remaining) and `t` (seconds until the quota is restored), e.g. `"post";r=0;t=60`. Sent whenever the key passed authentication.
+                     * @example "post";r=0;t=60
                      */
                     RateLimit: string;
                     /**
@@ -897,26 +899,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description `INVALID_KEY`: the signature is invalid or the URL has expired. Poll the job again for a fresh URL. */
-            403: {
-                headers: {
-                    /**
-                     * @description The request id, as in meta.request_id.
-                     * @example c4d5e6f7-a8b9-4c0d-9e1f-2a3b4c5d6e7f
-                     */
-                    "X-Request-Id": string;
-                    /**
-                     * @description The request’s Origin, when it is the first-party origin or a preview origin; absent otherwise.
-                     * @example https://app.example.com
-                     */
-                    "Access-Control-Allow-Origin"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description `NOT_FOUND`: Unknown job id or another user's job. Check the job id. */
+            /** @description `NOT_FOUND`: the URL is not valid (tampered signature, passed expiry, malformed file name) or the audio no longer exists. GET the job again for a fresh `audio_url`. */
             404: {
                 headers: {
                     /**
@@ -935,7 +918,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description `INVALID_REQUEST`: the Range cannot be satisfied. */
+            /** @description `INVALID_REQUEST`: the Range cannot be satisfied. HTTP 416 (the range protocol of RFC 9110) rather than the 400 of the error table: the one documented exception. */
             416: {
                 headers: {
                     /**

@@ -73,3 +73,11 @@ export const NEW_IDEMPOTENCY_KEY_PHRASE = 'new Idempotency-Key';
 export function asksForNewIdempotencyKey(message: string): boolean {
   return message.toLowerCase().includes(NEW_IDEMPOTENCY_KEY_PHRASE.toLowerCase());
 }
+
+/**
+ * The answer to an audio URL that is not valid (tampered, expired, or its audio deleted): 404
+ * NOT_FOUND, the table's status for that code, with this message. The signed URL is a capability; an
+ * invalid capability names no resource, and every such URL answers alike, so the URL reveals nothing.
+ * The remedy is the same for all: GET the job again for a fresh audio_url (or learn it is gone).
+ */
+export const AUDIO_URL_INVALID_MESSAGE = 'This audio URL is not valid or has expired. GET the job again for a fresh audio_url.';

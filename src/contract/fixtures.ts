@@ -16,8 +16,24 @@ export const ConformanceFixtures = z.object({
     inactive_subscription: fullKey.optional(),
     no_api_access: fullKey.optional(),
     usage_exhausted: fullKey.optional(),
+    /**
+     * Keys for the acceptance rules only, each of its own account (active, API access, ≥ 1,000 minutes
+     * left). Those rules send each key at most one POST per window and never wait for the jobs, so
+     * with about 64 keys every boundary value is proven in one window; without them they use `active`.
+     */
+    acceptance: z.array(fullKey).optional(),
   }),
   legacy_expired_job: z.object({ key: fullKey, job_id: z.string().uuid() }).optional(),
+  /**
+   * A job of the key's account that failed in the speech engine (status failed, TTS_PROVIDER_ERROR),
+   * for the failed-job rules when no failure can be provoked (--failing-voice).
+   */
+  failed_job: z.object({ key: fullKey, job_id: z.string().uuid() }).optional(),
+  /**
+   * A completed job of the key's account whose audio exists, and an audio_url of it whose expiry has
+   * passed: the expired-URL rule downloads a fresh URL of the job, then this one.
+   */
+  expired_audio: z.object({ key: fullKey, job_id: z.string().uuid(), audio_url: z.string().url() }).optional(),
   cors: z
     .object({
       allowed_origins: z.array(z.string().url()).min(1),

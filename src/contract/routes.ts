@@ -9,6 +9,8 @@ import {
   processingJobExample,
 } from './examples.js';
 import { API_PATH, LIMITS, VOICES_PATH } from './limits.js';
+import { RATELIMIT_DRAFT } from './ratelimit-headers.js';
+import { AUDIO_URL_INVALID_MESSAGE } from './errors.js';
 import {
   AudioPathParams,
   AudioQuery,
@@ -50,15 +52,15 @@ const requestIdHeader = header(
 /** Sent on every response to a request whose key passed authentication (required where always so). */
 const rateLimitHeaders = (required: boolean): Headers => ({
   'RateLimit-Policy': header(
-    'The bucket that applies to this request, e.g. `1;w=60` (IETF draft ratelimit-headers). Sent whenever the key passed authentication.',
-    text('^\\d+;w=\\d+$', 32),
-    '1;w=60',
+    `The policy of the bucket that applies to this request, as in ${RATELIMIT_DRAFT} (a Structured Fields List): the policy name (\`"post"\` for POST, \`"get"\` for GET) with \`q\` (requests per window) and \`w\` (the window in seconds), e.g. \`"post";q=1;w=60\`. Sent whenever the key passed authentication.`,
+    text('^"(?:post|get)";q=\\d{1,9};w=\\d{1,9}$', 48),
+    '"post";q=1;w=60',
     required,
   ),
   RateLimit: header(
-    'What is left in that bucket, e.g. `limit=1, remaining=0, reset=60` (IETF draft ratelimit-headers). Sent whenever the key passed authentication.',
-    text('^limit=\\d+, remaining=\\d+, reset=\\d+$', 96),
-    'limit=1, remaining=0, reset=60',
+    `What is left of that policy, as in ${RATELIMIT_DRAFT} (a Structured Fields List): the policy name with \`r\` (requests remaining) and \`t\` (seconds until the quota is restored), e.g. \`"post";r=0;t=60\`. Sent whenever the key passed authentication.`,
+    text('^"(?:post|get)";r=\\d{1,9};t=\\d{1,9}$', 48),
+    '"post";r=0;t=60',
     required,
   ),
 });
@@ -220,7 +222,10 @@ export const getAudioRoute = createRoute({
   summary: 'Download the audio of a completed job',
   tags: ['Audio'],
   description:
-    'The `audio_url` of a completed job points here. The signed query (HMAC-SHA256 over the job id and expiry) is the capability: no Authorization header. Supports `Range` (206). A tampered or expired signature is refused with 403 and an error body; download immediately after completion.',
+    'The `audio_url` of a completed job points here. The signed query (HMAC-SHA256 over the job id and expiry) is the capability: no Authorization header. Supports `Range` (206); download immediately after completion.\n\n' +
+    'A URL that is not valid — its signature tampered with, its expiry passed, or its audio deleted — answers **404 NOT_FOUND**, the status the error table of spec §7 gives that code, with the message "' +
+    AUDIO_URL_INVALID_MESSAGE +
+    '" Why 404 and not 401/403: the signed URL is a capability, and an invalid capability names no resource; tampered, expired and deleted audio answer alike, so the URL reveals nothing, and the remedy is the same for all — GET the job, which answers with a fresh `audio_url` or NOT_FOUND. A `Range` that cannot be satisfied is the one exception to the table: HTTP 416 (the range protocol, RFC 9110) with the INVALID_REQUEST body.',
   security: [],
   request: { params: AudioPathParams, query: AudioQuery },
   responses: {
@@ -244,22 +249,18 @@ export const getAudioRoute = createRoute({
       content: { 'audio/mpeg': { schema: z.string().openapi({ format: 'binary', maxLength: 2_147_483_647 }) } },
     },
     400: publicError(['INVALID_REQUEST']),
-    403: {
-      description: '`INVALID_KEY`: the signature is invalid or the URL has expired. Poll the job again for a fresh URL.',
+    404: {
+      description: '`NOT_FOUND`: the URL is not valid (tampered signature, passed expiry, malformed file name) or the audio no longer exists. GET the job again for a fresh `audio_url`.',
       headers: publicHeaders,
       content: json(ErrorBody, {
-        invalid_signature: {
-          summary: 'Tampered or expired signature',
-          value: {
-            ...errorExamples(['INVALID_KEY']).invalid_key.value,
-            error: { code: 'INVALID_KEY', message: 'The audio URL is invalid or has expired. Poll the job for a fresh URL.' },
-          },
+        invalid_audio_url: {
+          summary: 'Tampered, expired or deleted: all answer alike',
+          value: { ...errorExamples(['NOT_FOUND']).not_found!.value, error: { code: 'NOT_FOUND', message: AUDIO_URL_INVALID_MESSAGE } },
         },
       }),
     },
-    404: publicError(['NOT_FOUND']),
     416: {
-      description: '`INVALID_REQUEST`: the Range cannot be satisfied.',
+      description: '`INVALID_REQUEST`: the Range cannot be satisfied. HTTP 416 (the range protocol of RFC 9110) rather than the 400 of the error table: the one documented exception.',
       headers: { 'X-Request-Id': requestIdHeader, ...corsHeader, 'Content-Range': header('`bytes */<size>`.', text('^bytes \\*/\\d+$', 64), 'bytes */14263') },
       content: json(ErrorBody, errorExamples(['INVALID_REQUEST'])),
     },

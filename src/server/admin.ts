@@ -7,7 +7,7 @@ import { isLanguageCode } from '../contract/languages.js';
 import { ConfigError, loadConfig } from './config.js';
 import { AccountAdmin, AdminError } from './domain/accounts.js';
 import { displayKey } from './domain/keys.js';
-import { seed, writeFixtures } from './seed.js';
+import { DEFAULT_ACCEPTANCE_KEYS, seed, writeFixtures } from './seed.js';
 import { openStorage } from './compose.js';
 import { sweepExpiredJobs, sweepLeftovers } from './domain/retention.js';
 import { createLogger } from './log.js';
@@ -28,7 +28,9 @@ Uses the same configuration as the server (DATA_DIR, or REDIS_URL in distributed
   job import-legacy --account <account-id> --expires-at <ISO date> [--audio <file.mp3>]
                     [--voice af_heart] [--speed 1] [--language en] [--duration <seconds>]
   storage sweep                                 delete jobs past retention and stale partial audio now
-  seed [--out fixtures.json] [--active 8]       fresh accounts in every state + conformance fixtures
+  seed [--out fixtures.json] [--active 8] [--acceptance 64]
+                    fresh accounts in every state + conformance fixtures: active keys, keys for the
+                    acceptance rules, a failed job, a completed job with an expired audio URL
 
 Add --json for machine-readable output.`;
 
@@ -79,6 +81,7 @@ async function main(argv: string[]): Promise<void> {
       json: { type: 'boolean' },
       out: { type: 'string' },
       active: { type: 'string' },
+      acceptance: { type: 'string' },
       'expires-at': { type: 'string' },
       audio: { type: 'string' },
       voice: { type: 'string' },
@@ -210,14 +213,16 @@ async function main(argv: string[]): Promise<void> {
       case 'seed': {
         const count = Number(values.active ?? 8);
         if (!Number.isInteger(count) || count < 1) fail('--active must be a whole number ≥ 1', 2);
+        const acceptance = Number(values.acceptance ?? DEFAULT_ACCEPTANCE_KEYS);
+        if (!Number.isInteger(acceptance) || acceptance < 0) fail('--acceptance must be a whole number ≥ 0', 2);
         const out = values.out ?? 'fixtures.json';
         // Checked before any account is made: the file is the only place the full keys are kept.
         const replaced = await checkWritable(out);
-        const fixtures = await seed(store, config, count);
+        const fixtures = await seed(store, audio, config, { active: count, acceptance });
         await writeFixtures(out, fixtures);
         print(
-          `${replaced ? 'replaced' : 'wrote'} ${out}: ${fixtures.keys.active.length} active keys and one key in every other state (base_url ${fixtures.base_url})`,
-          { fixtures: out, base_url: fixtures.base_url, active_keys: fixtures.keys.active.length },
+          `${replaced ? 'replaced' : 'wrote'} ${out}: ${fixtures.keys.active.length} active keys, ${fixtures.keys.acceptance?.length ?? 0} acceptance keys, one key in every other state, a failed job and an expired audio URL (base_url ${fixtures.base_url})`,
+          { fixtures: out, base_url: fixtures.base_url, active_keys: fixtures.keys.active.length, acceptance_keys: fixtures.keys.acceptance?.length ?? 0 },
         );
         break;
       }

@@ -1,14 +1,40 @@
+import { randomUUID } from 'node:crypto';
 import { rename, writeFile } from 'node:fs/promises';
+import { PROVIDER_FAILURE_MESSAGE } from './domain/job-runner.js';
+import { AudioUrlSigner } from './domain/signing.js';
+import { usageMonth } from './domain/usage.js';
 import type { ConformanceFixturesT } from '../contract/fixtures.js';
 import type { Config } from './config.js';
 import { AccountAdmin } from './domain/accounts.js';
-import type { Store } from './ports.js';
+import type { AudioStorage, JobRecord, Store } from './ports.js';
+
+export interface SeedCounts {
+  /** Active keys (each its own account) for the rules that create and compare jobs. */
+  active?: number;
+  /** Keys (each its own account) for the acceptance rules' boundary POSTs, one per window each. */
+  acceptance?: number;
+}
+
+/** Enough acceptance keys for every boundary POST of the suite in one window (it sends 63). */
+export const DEFAULT_ACCEPTANCE_KEYS = 64;
+
+/**
+ * One second of silence as MPEG-1 Layer III (128 kbit/s, 44.1 kHz, mono): 39 frames of 417 bytes,
+ * each a frame header and zeroed side information, which decoders play as silence.
+ */
+export function silentMp3(frames = 39): Buffer {
+  const frame = Buffer.alloc(417);
+  frame.set([0xff, 0xfb, 0x90, 0xc0]);
+  return Buffer.concat(Array.from({ length: frames }, () => frame));
+}
 
 /**
  * Creates a fresh set of accounts in every state the spec names and returns the conformance fixtures
  * for them. Every run makes new accounts, so their rate-limit buckets and usage start empty.
  */
-export async function seed(store: Store, config: Config, activeCount = 8): Promise<ConformanceFixturesT> {
+export async function seed(store: Store, audioStorage: AudioStorage, config: Config, counts: SeedCounts = {}): Promise<ConformanceFixturesT> {
+  const activeCount = counts.active ?? 8;
+  const acceptanceCount = counts.acceptance ?? DEFAULT_ACCEPTANCE_KEYS;
   const admin = new AccountAdmin(store);
   const stamp = new Date().toISOString();
   const keyFor = async (label: string, plan: 'free' | 'pro' | 'ultimate' | 'basic', subscription: 'active' | 'inactive' = 'active') => {
@@ -39,6 +65,53 @@ export async function seed(store: Store, config: Config, activeCount = 8): Promi
     fileSizeBytes: 25_600,
   });
 
+  const acceptance: string[] = [];
+  for (let i = 0; i < acceptanceCount; i++) acceptance.push((await keyFor(`acceptance-${i + 1}`, 'ultimate')).key);
+
+  // A job the speech engine failed, as the job runner records one: the failed-job rules GET it on a
+  // deployment whose engine never fails (the eSpeak default). Finished, so no worker ever runs it.
+  const now = Date.now();
+  const finished = (account: { id: string }, publicId: string, extra: Partial<JobRecord>): JobRecord => ({
+    id: randomUUID(),
+    accountId: account.id,
+    keyPublicId: publicId,
+    status: 'completed',
+    text: '',
+    voice: 'af_heart',
+    language: 'en-US',
+    speed: 1,
+    createdAt: now - 2_000,
+    deleteAfter: now + config.plans.pro.retentionDays * 86_400_000,
+    reservedCentiminutes: 0,
+    chargedCentiminutes: 0,
+    usageMonth: usageMonth(now),
+    progress: 1,
+    completedAt: now - 1_000,
+    processingTimeMs: 1_000,
+    ...extra,
+  });
+  const failedOwner = await keyFor('failed-job', 'pro');
+  const failedJob = finished(failedOwner.account, failedOwner.record.publicId, {
+    status: 'failed',
+    errorCode: 'TTS_PROVIDER_ERROR',
+    errorMessage: PROVIDER_FAILURE_MESSAGE,
+    completedAt: undefined,
+    processingTimeMs: undefined,
+  });
+  await store.importLegacyJob(failedJob);
+
+  // A completed job with audio on disk, and an audio URL of it signed to have expired already (the
+  // same signer and secret as the server's), so the expired-URL rule needs no waiting.
+  const audioOwner = await keyFor('expired-audio', 'pro');
+  const audio = silentMp3();
+  const audioJob = finished(audioOwner.account, audioOwner.record.publicId, { durationSeconds: 1.019, fileSizeBytes: audio.length });
+  const writer = await audioStorage.createWriter(audioJob.id);
+  await writer.write(audio);
+  await writer.commit();
+  await store.importLegacyJob(audioJob);
+  const signer = new AudioUrlSigner(config.urlSigningSecret, config.audioUrlTtlSeconds);
+  const expiredUrl = signer.sign(config.publicBaseUrl, audioJob.id, now - (config.audioUrlTtlSeconds + 3_600) * 1000);
+
   const fixtures: ConformanceFixturesT = {
     base_url: config.publicBaseUrl,
     voices_url: config.publicVoicesUrl,
@@ -48,8 +121,11 @@ export async function seed(store: Store, config: Config, activeCount = 8): Promi
       inactive_subscription: inactive.key,
       no_api_access: noAccess.key,
       usage_exhausted: exhausted.key,
+      ...(acceptance.length > 0 ? { acceptance } : {}),
     },
     legacy_expired_job: { key: legacy.key, job_id: legacyJob.id },
+    failed_job: { key: failedOwner.key, job_id: failedJob.id },
+    expired_audio: { key: audioOwner.key, job_id: audioJob.id, audio_url: expiredUrl },
   };
   const allowed = [...config.cors.origins];
   if (config.cors.previewPatternText) allowed.push(config.cors.previewPatternText.replace('*', 'pr-42'));

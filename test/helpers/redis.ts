@@ -40,14 +40,26 @@ export async function connectTestRedis(url = testRedisUrl()): Promise<TestRedisC
   }
 }
 
+/** Is this a CI run (CI=true), where a missing component is a failure, never a skip? */
+export const inCi = (): boolean => process.env.CI === 'true' || process.env.CI === '1';
+
 /**
  * For `describe.skipIf(!redis)`: a client when Redis answers, else undefined and one plain line saying
- * the suite is skipped and why, so a run without Redis passes and says so.
+ * the suite is skipped and why, so a run without Redis passes and says so. With CI=true a missing
+ * Redis (no TEST_REDIS_URL, or nothing answering there) throws instead: CI cannot pass by skipping
+ * the distributed mode.
  */
 export async function redisOrSkip(suite: string): Promise<TestRedisClient | undefined> {
   const url = testRedisUrl();
+  const shown = url.replace(/\/\/[^@]*@/, '//***@');
+  if (inCi() && !process.env.TEST_REDIS_URL) {
+    throw new Error(`CI=true and TEST_REDIS_URL is not set: the Redis suite "${suite}" must run (run .ci/ensure-redis.sh and source .ci/redis.env)`);
+  }
   const client = await connectTestRedis(url);
-  if (!client) console.log(`Redis suite skipped (${suite}): no Redis at ${url.replace(/\/\/[^@]*@/, '//***@')}`);
+  if (!client) {
+    if (inCi()) throw new Error(`CI=true and no Redis answers at ${shown}: the Redis suite "${suite}" must run, not skip`);
+    console.log(`Redis suite skipped (${suite}): no Redis at ${shown}`);
+  }
   return client;
 }
 

@@ -77,8 +77,27 @@ export function describeJobQueueContract(name: string, open: () => Promise<JobQu
       expect(h.runsOf(job.id)).toBe(1);
     });
 
-    it('ends a wait at its timeout when the job does not finish', async () => {
-      await expect(h.queue.waitForFinish(randomUUID(), 50)).resolves.toBeUndefined();
+    it('ends a wait at its timeout when the job does not finish: not before it, and not long after', async () => {
+      // A job that exists and stays processing: created, never queued. (An unknown id may end the
+      // wait early — a job that is gone counts as finished — so it would prove nothing about timeouts.)
+      const job = await newJob('Created, never queued: nothing finishes it.');
+      const timeoutMs = 300;
+      const started = performance.now();
+      await expect(h.queue.waitForFinish(job.id, timeoutMs)).resolves.toBeUndefined();
+      const elapsed = performance.now() - started;
+      // A background sweep (the Redis outbox) may queue and finish it meanwhile; then the wait ended on
+      // its finish, which is also correct. Otherwise it must have lasted the timeout: timers may fire a
+      // millisecond early by rounding, and the upper bound only catches a wait that ignores it.
+      if ((await h.store.getJob(job.id))?.status === 'processing') {
+        expect(elapsed).toBeGreaterThanOrEqual(timeoutMs - 5);
+      }
+      expect(elapsed).toBeLessThan(timeoutMs + 10_000);
+    });
+
+    it('ends the wait on an unknown job at its timeout at the latest', async () => {
+      const started = performance.now();
+      await expect(h.queue.waitForFinish(randomUUID(), 300)).resolves.toBeUndefined();
+      expect(performance.now() - started).toBeLessThan(300 + 10_000);
     });
 
     it('ends a wait when its signal aborts, or at once when it already has', async () => {

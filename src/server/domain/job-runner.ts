@@ -1,6 +1,9 @@
 import type { Synthesizer, SynthesisProgress } from '../../synth/index.js';
 import { SynthesisError } from '../../synth/index.js';
 import { NEW_IDEMPOTENCY_KEY_PHRASE } from '../../contract/errors.js';
+
+/** The message of a job the speech engine failed (spec §4.7 rule 5: retry with a new key). */
+export const PROVIDER_FAILURE_MESSAGE = `The speech engine failed on this job. Retry with backoff, using a ${NEW_IDEMPOTENCY_KEY_PHRASE}.`;
 import type { Logger } from '../log.js';
 import type { AudioStorage, AudioWriter, Store } from '../ports.js';
 import { secondsToCentiminutes } from './usage.js';
@@ -82,7 +85,7 @@ export class JobRunner implements JobRun {
       const provider = error instanceof SynthesisError && error.code === 'TTS_PROVIDER_ERROR';
       const code = provider ? 'TTS_PROVIDER_ERROR' : 'INTERNAL_ERROR';
       const message = provider
-        ? `The speech engine failed on this job. Retry with backoff, using a ${NEW_IDEMPOTENCY_KEY_PHRASE}.`
+        ? PROVIDER_FAILURE_MESSAGE
         : `Synthesis failed on this job. Retry with backoff, using a ${NEW_IDEMPOTENCY_KEY_PHRASE}.`;
       // Another run (a duplicate delivery in the distributed mode) may have settled the job meanwhile:
       // then its audio and status stand.

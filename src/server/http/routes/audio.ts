@@ -1,4 +1,5 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
+import { AUDIO_URL_INVALID_MESSAGE } from '../../../contract/errors.js';
 import { AUDIO_PATH_PREFIX } from '../../../contract/limits.js';
 import { getAudioRoute } from '../../../contract/routes.js';
 import { AudioPathParams } from '../../../contract/schemas.js';
@@ -13,9 +14,6 @@ export interface AudioRouteDeps {
   audio: AudioStorage;
   signer: AudioUrlSigner;
 }
-
-const GONE =
-  'This audio URL is not valid or has expired. GET the job again for a fresh audio_url.';
 
 /**
  * GET /v1/audio/{job_id}.mp3: the signed URL is the capability (no Authorization header). A tampered or
@@ -32,15 +30,15 @@ export function registerAudioRoutes(app: OpenAPIHono<AppEnv>, deps: AudioRouteDe
   app.openapi(routed, async (c) => {
     const file = /^(.+)\.mp3$/.exec(c.req.param('file') ?? '');
     const parsed = file ? AudioPathParams.safeParse({ job_id: file[1] }) : undefined;
-    if (!parsed?.success) throw new ApiError('NOT_FOUND', 'No such audio file.');
+    if (!parsed?.success) throw new ApiError('NOT_FOUND', AUDIO_URL_INVALID_MESSAGE);
     const jobId = parsed.data.job_id.toLowerCase();
     const { expires, sig } = c.req.valid('query');
     const now = Date.now();
-    if (!signer.verify(jobId, expires, sig, now)) throw new ApiError('NOT_FOUND', GONE);
+    if (!signer.verify(jobId, expires, sig, now)) throw new ApiError('NOT_FOUND', AUDIO_URL_INVALID_MESSAGE);
     const job = await store.getJob(jobId);
     const legacyExpired = job?.legacyExpiresAt !== undefined && job.legacyExpiresAt <= now;
     const stat = job && job.status === 'completed' && !legacyExpired ? await audio.stat(jobId) : undefined;
-    if (!stat) throw new ApiError('NOT_FOUND', 'The audio of this job no longer exists. Submit a new request.');
+    if (!stat) throw new ApiError('NOT_FOUND', AUDIO_URL_INVALID_MESSAGE);
 
     c.header('Content-Type', 'audio/mpeg');
     c.header('Accept-Ranges', 'bytes');
@@ -56,7 +54,7 @@ export function registerAudioRoutes(app: OpenAPIHono<AppEnv>, deps: AudioRouteDe
     const status = range ? 206 : 200;
     if (c.req.method === 'HEAD' || stat.size === 0) return c.body(null, status);
     const stream = await audio.open(jobId, { start, end });
-    if (!stream) throw new ApiError('NOT_FOUND', 'The audio of this job no longer exists. Submit a new request.');
+    if (!stream) throw new ApiError('NOT_FOUND', AUDIO_URL_INVALID_MESSAGE);
     return c.body(stream, status);
   });
   answerOtherMethods(app, `${AUDIO_PATH_PREFIX}:file`, ['GET', 'HEAD']);

@@ -28,7 +28,7 @@ describe('POST and GET /v1/agent-tts, in process', () => {
     const res = await json(await server.request('POST', '/v1/agent-tts', { key, body: { text: 'Hello.' } }));
     expect(res.status).toBe(403);
     expect(res.body.error.code).toBe('INACTIVE_SUBSCRIPTION');
-    expect(res.headers.get('ratelimit')).toBe('limit=1, remaining=1, reset=0');
+    expect(res.headers.get('ratelimit')).toBe('"post";r=1;t=0');
   });
 
   it('refuses bad requests with the contract’s error codes, taking no POST place', async () => {
@@ -50,7 +50,7 @@ describe('POST and GET /v1/agent-tts, in process', () => {
       expect(res.status, what).toBe(400);
       expect(res.body.error.code, what).toBe(code);
       expect(res.body.meta.request_id, what).toBe(res.headers.get('x-request-id'));
-      expect(res.headers.get('ratelimit'), what).toBe('limit=1, remaining=1, reset=0');
+      expect(res.headers.get('ratelimit'), what).toBe('"post";r=1;t=0');
     }
   });
 
@@ -67,7 +67,7 @@ describe('POST and GET /v1/agent-tts, in process', () => {
       billing: { mode: 'subscription', estimated_cost_cents: 0 },
     });
     expect(first.body.meta.processing_time_ms).toBeGreaterThanOrEqual(0);
-    expect(first.headers.get('ratelimit')).toMatch(/^limit=1, remaining=0, reset=\d+$/);
+    expect(first.headers.get('ratelimit')).toMatch(/^"post";r=0;t=\d+$/);
 
     const replay = await json(await server.request('POST', '/v1/agent-tts', { key, body: { text: 'Hello from the reference.' }, headers: { 'idempotency-key': 'one' } }));
     expect(replay.status).toBe(200);
@@ -97,7 +97,7 @@ describe('POST and GET /v1/agent-tts, in process', () => {
       const res = await json(await server.request('GET', `/v1/agent-tts${bad}`, { key: owner.key }));
       expect(res.status, bad).toBe(400);
       expect(res.body.error.code).toBe('INVALID_REQUEST');
-      expect(res.headers.get('ratelimit-policy')).toBe('30;w=60');
+      expect(res.headers.get('ratelimit-policy')).toBe('"get";q=30;w=60');
     }
     const foreign = await json(await server.request('GET', `/v1/agent-tts?id=${id}`, { key: stranger.key }));
     const unknown = await json(await server.request('GET', '/v1/agent-tts?id=6f1c2d4e-5a6b-4c7d-8e9f-0a1b2c3d4e5f', { key: stranger.key }));

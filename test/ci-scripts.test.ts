@@ -1,0 +1,104 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm, symlink } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT } from './helpers/server.js';
+
+/**
+ * The CI script's behaviour when Redis is missing: on a machine with no redis-server, no redis-cli,
+ * no apt-get to install one, and nothing answering at TEST_REDIS_URL, `.ci/run redis` (the step that
+ * provides Redis to the distributed-mode suites) must fail under CI=true — no skip path — and may
+ * only say it skips outside CI.
+ */
+const TOOLS = ['bash', 'dirname', 'mktemp', 'seq', 'cat', 'id', 'timeout', 'sleep', 'env'];
+
+function run(args: string[], env: Record<string, string>): Promise<{ code: number; out: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('/bin/bash', args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code: code ?? -1, out }));
+  });
+}
+
+/** A port where nothing listens: bound, then released. */
+function deadPort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+describe('.ci/run on a machine where Redis is missing', () => {
+  let bin: string;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    bin = await mkdtemp(join(tmpdir(), 'agent-tts-ci-path-'));
+    // Only the tools the step needs: no redis-server, redis-cli, apt-get, sudo (or npm).
+    for (const tool of TOOLS) {
+      const found = (await run(['-c', `command -v ${tool}`], { PATH: process.env.PATH ?? '' })).out.trim();
+      if (found.startsWith('/')) await symlink(found, join(bin, tool));
+    }
+    env = { PATH: bin, HOME: tmpdir(), TEST_REDIS_URL: `redis://127.0.0.1:${await deadPort()}`, REDIS_ENV_FILE: join(bin, 'redis.env') };
+  });
+
+  afterAll(async () => {
+    await rm(bin, { recursive: true, force: true });
+  });
+
+  it('the PATH of the test really has no redis-server, redis-cli or apt-get', async () => {
+    for (const tool of ['redis-server', 'redis-cli', 'apt-get']) {
+      expect((await run(['-c', `command -v ${tool} || echo none`], env)).out.trim()).toBe('none');
+    }
+  });
+
+  it('with CI=true, ensure-redis.sh fails and says why, and the redis step of .ci/run fails', async () => {
+    const ensure = await run(['.ci/ensure-redis.sh'], { ...env, CI: 'true' });
+    expect(ensure.code, ensure.out).toBe(1);
+    expect(ensure.out).toContain('nothing answers at redis://127.0.0.1:');
+    expect(ensure.out).toContain('apt-get is not available');
+
+    const step = await run(['.ci/run', 'redis'], { ...env, CI: 'true' });
+    expect(step.code, step.out).toBe(1);
+    expect(step.out).toContain('== redis: FAILED: no Redis could be found or started, and CI=true');
+  });
+
+  it('with CI=true, the distributed-mode step fails without TEST_REDIS_URL instead of skipping', async () => {
+    const { TEST_REDIS_URL: _, ...withoutUrl } = env;
+    const step = await run(['.ci/run', 'redis-suite'], { ...withoutUrl, CI: 'true' });
+    expect(step.code, step.out).toBe(1);
+    expect(step.out).toContain('redis-suite: FAILED: no TEST_REDIS_URL, and CI=true');
+  });
+
+  it('with CI=true and no TEST_REDIS_URL, a distributed-mode vitest suite fails instead of skipping', async () => {
+    const { TEST_REDIS_URL: _, ...inherited } = process.env as Record<string, string>;
+    const result = await new Promise<{ code: number; out: string }>((resolve, reject) => {
+      const child = spawn(process.execPath, [join(ROOT, 'node_modules/vitest/vitest.mjs'), 'run', 'src/server/adapters/redis-rate-limiter.test.ts'], {
+        cwd: ROOT,
+        env: { ...inherited, CI: 'true' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let out = '';
+      child.stdout.on('data', (d) => (out += d));
+      child.stderr.on('data', (d) => (out += d));
+      child.on('error', reject);
+      child.on('close', (code) => resolve({ code: code ?? -1, out }));
+    });
+    expect(result.code, result.out).not.toBe(0);
+    expect(result.out).toContain('CI=true and TEST_REDIS_URL is not set');
+    expect(result.out).not.toMatch(/Redis suite skipped/);
+  }, 60_000);
+
+  it('outside CI the same machine only says the distributed-mode suites will be skipped', async () => {
+    const step = await run(['.ci/run', 'redis'], env);
+    expect(step.code, step.out).toBe(0);
+    expect(step.out).toContain('outside CI the distributed-mode suites say they were skipped');
+  });
+});
