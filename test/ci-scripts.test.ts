@@ -80,7 +80,7 @@ describe('.ci/run on a machine where Redis is missing', () => {
   it('with CI=true and no TEST_REDIS_URL, a distributed-mode vitest suite fails instead of skipping', async () => {
     const { TEST_REDIS_URL: _, ...inherited } = process.env as Record<string, string>;
     const result = await new Promise<{ code: number; out: string }>((resolve, reject) => {
-      const child = spawn(process.execPath, [join(ROOT, 'node_modules/vitest/vitest.mjs'), 'run', 'src/server/adapters/redis-rate-limiter.test.ts'], {
+      const child = spawn(process.execPath, [join(ROOT, 'node_modules/vitest/vitest.mjs'), 'run', 'src/server/adapters/redis/rate-limiter.test.ts'], {
         cwd: ROOT,
         env: { ...inherited, CI: 'true' },
         stdio: ['ignore', 'pipe', 'pipe'],

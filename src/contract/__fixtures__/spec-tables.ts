@@ -112,7 +112,7 @@ export const SPEC_BODIES: Record<string, Record<string, FieldSpec>> = {
     api_version: { type: 'string', required: true, const: SPEC_API_VERSION },
   },
   /** §7 error body. */
-  Error: {
+  ErrorBody: {
     success: { type: 'boolean', required: true, const: false },
     error: { type: 'object', required: true },
     meta: { type: 'object', required: true },
