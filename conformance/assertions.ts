@@ -55,7 +55,7 @@ export function mustMeta(exchange: Exchange, body: JsonObject): void {
 }
 
 /**
- * The error body of spec §7 for one code: the HTTP status the table gives that code, success false,
+ * The error body of docs/api-rules.md#errors for one code: the HTTP status the table gives that code, success false,
  * the code and a non-empty message. meta is left to the meta and versioning rules, so that one
  * missing field fails the rules about it rather than every rule that meets an error.
  */
@@ -70,7 +70,7 @@ export function mustError(exchange: Exchange, code: ErrorCode): JsonObject {
   return body;
 }
 
-/** Retry-After in whole seconds, at least 1 (spec §7, §8). */
+/** Retry-After in whole seconds, at least 1 (docs/api-rules.md#errors, §8). */
 export function mustRetryAfter(exchange: Exchange): number {
   const value = mustHeader(exchange, 'retry-after');
   must(/^\d+$/.test(value.trim()), `${describe(exchange)}: Retry-After "${value}" is not whole seconds`);

@@ -13,7 +13,7 @@ describe('rule catalog', () => {
     }
   });
 
-  it('covers every error code of spec §7 and every HTTP status of its table', () => {
+  it('covers every error code of docs/api-rules.md#errors and every HTTP status of its table', () => {
     const codes = new Set(CATALOG.flatMap((r) => r.covers?.codes ?? []));
     expect([...ERROR_CODES].filter((c) => !codes.has(c))).toEqual([]);
     const statuses = new Set(CATALOG.flatMap((r) => r.covers?.statuses ?? []));

@@ -1,7 +1,7 @@
 import { UUID_PATTERN, isAbsoluteUrl, must } from './assertions.js';
 import { type Exchange, type JsonObject, describe } from './exchange.js';
 
-/** The fields spec §2.2 gives a completed job, and only those a completed job has (meta: see the meta rules). */
+/** The fields docs/api-rules.md#jobs gives a completed job, and only those a completed job has (meta: see the meta rules). */
 export function mustBeCompletedJob(exchange: Exchange, body: JsonObject): void {
   const at = describe(exchange);
   must(body.success === true, `${at}: success is ${JSON.stringify(body.success)}, not true`);
@@ -25,7 +25,7 @@ export function mustBeCompletedJob(exchange: Exchange, body: JsonObject): void {
   must(body.error === undefined, `${at}: a completed job carries an error`);
 }
 
-/** The fields spec §2.2 and §4.1 give a processing job, and none of a completed one. */
+/** The fields docs/api-rules.md#jobs and §4.1 give a processing job, and none of a completed one. */
 export function mustBeProcessingJob(exchange: Exchange, body: JsonObject): void {
   const at = describe(exchange);
   must(body.success === true, `${at}: success is ${JSON.stringify(body.success)}, not true`);
@@ -36,7 +36,7 @@ export function mustBeProcessingJob(exchange: Exchange, body: JsonObject): void 
   for (const field of ['audio_url', 'audio', 'billing', 'error']) must(body[field] === undefined, `${at}: a processing job carries ${field}`);
 }
 
-/** status_url is exactly `/v1/agent-tts?id=<job_id>` (spec §2.2). */
+/** status_url is exactly `/v1/agent-tts?id=<job_id>` (docs/api-rules.md#jobs). */
 export function mustHaveStatusUrlOf(exchange: Exchange, body: JsonObject): void {
   const expected = `/v1/agent-tts?id=${body.job_id}`;
   must(body.status_url === expected, `${describe(exchange)}: status_url is ${JSON.stringify(body.status_url)}, not "${expected}"`);

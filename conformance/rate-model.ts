@@ -18,7 +18,7 @@ interface KeyState {
 const MARGIN_MS = 400;
 
 /**
- * The suite's model of each API key's two rate-limit buckets (spec §8), so rules that are not about
+ * The suite's model of each API key's two rate-limit buckets (docs/api-rules.md#limits), so rules that are not about
  * rate limits never trip them: a request waits until the model says its bucket has room. A POST is
  * counted only when it created a job — rejected and replayed requests consume no quota, as the
  * document states — and a GET always. A 429 blocks the bucket for its Retry-After.

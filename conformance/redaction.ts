@@ -18,7 +18,7 @@ export function secretsOf(fixtures: ConformanceFixturesT): string[] {
 }
 
 /**
- * Turns every API key into its display form `tts_<public_id>` (spec §2.1). Known keys are replaced
+ * Turns every API key into its display form `tts_<public_id>` (docs/api-rules.md#keys). Known keys are replaced
  * exactly; the pattern pass also catches keys the suite made up (e.g. an unknown key) and any a
  * server might echo back in another form of the same shape.
  */

@@ -13,7 +13,7 @@ export interface Rule {
   /** Stable id, `<group>.<name>`; reports, --only and --skip use it. */
   id: string;
   title: string;
-  /** Where the rule comes from: a section of the spec, or the OpenAPI document for decisions it records. */
+  /** Where the rule comes from: a section of the API, or the OpenAPI document for decisions it records. */
   section: string;
   /** Error codes and HTTP statuses whose answers this rule provokes and checks. */
   covers?: { codes?: ErrorCode[]; statuses?: number[] };

@@ -7,7 +7,7 @@ import { sleep } from './rate-model.js';
 
 /**
  * Shared setup steps. Each runs once per suite run, however many rules use its answers, because a
- * key may create only one job a minute (spec §8). Scenarios assert only what they need to go on;
+ * key may create only one job a minute (docs/api-rules.md#limits). Scenarios assert only what they need to go on;
  * the rules judge the answers.
  */
 
@@ -85,7 +85,7 @@ export function inlineJob(ctx: RuleContext): Promise<FollowedJob> {
 
 /**
  * A short text with voice, speed and language given. A Kokoro voice, whose language comes from its
- * id (spec §4.1), so the `language` sent must not change what is spoken.
+ * id (docs/api-rules.md#submitting), so the `language` sent must not change what is spoken.
  */
 export function optionsJob(ctx: RuleContext): Promise<FollowedJob & { request: JsonObject; spokenLanguage: string }> {
   return ctx.scenario('options-job', async (s) => {

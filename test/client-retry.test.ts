@@ -6,7 +6,7 @@ import { AgentTtsClient, AgentTtsError, type ProgressEvent, type RetryEvent } fr
 import { startServer, type RunningServer } from './helpers/server.js';
 
 /**
- * The retry rules of spec §4.7, over real HTTP: scripted servers answer each request in turn with a
+ * The retry rules of docs/api-rules.md#idempotency, over real HTTP: scripted servers answer each request in turn with a
  * given behaviour, and record what the client sent. Nothing in the client is mocked.
  */
 interface Recorded {

@@ -134,7 +134,7 @@ describe.skipIf(!redis)('distributed mode end to end (Redis store, limiter and B
     expect(polled.body.status).toBe('completed');
   });
 
-  it('answers the spec errors from the Redis store: bad keys, plans, usage, unknown and legacy jobs', async () => {
+  it('answers the API errors from the Redis store: bad keys, plans, usage, unknown and legacy jobs', async () => {
     const { keys, legacy_expired_job: legacy } = server.fixtures;
     expectError(await postJob(server.baseUrl, keys.revoked, { text: 'x' }), 401, 'INVALID_KEY');
     expectError(await postJob(server.baseUrl, keys.inactive_subscription, { text: 'x' }), 403, 'INACTIVE_SUBSCRIPTION');

@@ -232,7 +232,7 @@ describe.skipIf(!canRestartRedis)('distributed mode through a Redis crash (its o
     const jobId = submitted.body.job_id;
 
     await own.kill();
-    // Every answer comes with the spec's error body, well within the fetch bound (no hang).
+    // Every answer comes with the API's error body, well within the fetch bound (no hang).
     const bounded = { signal: AbortSignal.timeout(15_000) };
     const polled = await call(`${api.baseUrl}/v1/agent-tts?id=${jobId}`, { headers: { authorization: `Bearer ${key}` }, ...bounded });
     expectError(polled, 500, 'INTERNAL_ERROR');

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
-/** Every `docs/api-rules.md#anchor` the repository cites names a heading of that page. */
+/** Every anchor of docs/api-rules.md that the repository cites names a heading of that page. */
 const root = fileURLToPath(new URL('..', import.meta.url));
 
 function anchors(markdown: string): Set<string> {

@@ -6,7 +6,7 @@ import { removeDir, startServer, type RunningServer } from './helpers/server.js'
 
 const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
 
-describe('authentication (spec §5) and keys (§2.1, §3.2)', () => {
+describe('authentication (docs/api-rules.md#authentication) and keys (§2.1, §3.2)', () => {
   let server: RunningServer;
   beforeAll(async () => {
     server = await startServer();

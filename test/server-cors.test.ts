@@ -4,7 +4,7 @@ import { removeDir, startServer, type RunningServer } from './helpers/server.js'
 
 const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
 
-describe('browser CORS (spec §4.8)', () => {
+describe('browser CORS (docs/api-rules.md#cors)', () => {
   let server: RunningServer;
   beforeAll(async () => {
     server = await startServer();

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { completedJob, expectError, getJob, longText, pollUntilDone, postJob } from './helpers/http.js';
 import { removeDir, startServer, type RunningServer } from './helpers/server.js';
 
-describe('idempotency (spec §4.7) and usage (§8)', () => {
+describe('idempotency (docs/api-rules.md#idempotency) and usage (§8)', () => {
   let server: RunningServer;
   beforeAll(async () => {
     server = await startServer({ env: { RATE_POST_LIMIT: '1000', INLINE_WAIT_MS: '10000' } });

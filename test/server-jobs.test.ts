@@ -5,7 +5,7 @@ import { AUDIO_URL_INVALID_MESSAGE } from '../src/contract/errors.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
-describe('jobs: inline 200, 202 and polling, audio URLs (spec §3, §4.1, §4.2)', () => {
+describe('jobs: inline 200, 202 and polling, audio URLs (docs/api-rules.md#job-statuses, §4.1, §4.2)', () => {
   let server: RunningServer;
   beforeAll(async () => {
     // The default inline wait (10 s); a short URL lifetime so expiry can be seen.

@@ -4,7 +4,7 @@ import { removeDir, startServer, type RunningServer } from './helpers/server.js'
 
 const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
 
-describe('rate limits (spec §8): separate POST and GET buckets per key, Retry-After', () => {
+describe('rate limits (docs/api-rules.md#limits): separate POST and GET buckets per key, Retry-After', () => {
   let server: RunningServer;
   beforeAll(async () => {
     server = await startServer({ env: { RATE_WINDOW_SECONDS: '8', RATE_GET_LIMIT: '3' } });

@@ -27,7 +27,7 @@ const ASTRAL = '\u{1F600}'; // 😀: one code point, two UTF-16 units
 /**
  * Exactly `LIMITS.textMaxChars` code points, one of them outside the Basic Multilingual Plane, so the
  * UTF-16 length is one more than the limit: a server that counts UTF-16 units (JavaScript's
- * `length`) refuses it, one that counts code points as the spec says accepts it. Spaces make up the
+ * `length`) refuses it, one that counts code points as the API says accepts it. Spaces make up the
  * rest, so the deployment speaks a few words, not hours.
  */
 export function maxLengthText(): string {

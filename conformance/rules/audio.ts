@@ -20,7 +20,7 @@ export function looksLikeMp3(bytes: Buffer): boolean {
 }
 
 function download(ctx: RuleContext, url: string, label: string, headers: Record<string, string> = {}): Promise<Exchange> {
-  // No Authorization: the signed URL itself is the capability (spec §2.2: download right away).
+  // No Authorization: the signed URL itself is the capability (docs/api-rules.md#jobs: download right away).
   return ctx.send({ method: 'GET', url, headers, label });
 }
 

@@ -9,7 +9,7 @@ import type { RuleContext } from '../rule-context.js';
 import { SHORT_TEXT, failedJobs } from '../scenarios.js';
 
 /**
- * Error answers of the service — the spec's endpoint, the audio route and unknown routes: the table
+ * Error answers of the service — the API's endpoint, the audio route and unknown routes: the table
  * of §7 binds their status everywhere. Two protocol statuses are the documented exceptions, each with
  * a rule of its own: 405 for a wrong method (with Allow) and 416 for a Range past the end.
  */

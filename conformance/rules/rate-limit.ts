@@ -15,7 +15,7 @@ const sentWith = (key: string) => (e: Exchange) => e.request.headers.authorizati
 /**
  * RateLimit-Policy and RateLimit as draft-ietf-httpapi-ratelimit-headers-11 has them: Structured
  * Field Lists, parsed strictly. The RateLimit member names a policy of RateLimit-Policy ("post" for
- * POST, "get" for GET), with the quota and window of spec §8 and a remaining count within the quota.
+ * POST, "get" for GET), with the quota and window of docs/api-rules.md#limits and a remaining count within the quota.
  */
 function mustPolicy(exchange: Exchange, name: 'post' | 'get', limit: number, windowSeconds: number): void {
   const policyValue = mustHeader(exchange, 'ratelimit-policy');
@@ -35,7 +35,7 @@ function mustPolicy(exchange: Exchange, name: 'post' | 'get', limit: number, win
   }
   const policy = policies.find((p) => p.name === name);
   must(policy, `${at}: RateLimit-Policy "${policyValue}" has no policy "${name}" for this ${name.toUpperCase()}`);
-  must(policy.quota === limit && policy.windowSeconds === windowSeconds, `${at}: policy "${name}" is q=${policy.quota};w=${policy.windowSeconds}, not the ${limit} per ${windowSeconds} s of spec §8`);
+  must(policy.quota === limit && policy.windowSeconds === windowSeconds, `${at}: policy "${name}" is q=${policy.quota};w=${policy.windowSeconds}, not the ${limit} per ${windowSeconds} s of docs/api-rules.md#limits`);
   must(states.length === 1, `${at}: RateLimit "${stateValue}" has ${states.length} members; one per answer, for its policy`);
   const state = states[0]!;
   must(state.name === name, `${at}: RateLimit names the policy "${state.name}", not "${name}"`);

@@ -83,7 +83,7 @@ export const submitRules: Rule[] = [
       must(body.audio?.voice === job.request.voice, `audio.voice is ${JSON.stringify(body.audio?.voice)}, not the requested ${job.request.voice}`);
       must(body.audio?.speed === job.request.speed, `audio.speed is ${JSON.stringify(body.audio?.speed)}, not the requested ${job.request.speed}`);
       if (body.audio?.language !== undefined) {
-        // A Kokoro voice speaks the language of its id, whatever `language` says (spec §4.1).
+        // A Kokoro voice speaks the language of its id, whatever `language` says (docs/api-rules.md#submitting).
         must(String(body.audio.language).split('-')[0] === job.spokenLanguage, `audio.language is ${JSON.stringify(body.audio.language)}; ${job.request.voice} speaks ${job.spokenLanguage}`);
       }
     },

@@ -20,7 +20,7 @@ export const voiceRules: Rule[] = [
       const ids = new Set(voices.map((v) => (v && typeof v === 'object' ? (v as { id?: unknown }).id : undefined)).filter((id): id is string => typeof id === 'string'));
       // §4.3 describes the production catalog (more than 300 voices); a deployment lists what it can
       // speak, which may be fewer, so the count is reported rather than required.
-      if (ids.size <= 300) ctx.note(`${ids.size} voices listed; spec §4.3 describes a catalog of more than 300`);
+      if (ids.size <= 300) ctx.note(`${ids.size} voices listed; docs/api-rules.md#voice-catalog describes a catalog of more than 300`);
       const missing = CURATED_VOICES.map((v) => v.id).filter((id) => !ids.has(id));
       must(missing.length === 0, `${describe(exchange)}: curated voices missing from the catalog: ${missing.join(', ')}`);
     },

@@ -7,7 +7,7 @@ import { EXIT } from './exit-codes.js';
 
 /**
  * The config file: `$XDG_CONFIG_HOME/agent-tts/config.json` (default `~/.config/agent-tts/config.json`).
- * It holds the API key, so it is written with mode 0600 inside a directory with mode 0700 (spec §5.9).
+ * It holds the API key, so it is written with mode 0600 inside a directory with mode 0700 (docs/api-rules.md#key-storage).
  */
 export interface ConfigFile {
   api_key?: string;

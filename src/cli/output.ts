@@ -1,6 +1,6 @@
 import { API_KEY_PATTERN, redactKeys } from '../contract/limits.js';
 
-/** The form a key is shown in: `tts_<public_id>` (spec §5.9), or a placeholder for a malformed one. */
+/** The form a key is shown in: `tts_<public_id>` (docs/api-rules.md#key-storage), or a placeholder for a malformed one. */
 export function displayKey(key: string): string {
   const match = API_KEY_PATTERN.exec(key);
   return match ? `tts_${match[1]}` : '[redacted key]';

@@ -45,7 +45,7 @@ export interface CallOptions {
 export interface SubmitOptions extends CallOptions {
   /**
    * Key of this logical request. Default: a fresh random UUID. Pass `error.retryIdempotencyKey` of a
-   * previous failure to retry that request without a second job or charge (spec §4.7).
+   * previous failure to retry that request without a second job or charge (docs/api-rules.md#idempotency).
    */
   idempotencyKey?: string;
 }
@@ -61,7 +61,7 @@ export interface SubmitResult {
 export interface SpeakOptions extends SubmitOptions, Omit<PollOptions, 'startedAt' | 'initialDelayMs'> {
   /**
    * How many times a job that fails after acceptance is resubmitted with a fresh key, when its error
-   * asks for one (spec §4.7 rule 5). Default 1.
+   * asks for one (docs/api-rules.md#idempotency rule 5). Default 1.
    */
   maxResubmits?: number;
 }

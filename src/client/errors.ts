@@ -33,7 +33,7 @@ export interface AgentTtsErrorInit {
   /** The RateLimit-Policy and RateLimit headers of the answer (draft-ietf-httpapi-ratelimit-headers-11), when valid. */
   rateLimit?: RateLimitInfo;
   /**
-   * The Idempotency-Key to use if the caller retries the same logical request (spec §4.7): the key
+   * The Idempotency-Key to use if the caller retries the same logical request (docs/api-rules.md#idempotency): the key
    * just used, or a fresh one when the service asked for a new key. Undefined for requests without one.
    */
   retryIdempotencyKey?: string;
@@ -60,7 +60,7 @@ export class AgentTtsError extends Error {
   retryIdempotencyKey?: string;
   /** Set by the retry loop: how many attempts were made. */
   attempts?: number;
-  /** The spec's suggested action for this code (§7), or the client's own for client-side codes. */
+  /** The API's suggested action for this code (§7), or the client's own for client-side codes. */
   readonly suggestedAction: string;
 
   constructor(init: AgentTtsErrorInit) {
@@ -78,7 +78,7 @@ export class AgentTtsError extends Error {
       suggestedAction(init.code) ?? CLIENT_ERROR_ACTIONS[init.code as ClientErrorCode] ?? 'Retry later.';
   }
 
-  /** True for codes the spec tells clients to retry: rate limits, server and provider errors, transport failures. */
+  /** True for codes the API tells clients to retry: rate limits, server and provider errors, transport failures. */
   get retryable(): boolean {
     if (this.code === 'NETWORK_ERROR' || this.code === 'RATE_LIMITED') return true;
     if (this.code === 'INTERNAL_ERROR' || this.code === 'TTS_PROVIDER_ERROR') return true;

@@ -28,7 +28,7 @@ export interface paths {
          *
          *     Rate limit: 1 POST per rolling 60 s per API key (a bucket separate from GET).
          *
-         *     Idempotency (spec §4.7): an Idempotency-Key is scoped to the account and kept for the life of the job. Concurrent requests with one key create exactly one job and one charge; a replay answers as a GET of that job would (200/202, or the job’s failure), with `Idempotent-Replayed: true`. After a transport failure or an error, retry with the same key; when an error message asks for a new Idempotency-Key (the job was accepted but failed downstream), generate a fresh one.
+         *     Idempotency (docs/api-rules.md#idempotency): an Idempotency-Key is scoped to the account and kept for the life of the job. Concurrent requests with one key create exactly one job and one charge; a replay answers as a GET of that job would (200/202, or the job’s failure), with `Idempotent-Replayed: true`. After a transport failure or an error, retry with the same key; when an error message asks for a new Idempotency-Key (the job was accepted but failed downstream), generate a fresh one.
          *
          *     Usage: minutes = audio seconds / 60 (two decimals), per calendar month (UTC). An estimate is reserved at submission and refused with USAGE_LIMIT_EXCEEDED when it exceeds what remains; the real duration is settled on completion; a failed job is not charged.
          */
@@ -50,7 +50,7 @@ export interface paths {
          * Download the audio of a completed job
          * @description The `audio_url` of a completed job points here. The signed query (HMAC-SHA256 over the job id and expiry) is the capability: no Authorization header. Supports `Range` (206); download immediately after completion.
          *
-         *     A URL that is not valid — its signature tampered with, its expiry passed, or its audio deleted — answers **404 NOT_FOUND**, the status the error table of spec §7 gives that code, with the message "This audio URL is not valid or has expired. GET the job again for a fresh audio_url." Why 404 and not 401/403: the signed URL is a capability, and an invalid capability names no resource; tampered, expired and deleted audio answer alike, so the URL reveals nothing, and the remedy is the same for all — GET the job, which answers with a fresh `audio_url` or NOT_FOUND. A `Range` that cannot be satisfied is the one exception to the table: HTTP 416 (the range protocol, RFC 9110) with the INVALID_REQUEST body.
+         *     A URL that is not valid — its signature tampered with, its expiry passed, or its audio deleted — answers **404 NOT_FOUND**, the status the error table of docs/api-rules.md#errors gives that code, with the message "This audio URL is not valid or has expired. GET the job again for a fresh audio_url." Why 404 and not 401/403: the signed URL is a capability, and an invalid capability names no resource; tampered, expired and deleted audio answer alike, so the URL reveals nothing, and the remedy is the same for all — GET the job, which answers with a fresh `audio_url` or NOT_FOUND. A `Range` that cannot be satisfied is the one exception to the table: HTTP 416 (the range protocol, RFC 9110) with the INVALID_REQUEST body.
          */
         get: operations["downloadAudio"];
         put?: never;
@@ -161,7 +161,7 @@ export interface components {
              */
             processing_time_ms?: number;
             /**
-             * @description The version label (spec §9). Present in every response.
+             * @description The version label (docs/api-rules.md#meta-and-versioning). Present in every response.
              * @enum {string}
              */
             api_version: "2026-04";
@@ -208,7 +208,7 @@ export interface components {
             };
         };
         /**
-         * @description One of the codes of the error table (spec §7).
+         * @description One of the codes of the error table (docs/api-rules.md#errors).
          * @enum {string}
          */
         ErrorCode: "INVALID_KEY" | "INACTIVE_SUBSCRIPTION" | "NO_API_ACCESS" | "RATE_LIMITED" | "USAGE_LIMIT_EXCEEDED" | "INVALID_REQUEST" | "TEXT_TOO_LONG" | "NOT_FOUND" | "FILE_EXPIRED" | "TTS_PROVIDER_ERROR" | "INTERNAL_ERROR";
@@ -240,7 +240,7 @@ export interface components {
          * @enum {string}
          */
         LanguageCode: "en" | "ar" | "bg" | "hr" | "cs" | "da" | "nl" | "et" | "fi" | "fr" | "de" | "el" | "hi" | "hu" | "id" | "it" | "ja" | "ko" | "lv" | "lt" | "pl" | "pt" | "ro" | "ru" | "sk" | "sl" | "es" | "sv" | "tr" | "uk" | "vi";
-        /** @description A job in any of its four statuses (spec §3.1). */
+        /** @description A job in any of its four statuses (docs/api-rules.md#job-statuses). */
         JobStatus: components["schemas"]["CompletedJob"] | components["schemas"]["ProcessingJob"] | components["schemas"]["FailedJob"] | components["schemas"]["ExpiredJob"];
         /** @description Generation failed (HTTP 200 on GET). The error is TTS_PROVIDER_ERROR or INTERNAL_ERROR; retry with a new Idempotency-Key. */
         FailedJob: {
@@ -295,7 +295,7 @@ export interface components {
             languages: string[];
             /** @enum {string} */
             family: "kokoro" | "supertonic";
-            /** @description Listed among the curated voices of spec §4.4. */
+            /** @description Listed among the curated voices of docs/api-rules.md#curated-voices. */
             curated: boolean;
         };
     };

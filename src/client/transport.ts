@@ -31,7 +31,7 @@ function describeCause(error: unknown): string {
 }
 
 /**
- * Runs `attempt` under the retry rules of spec §4.7:
+ * Runs `attempt` under the retry rules of docs/api-rules.md#idempotency:
  * - a transport failure (no answer, connection dropped, attempt timed out) is retried with the same key;
  * - a retryable error answer (429, 5xx, INTERNAL_ERROR, TTS_PROVIDER_ERROR) is retried with the same key,
  *   unless its message asks for a new Idempotency-Key, in which case a fresh key is generated first;

@@ -1,6 +1,6 @@
 /**
  * The generated client types (src/client/openapi-types.ts, openapi-typescript) keep the contract's
- * presence rules: a field the spec marks optional is optional in TypeScript, a required one is required.
+ * presence rules: a field the API marks optional is optional in TypeScript, a required one is required.
  *
  * The `expectTypeOf` assertions below are checked by the TypeScript compiler, not at run time; so that
  * `vitest run` fails too when they break, the last test compiles this file with tsc, together with
@@ -21,7 +21,7 @@ type OptionalKeys<T> = { [K in keyof T]-?: object extends Pick<T, K> ? K : never
 /** Keys of T that must be present. */
 type RequiredKeys<T> = Exclude<keyof T, OptionalKeys<T>>;
 
-describe('generated client types (spec §2.2)', () => {
+describe('generated client types (docs/api-rules.md#jobs)', () => {
   it('audio: duration_seconds, expires_at and file_size_bytes are optional; format, voice and speed required', () => {
     expectTypeOf<Schemas['Audio']['duration_seconds']>().toEqualTypeOf<number | undefined>();
     expectTypeOf<'duration_seconds' | 'expires_at' | 'file_size_bytes'>().toExtend<OptionalKeys<Schemas['Audio']>>();

@@ -1,6 +1,6 @@
 /**
  * Contract tests on the committed, generated document openapi/openapi.json: what clients, the mock and
- * the conformance suite read. Expected values come from the spec (transcribed in
+ * the conformance suite read. Expected values come from the API (transcribed in
  * __fixtures__/spec-tables.ts), never from the contract modules, so these tests can fail.
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -47,7 +47,7 @@ const errorCodeOf = (value: unknown): string | undefined =>
   isObject(value) && isObject(value.error) && typeof value.error.code === 'string' ? value.error.code : undefined;
 
 describe('the document is OpenAPI 3.1', () => {
-  it('declares openapi 3.1.x and the version label of spec §9', () => {
+  it('declares openapi 3.1.x and the version label of docs/api-rules.md#meta-and-versioning', () => {
     expect(document.openapi).toMatch(/^3\.1\.\d+$/);
     expect((document.info as JsonObject).version).toBe(SPEC_API_VERSION);
   });
@@ -110,8 +110,8 @@ describe('the document is OpenAPI 3.1', () => {
   });
 });
 
-describe('errors (spec §7)', () => {
-  it('ERROR_TABLE is the spec table exactly: codes in order, HTTP status, condition and action', () => {
+describe('errors (docs/api-rules.md#errors)', () => {
+  it('ERROR_TABLE is the API table exactly: codes in order, HTTP status, condition and action', () => {
     const table = Object.entries(ERROR_TABLE).map(([code, row]) => ({ code, ...row }));
     expect(table).toEqual(SPEC_ERROR_TABLE.map((row) => ({ ...row })));
   });
@@ -140,7 +140,7 @@ describe('errors (spec §7)', () => {
     INTERNAL_ERROR: ['post', 'get'],
   };
 
-  it('the placement table above covers every code of the spec', () => {
+  it('the placement table above covers every code of the API', () => {
     expect(Object.keys(OPERATIONS_BY_CODE).sort()).toEqual(SPEC_ERROR_TABLE.map((row) => row.code).sort());
   });
 
@@ -151,7 +151,7 @@ describe('errors (spec §7)', () => {
         const carrying = Object.entries(examples).filter(([, value]) => errorCodeOf(value) === code);
         expect(carrying.map(([name]) => name), `examples of ${method.toUpperCase()} ${status}`).not.toEqual([]);
         if (code === 'FILE_EXPIRED') {
-          // Legacy: the 200 body of a GET on an expired job carries the code (spec §3.1).
+          // Legacy: the 200 body of a GET on an expired job carries the code (docs/api-rules.md#job-statuses).
           for (const [, value] of carrying) expect(value).toMatchObject({ success: false, status: 'expired' });
         } else {
           // Error responses name each example after its code (the mock selects them by name).
@@ -199,7 +199,7 @@ describe('errors (spec §7)', () => {
     }
   });
 
-  it('USAGE_LIMIT_EXCEEDED details hold limit, used, tier and upgrade_url (spec §7)', () => {
+  it('USAGE_LIMIT_EXCEEDED details hold limit, used, tier and upgrade_url (docs/api-rules.md#errors)', () => {
     const example = namedExamples(operation('post', JOBS), '403').usage_limit_exceeded;
     const details = (example.error as JsonObject).details as JsonObject;
     expect(Object.keys(details).sort()).toEqual(['limit', 'tier', 'upgrade_url', 'used']);
@@ -214,7 +214,7 @@ describe('errors (spec §7)', () => {
     for (const field of ['limit', 'used', 'tier', 'upgrade_url']) expect(description).toContain(field);
   });
 
-  it('every 429 carries Retry-After (spec §8)', () => {
+  it('every 429 carries Retry-After (docs/api-rules.md#limits)', () => {
     const ops = operations(document).filter(({ operation: op }) => (op.responses as JsonObject)['429'] !== undefined);
     expect(ops.map((o) => `${o.method} ${o.path}`).sort()).toEqual([`get ${JOBS}`, `post ${JOBS}`]);
     for (const { operation: op } of ops) {
@@ -223,9 +223,9 @@ describe('errors (spec §7)', () => {
   });
 });
 
-describe('job fields (spec §2.2, §7)', () => {
+describe('job fields (docs/api-rules.md#jobs, §7)', () => {
   for (const [name, fields] of Object.entries(SPEC_BODIES)) {
-    it(`${name}: every spec field with its type, and required exactly when the spec says it is present`, () => {
+    it(`${name}: every spec field with its type, and required exactly when the API says it is present`, () => {
       const schema = deref(document, schemas[name]);
       expect(schema.type).toBe('object');
       const properties = schema.properties as JsonObject;
@@ -238,13 +238,13 @@ describe('job fields (spec §2.2, §7)', () => {
         if (spec.format) expect(property.format, `${name}.${field} format`).toBe(spec.format);
         if (spec.const !== undefined) expect(property.enum ?? [property.const], `${name}.${field} value`).toEqual([spec.const]);
       }
-      // Fields beyond the spec are additions: a client written from the spec never sends or expects them.
+      // Fields beyond the API are additions: a client written from the API never sends or expects them.
       const extras = Object.keys(properties).filter((field) => !Object.hasOwn(fields, field));
-      expect(extras.filter((field) => required.includes(field)), `${name}: required fields the spec does not list`).toEqual([]);
+      expect(extras.filter((field) => required.includes(field)), `${name}: required fields the API does not list`).toEqual([]);
     });
   }
 
-  it('the nested objects are the spec objects: audio, billing, meta, error', () => {
+  it('the nested objects are the API objects: audio, billing, meta, error', () => {
     const prop = (body: string, field: string) => ((schemas[body] as JsonObject).properties as JsonObject)[field];
     for (const body of ['CompletedJob', 'ProcessingJob', 'FailedJob', 'ExpiredJob', 'ErrorBody']) {
       expect(prop(body, 'meta'), `${body}.meta`).toEqual({ $ref: '#/components/schemas/Meta' });
@@ -254,7 +254,7 @@ describe('job fields (spec §2.2, §7)', () => {
     expect(prop('ErrorBody', 'error')).toEqual({ $ref: '#/components/schemas/ErrorObject' });
   });
 
-  it('status_url is the path /v1/agent-tts?id=<job_id> (spec §2.2)', () => {
+  it('status_url is the path /v1/agent-tts?id=<job_id> (docs/api-rules.md#jobs)', () => {
     const statusUrl = deref(document, ((schemas.ProcessingJob as JsonObject).properties as JsonObject).status_url);
     const accepts = (value: string) => validator.errors(statusUrl, value).length === 0;
     expect(accepts('/v1/agent-tts?id=3f1c2d4e-5a6b-4c7d-8e9f-0a1b2c3d4e5f')).toBe(true);
@@ -262,13 +262,13 @@ describe('job fields (spec §2.2, §7)', () => {
     expect(accepts('/v1/agent-tts?job=3f1c2d4e-5a6b-4c7d-8e9f-0a1b2c3d4e5f')).toBe(false);
   });
 
-  it('the four job statuses form one union, discriminated by status (spec §3.1)', () => {
+  it('the four job statuses form one union, discriminated by status (docs/api-rules.md#job-statuses)', () => {
     const jobStatus = schemas.JobStatus as JsonObject;
     expect(jobStatus.oneOf).toEqual(['CompletedJob', 'ProcessingJob', 'FailedJob', 'ExpiredJob'].map((n) => ({ $ref: `#/components/schemas/${n}` })));
     expect((jobStatus.discriminator as JsonObject).propertyName).toBe('status');
   });
 
-  it('POST answers 200 with a completed job and 202 with a processing job; GET answers 200 with any status (spec §4.1, §4.2)', () => {
+  it('POST answers 200 with a completed job and 202 with a processing job; GET answers 200 with any status (docs/api-rules.md#submitting, §4.2)', () => {
     const schemaOf = (method: string, status: string) =>
       (((deref(document, (operation(method, JOBS).responses as JsonObject)[status]).content as JsonObject)['application/json'] as JsonObject).schema);
     expect(schemaOf('post', '200')).toEqual({ $ref: '#/components/schemas/CompletedJob' });
@@ -278,13 +278,13 @@ describe('job fields (spec §2.2, §7)', () => {
     expect(statuses.sort()).toEqual(['completed', 'expired', 'failed', 'processing']);
   });
 
-  it('GET takes the job id as the required query parameter id (spec §4.2)', () => {
+  it('GET takes the job id as the required query parameter id (docs/api-rules.md#polling)', () => {
     const parameters = ((operation('get', JOBS).parameters ?? []) as Json[]).map((p) => deref(document, p));
     const id = parameters.find((p) => p.name === 'id');
     expect(id).toMatchObject({ in: 'query', required: true, schema: { type: 'string', format: 'uuid' } });
   });
 
-  it('processing_time_ms appears in the POST completed example and not in the GET one (spec §2.2: on POST)', () => {
+  it('processing_time_ms appears in the POST completed example and not in the GET one (docs/api-rules.md#jobs: on POST)', () => {
     const post = namedExamples(operation('post', JOBS), '200').completed;
     const get = namedExamples(operation('get', JOBS), '200').completed;
     expect(Object.keys(post.meta as JsonObject)).toContain('processing_time_ms');

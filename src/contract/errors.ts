@@ -1,4 +1,4 @@
-/** The error table of spec §7, as data: code → HTTP status, condition and suggested action. */
+/** The error table of docs/api-rules.md#errors, as data: code → HTTP status, condition and suggested action. */
 export const ERROR_TABLE = {
   INVALID_KEY: {
     status: 401,

@@ -1,4 +1,4 @@
-/** Supertonic language codes of spec §4.5, in the order the spec lists them. */
+/** Supertonic language codes of docs/api-rules.md#supertonic-language-codes, in the order the API lists them. */
 export const LANGUAGES = {
   en: 'American English',
   ar: 'Arabic',

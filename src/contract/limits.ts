@@ -1,4 +1,4 @@
-/** The limits of spec §8 and the version label of §9, as data. */
+/** The limits of docs/api-rules.md#limits and the version label of §9, as data. */
 export const API_VERSION = '2026-04';
 export const API_PATH = '/v1/agent-tts';
 export const AUDIO_PATH_PREFIX = '/v1/audio/';
@@ -22,10 +22,10 @@ export const LIMITS = {
   idempotencyKeyMaxLength: 255,
 } as const;
 
-/** Idempotency-Key: 1–255 printable ASCII characters (DESIGN.md). */
+/** Idempotency-Key: 1–255 printable ASCII characters (docs/api-rules.md). */
 export const IDEMPOTENCY_KEY_PATTERN = /^[\x20-\x7E]{1,255}$/;
 
-/** API key `tts_<8 hex public id>_<48 hex secret>` (spec §2.1, DESIGN.md). */
+/** API key `tts_<8 hex public id>_<48 hex secret>` (docs/api-rules.md#keys, docs/api-rules.md). */
 export const KEY_PREFIX = 'tts';
 export const API_KEY_PATTERN = /^tts_([0-9a-f]{8})_([0-9a-f]{48})$/;
 export const DISPLAY_KEY_PATTERN = /^tts_[0-9a-f]{8}$/;

@@ -1,6 +1,6 @@
 /**
- * Plans (spec §5.10, §8). Free, Pro and Ultimate include API access with 1, 7 and 30 days of audio
- * retention. Monthly minutes are not fixed by the spec; these are the reference defaults, and a
+ * Plans (docs/api-rules.md#plans, §8). Free, Pro and Ultimate include API access with 1, 7 and 30 days of audio
+ * retention. Monthly minutes are not fixed by the API; these are the reference defaults, and a
  * deployment configures its own. `basic` is a plan without API access, so NO_API_ACCESS can occur.
  */
 export const PLANS = {

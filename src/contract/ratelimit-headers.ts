@@ -6,7 +6,7 @@
  *   RateLimit: "post";r=0;t=60            what is left in it: r requests, for t more seconds
  *
  * Both fields are Structured Fields (RFC 9651) Lists whose members are Strings (the policy name) with
- * parameters. The policy names are "post" (job creation, spec §8: 1 a minute) and "get" (job status,
+ * parameters. The policy names are "post" (job creation, docs/api-rules.md#limits: 1 a minute) and "get" (job status,
  * 30 a minute). `parseList` below is a small parser of the List grammar of RFC 9651 §4.2 (Items and
  * Inner Lists with parameters, every bare item type but Date and Display String), enough to read any
  * value of these fields strictly; a value that does not parse is refused as a whole, as §4.2 says.

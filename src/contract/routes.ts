@@ -64,7 +64,7 @@ const rateLimitHeaders = (required: boolean): Headers => ({
     required,
   ),
 });
-/** CORS (spec §4.8): present only for browser requests from an allowed origin. */
+/** CORS (docs/api-rules.md#cors): present only for browser requests from an allowed origin. */
 const corsHeader: Headers = {
   'Access-Control-Allow-Origin': header(
     'The request’s Origin, when it is the first-party origin or a preview origin; absent otherwise.',
@@ -133,7 +133,7 @@ export const postJobRoute = createRoute({
     '',
     `Rate limit: ${LIMITS.postPerMinute} POST per rolling ${LIMITS.rateWindowSeconds} s per API key (a bucket separate from GET).`,
     '',
-    'Idempotency (spec §4.7): an Idempotency-Key is scoped to the account and kept for the life of the job. Concurrent requests with one key create exactly one job and one charge; a replay answers as a GET of that job would (200/202, or the job’s failure), with `Idempotent-Replayed: true`. After a transport failure or an error, retry with the same key; when an error message asks for a new Idempotency-Key (the job was accepted but failed downstream), generate a fresh one.',
+    'Idempotency (docs/api-rules.md#idempotency): an Idempotency-Key is scoped to the account and kept for the life of the job. Concurrent requests with one key create exactly one job and one charge; a replay answers as a GET of that job would (200/202, or the job’s failure), with `Idempotent-Replayed: true`. After a transport failure or an error, retry with the same key; when an error message asks for a new Idempotency-Key (the job was accepted but failed downstream), generate a fresh one.',
     '',
     'Usage: minutes = audio seconds / 60 (two decimals), per calendar month (UTC). An estimate is reserved at submission and refused with USAGE_LIMIT_EXCEEDED when it exceeds what remains; the real duration is settled on completion; a failed job is not charged.',
   ].join('\n'),
@@ -223,7 +223,7 @@ export const getAudioRoute = createRoute({
   tags: ['Audio'],
   description:
     'The `audio_url` of a completed job points here. The signed query (HMAC-SHA256 over the job id and expiry) is the capability: no Authorization header. Supports `Range` (206); download immediately after completion.\n\n' +
-    'A URL that is not valid — its signature tampered with, its expiry passed, or its audio deleted — answers **404 NOT_FOUND**, the status the error table of spec §7 gives that code, with the message "' +
+    'A URL that is not valid — its signature tampered with, its expiry passed, or its audio deleted — answers **404 NOT_FOUND**, the status the error table of docs/api-rules.md#errors gives that code, with the message "' +
     AUDIO_URL_INVALID_MESSAGE +
     '" Why 404 and not 401/403: the signed URL is a capability, and an invalid capability names no resource; tampered, expired and deleted audio answer alike, so the URL reveals nothing, and the remedy is the same for all — GET the job, which answers with a fresh `audio_url` or NOT_FOUND. A `Range` that cannot be satisfied is the one exception to the table: HTTP 416 (the range protocol, RFC 9110) with the INVALID_REQUEST body.',
   security: [],

@@ -1,7 +1,7 @@
 /**
  * The zod schemas (what the server parses with) and the document's schemas (what clients and the mock
- * validate with) accept and refuse what the spec says. Every request case runs through both, so the
- * two cannot drift apart. Expected values come from the spec (__fixtures__/spec-tables.ts).
+ * validate with) accept and refuse what the API says. Every request case runs through both, so the
+ * two cannot drift apart. Expected values come from the API (__fixtures__/spec-tables.ts).
  */
 import { describe, expect, it } from 'vitest';
 import type { z } from '@hono/zod-openapi';
@@ -56,7 +56,7 @@ function issues(body: unknown) {
 }
 const reasonOf = (issue: { params?: unknown } & object) => (issue as { params?: { reason?: string } }).params?.reason;
 
-describe('request body: text (spec §4.1, §8: 1 to 500,000 characters)', () => {
+describe('request body: text (docs/api-rules.md#submitting, §8: 1 to 500,000 characters)', () => {
   const max = SPEC_REQUEST.textMaxChars;
 
   it('refuses an empty text and accepts one character', () => {
@@ -107,7 +107,7 @@ describe('request body: text (spec §4.1, §8: 1 to 500,000 characters)', () => 
   });
 });
 
-describe('request body: speed (spec §4.1: 0.5 to 1.5, default 1.2)', () => {
+describe('request body: speed (docs/api-rules.md#submitting: 0.5 to 1.5, default 1.2)', () => {
   it.each([
     [0.49, REFUSED],
     [0.5, ACCEPTED],
@@ -128,10 +128,10 @@ describe('request body: speed (spec §4.1: 0.5 to 1.5, default 1.2)', () => {
   });
 });
 
-describe('request body: voice (spec §2.3, §4.4)', () => {
+describe('request body: voice (docs/api-rules.md#voices-and-languages, §4.4)', () => {
   const kokoroLetters = ['a', 'b', 'e', 'f', 'h', 'i', 'j', 'p', 'z'];
 
-  it('the curated voices of the contract are those of the spec', () => {
+  it('the curated voices of the contract are those of the API', () => {
     expect(CURATED_VOICES.map((v) => v.id)).toEqual([...SPEC_CURATED_VOICES]);
   });
 
@@ -165,8 +165,8 @@ describe('request body: voice (spec §2.3, §4.4)', () => {
   });
 });
 
-describe('request body: language (spec §4.5)', () => {
-  it('the contract lists the 31 codes of the spec', () => {
+describe('request body: language (docs/api-rules.md#supertonic-language-codes)', () => {
+  it('the contract lists the 31 codes of the API', () => {
     expect(SPEC_LANGUAGE_CODES).toHaveLength(31);
     expect(LANGUAGE_CODES).toEqual([...SPEC_LANGUAGE_CODES]);
   });
@@ -187,7 +187,7 @@ describe('request body: language (spec §4.5)', () => {
 });
 
 describe('request body: defaults and extras', () => {
-  it('documents the defaults voice af_heart and speed 1.2 (spec §4.1)', () => {
+  it('documents the defaults voice af_heart and speed 1.2 (docs/api-rules.md#submitting)', () => {
     const properties = (schemas.TtsRequest as JsonObject).properties as JsonObject;
     expect(deref(document, properties.voice).default).toBe(SPEC_REQUEST.defaultVoice);
     expect(deref(document, properties.speed).default).toBe(SPEC_REQUEST.defaultSpeed);
@@ -225,10 +225,10 @@ describe('request body: defaults and extras', () => {
 });
 
 /**
- * Presence per spec §2.2, on the zod schemas: removing a required field makes a valid body invalid,
+ * Presence per docs/api-rules.md#jobs, on the zod schemas: removing a required field makes a valid body invalid,
  * removing an optional one does not.
  */
-describe('response bodies in zod: required and optional fields (spec §2.2, §7)', () => {
+describe('response bodies in zod: required and optional fields (docs/api-rules.md#jobs, §7)', () => {
   const legacyAudio = { ...completedJobExample.audio, expires_at: '2025-01-31T12:00:00Z', file_size_bytes: 48_213 };
   const cases: [string, z.ZodType, Record<string, unknown>][] = [
     ['CompletedJob', CompletedJob, completedJobExample],
@@ -253,7 +253,7 @@ describe('response bodies in zod: required and optional fields (spec §2.2, §7)
     });
   }
 
-  it('error.details is optional and error.code/message required (spec §7)', () => {
+  it('error.details is optional and error.code/message required (docs/api-rules.md#errors)', () => {
     const body = errorExample('USAGE_LIMIT_EXCEEDED');
     expect(ErrorBody.safeParse({ ...body, error: { code: 'INVALID_KEY', message: 'Bad key.' } }).success).toBe(true);
     expect(ErrorBody.safeParse({ ...body, error: { message: 'Bad key.' } }).success).toBe(false);
@@ -275,7 +275,7 @@ describe('response bodies in zod: required and optional fields (spec §2.2, §7)
     expect(JobStatus.safeParse(withoutAudio).success).toBe(false);
   });
 
-  it('meta.api_version is the label 2026-04 (spec §9)', () => {
+  it('meta.api_version is the label 2026-04 (docs/api-rules.md#meta-and-versioning)', () => {
     expect(Meta.safeParse({ ...completedJobExample.meta, api_version: '2026-05' }).success).toBe(false);
   });
 });

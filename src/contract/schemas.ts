@@ -22,12 +22,12 @@ export const Meta = z
       .max(86_400_000)
       .optional()
       .openapi({ format: 'int32', description: 'Present in completed responses to POST: milliseconds from receipt to completion.' }),
-    api_version: z.literal(API_VERSION).openapi({ description: 'The version label (spec §9). Present in every response.' }),
+    api_version: z.literal(API_VERSION).openapi({ description: 'The version label (docs/api-rules.md#meta-and-versioning). Present in every response.' }),
   })
   .openapi('Meta', { description: 'Versioned metadata carried by every response.' });
 
 export const ErrorCodeSchema = z.enum(ERROR_CODES).openapi('ErrorCode', {
-  description: 'One of the codes of the error table (spec §7).',
+  description: 'One of the codes of the error table (docs/api-rules.md#errors).',
 });
 
 export const UsageLimitDetails = z
@@ -72,7 +72,7 @@ export const VoiceId = z.string().regex(VOICE_PATTERN).max(35).openapi('VoiceId'
 });
 
 export const LanguageCodeSchema = z.enum(LANGUAGE_CODES).openapi('LanguageCode', {
-  description: 'A Supertonic language code (spec §4.5).',
+  description: 'A Supertonic language code (docs/api-rules.md#supertonic-language-codes).',
 });
 
 /**
@@ -239,7 +239,7 @@ export const ExpiredJob = z
 
 export const JobStatus = z
   .discriminatedUnion('status', [CompletedJob, ProcessingJob, FailedJob, ExpiredJob])
-  .openapi('JobStatus', { description: 'A job in any of its four statuses (spec §3.1).' });
+  .openapi('JobStatus', { description: 'A job in any of its four statuses (docs/api-rules.md#job-statuses).' });
 
 export const JobIdQuery = z.object({
   id: uuid().openapi({
@@ -302,7 +302,7 @@ export const CatalogVoice = z
     gender: z.enum(['female', 'male']),
     languages: z.array(z.string().regex(LANGUAGE_TAG_PATTERN).max(16)).max(64).openapi({ description: 'Language tags the voice speaks.' }),
     family: z.enum(['kokoro', 'supertonic']),
-    curated: z.boolean().openapi({ description: 'Listed among the curated voices of spec §4.4.' }),
+    curated: z.boolean().openapi({ description: 'Listed among the curated voices of docs/api-rules.md#curated-voices.' }),
   })
   .openapi('CatalogVoice');
 

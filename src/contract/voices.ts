@@ -1,7 +1,7 @@
 import type { LanguageCode } from './languages.js';
 
 /**
- * Voice ids (spec §2.3, §4.4). Two families are accepted:
+ * Voice ids (docs/api-rules.md#voices-and-languages, §4.4). Two families are accepted:
  * - Kokoro-style `<language letter><gender letter>_<name>`, e.g. `af_heart`; the language comes from
  *   the first letter, the gender from the second;
  * - Supertonic `st_<gender><1-5>`, e.g. `st_m1`, which speak any language code of §4.5.
@@ -12,7 +12,7 @@ export const SUPERTONIC_VOICE_PATTERN = /^st_[fm][1-5]$/;
 export const VOICE_PATTERN = /^(?:[abefhijpz][fm]_[a-z][a-z0-9]{0,31}|st_[fm][1-5])$/;
 
 export const DEFAULT_VOICE = 'af_heart';
-/** Default voice of the agent tool of spec §4.9 (the API's own default is af_heart). */
+/** Default voice of the agent tool of docs/api-rules.md#agent-tool (the API's own default is af_heart). */
 export const AGENT_TOOL_DEFAULT_VOICE = 'st_m1';
 export const DEFAULT_SUPERTONIC_LANGUAGE: LanguageCode = 'en';
 
@@ -88,7 +88,7 @@ const supertonic = (gender: Gender, n: number): CuratedVoice => ({
   note: 'Supertonic Fast: recommended for API and CLI work; accepts a language code.',
 });
 
-/** Curated voices of spec §4.4. */
+/** Curated voices of docs/api-rules.md#curated-voices. */
 export const CURATED_VOICES: readonly CuratedVoice[] = [
   ...[1, 2, 3, 4, 5].map((n) => supertonic('female', n)),
   ...[1, 2, 3, 4, 5].map((n) => supertonic('male', n)),

@@ -45,7 +45,7 @@ beforeAll(async () => {
       const text = JSON.parse(body).text as string;
       const n = posts.push({ key, idempotencyKey: req.headers['idempotency-key'] as string | undefined, text }) - 1;
       const now = Date.now();
-      // One POST per key per 5 s here, like the spec's limit but shorter.
+      // One POST per key per 5 s here, like the API's limit but shorter.
       if (now - (lastPost.get(key) ?? -Infinity) < 5000) return json(429, { success: false, error: { code: 'RATE_LIMITED', message: 'limited' } }, { 'retry-after': '5' });
       lastPost.set(key, now);
       if (text.includes('Request 1.')) return json(202, { success: true, job_id: `job-${n}`, status: 'processing', status_url: `/v1/agent-tts?id=job-${n}`, retry_after_seconds: 1 });

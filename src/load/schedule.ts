@@ -78,8 +78,8 @@ export function allowedRate(keys: number, postLimit: number, windowSeconds: numb
 
 /**
  * Spreads submissions over the API keys so that none sends more than `limit` POSTs in any rolling
- * `windowMs` (the spec's per-key POST limit): round robin, skipping a key whose window is full.
- * A POST that the deployment refused with 429 spent no quota (DESIGN.md), so it is given back.
+ * `windowMs` (the API's per-key POST limit): round robin, skipping a key whose window is full.
+ * A POST that the deployment refused with 429 spent no quota (docs/api-rules.md), so it is given back.
  */
 export class KeySpreader {
   private readonly sent: number[][];

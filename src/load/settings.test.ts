@@ -45,7 +45,7 @@ describe('durations, rates, stages and the mix', () => {
 });
 
 describe('the command line', () => {
-  it('takes a plain rate and duration, with the spec defaults for the limits', () => {
+  it('takes a plain rate and duration, with the API defaults for the limits', () => {
     const s = readSettings([...base, '--rate', '2', '--duration', '20s']);
     expect(s.stages).toEqual([{ durationMs: 20_000, target: 2 }]);
     expect(s.startRate).toBe(2);

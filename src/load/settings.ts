@@ -115,7 +115,7 @@ export function parseStages(text: string): Stage[] {
   });
 }
 
-/** A whole number of characters ≥ 1 and within the spec's text limit. */
+/** A whole number of characters ≥ 1 and within the API's text limit. */
 function parseChars(text: string, what: string): number {
   const n = Number(text.replace(/_/g, ''));
   if (!/^\d[\d_]*$/.test(text.trim()) || !Number.isSafeInteger(n) || n < LIMITS.textMinChars || n > LIMITS.textMaxChars) {
@@ -289,7 +289,7 @@ Workload (open loop: request i is sent on schedule whatever happened to the earl
   --language CODE        language field of every submission (for st_* voices; default: not sent).
   --seed N               Seed of the text-class draws (default 1): the same seed sends the same texts.
 
-Rate limits (spec §8: 1 POST per 60 s per key):
+Rate limits (docs/api-rules.md#limits: 1 POST per 60 s per key):
   --post-limit N         POSTs per window per key that the deployment allows (default 1).
   --rate-window D        The window (default 60s).
   --allow-429            Run even when the rate exceeds what the keys allow, to measure the refusals

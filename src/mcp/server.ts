@@ -10,7 +10,7 @@ import { AGENT_TOOL_DEFAULT_VOICE, DEFAULT_SUPERTONIC_LANGUAGE } from '../contra
 
 export const TOOL_NAME = 'text_to_speech';
 
-/** The parameters and defaults of spec §4.9, exactly. */
+/** The parameters and defaults of docs/api-rules.md#agent-tool, exactly. */
 export const TOOL_INPUT = {
   text: z.string().describe('The text to speak (1 to 500,000 characters).'),
   voice: z

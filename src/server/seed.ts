@@ -29,7 +29,7 @@ export function silentMp3(frames = 39): Buffer {
 }
 
 /**
- * Creates a fresh set of accounts in every state the spec names and returns the conformance fixtures
+ * Creates a fresh set of accounts in every state the API names and returns the conformance fixtures
  * for them. Every run makes new accounts, so their rate-limit buckets and usage start empty.
  */
 export async function seed(store: Store, audioStorage: AudioStorage, config: Config, counts: SeedCounts = {}): Promise<ConformanceFixturesT> {

@@ -61,7 +61,7 @@ const cache = new Map<string, readonly CatalogVoice[]>();
  * Every voice this deployment can speak. eSpeak speaks any id of either pattern, so its catalog is the
  * curated voices plus generated Kokoro-style voices for every language letter and gender. An upstream
  * server's full list is unknown here: its catalog is the curated voices of the families it is configured
- * for. Curated voices come first, in the order of spec §4.4.
+ * for. Curated voices come first, in the order of docs/api-rules.md#curated-voices.
  */
 export function voiceCatalog(
   engine: EngineKind = 'espeak',

@@ -64,7 +64,7 @@ export async function completedJob(baseUrl: string, key: string, res: JsonRespon
   return res.status === 200 ? res : pollUntilDone(baseUrl, key, res.body.job_id);
 }
 
-/** The spec's error body (§7), with meta. */
+/** The API's error body (§7), with meta. */
 export function expectError(res: JsonResponse, status: number, code: string): void {
   expect(res.status, JSON.stringify(res.body)).toBe(status);
   expect(res.body.success).toBe(false);

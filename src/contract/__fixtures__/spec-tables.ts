@@ -1,12 +1,12 @@
 /**
- * The tables of the spec (spec/tts-job-api.md), transcribed by hand for the contract tests.
+ * The tables of the API's rules (docs/api-rules.md), transcribed by hand for the contract tests.
  *
  * Deliberately NOT derived from the contract modules (errors.ts, languages.ts, voices.ts, limits.ts):
- * a test that compares the contract with itself cannot fail. When the spec changes, change this file
- * from the spec text, then make the contract follow.
+ * a test that compares the contract with itself cannot fail. When the API changes, change this file
+ * from the API text, then make the contract follow.
  */
 
-/** §7 error table, in the spec's order. */
+/** §7 error table, in the API's order. */
 export const SPEC_ERROR_TABLE = [
   { code: 'INVALID_KEY', status: 401, condition: 'Bad, expired or revoked API key', action: 'Check the key or create a new one.' },
   { code: 'INACTIVE_SUBSCRIPTION', status: 403, condition: 'Subscription not active', action: 'Reactivate it on the billing page.' },
@@ -52,9 +52,9 @@ export const SPEC_REQUEST = {
 export const SPEC_API_VERSION = '2026-04';
 
 /**
- * §2.2 fields per body, with the spec's type and presence. `type` is the JSON Schema type the spec's
+ * §2.2 fields per body, with the API's type and presence. `type` is the JSON Schema type the API's
  * type maps to (string (UUID) → string + format uuid, string (URL) → string + format uri); `null`
- * where the spec gives no type (legacy fields). `status` and `success` per body follow §3.1 and the
+ * where the API gives no type (legacy fields). `status` and `success` per body follow §3.1 and the
  * design decisions (failed and expired answer success:false).
  */
 export type FieldSpec = { type: string | null; format?: string; required: boolean; const?: unknown };

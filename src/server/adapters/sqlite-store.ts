@@ -27,7 +27,7 @@ CREATE TABLE IF NOT EXISTS api_keys (
   call_count INTEGER NOT NULL DEFAULT 0,
   revoked_at INTEGER
 );
--- At most one active key per account (spec §3.2), enforced by the database itself.
+-- At most one active key per account (docs/api-rules.md#keys), enforced by the database itself.
 CREATE UNIQUE INDEX IF NOT EXISTS api_keys_one_active ON api_keys(account_id) WHERE revoked_at IS NULL;
 CREATE TABLE IF NOT EXISTS jobs (
   id TEXT PRIMARY KEY,

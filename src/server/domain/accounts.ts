@@ -6,7 +6,7 @@ import { usageMonth } from './usage.js';
 
 export class AdminError extends Error {}
 
-/** The dashboard operations of spec §4.6 (create, list, rename, revoke keys) and account upkeep. */
+/** The dashboard operations of docs/api-rules.md#key-management (create, list, rename, revoke keys) and account upkeep. */
 export class AccountAdmin {
   constructor(private readonly store: Store) {}
 

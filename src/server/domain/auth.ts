@@ -25,7 +25,7 @@ export type AuthResult =
 const INVALID = 'The API key is missing, malformed, unknown or revoked. Send `Authorization: Bearer tts_<public_id>_<secret>`.';
 
 /**
- * Checks `Authorization: Bearer <key>` (docs/api-rules.md#keys-and-authentication): the key's secret
+ * Checks `Authorization: Bearer <key>` (docs/api-rules.md#authentication): the key's secret
  * against its stored SHA-256 hash in constant time (an unknown key is compared against a dummy hash, so
  * it costs the same), then the key's state, the subscription and the plan's API access, in that order.
  * A key that passes is counted (calls, last used).

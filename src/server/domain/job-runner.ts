@@ -2,7 +2,7 @@ import type { Synthesizer, SynthesisProgress } from '../../synth/index.js';
 import { SynthesisError } from '../../synth/index.js';
 import { NEW_IDEMPOTENCY_KEY_PHRASE } from '../../contract/errors.js';
 
-/** The message of a job the speech engine failed (spec §4.7 rule 5: retry with a new key). */
+/** The message of a job the speech engine failed (docs/api-rules.md#idempotency rule 5: retry with a new key). */
 export const PROVIDER_FAILURE_MESSAGE = `The speech engine failed on this job. Retry with backoff, using a ${NEW_IDEMPOTENCY_KEY_PHRASE}.`;
 import type { Logger } from '../log.js';
 import type { AudioStorage, AudioWriter, Store } from '../ports.js';

@@ -26,7 +26,7 @@ export type PollOutcome =
   | { kind: 'not_found'; getBucket: RateLimitDecision }
   | { kind: 'rate_limited'; getBucket: RateLimitDecision };
 
-/** A job as a client sees it now (docs/api-rules.md#jobs-and-statuses). */
+/** A job as a client sees it now (docs/api-rules.md#job-statuses). */
 export type JobState =
   | { kind: 'completed'; job: JobRecord; usedCentiminutes: number; limitCentiminutes: number }
   | { kind: 'processing'; job: JobRecord; retryAfterSeconds: number; progressPercent: number }

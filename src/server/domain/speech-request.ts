@@ -14,7 +14,7 @@ export interface SpeechRequest {
 /**
  * Applies the request defaults (voice af_heart, speed 1.2, language en for st_* voices; a Kokoro voice
  * speaks the language of its id) and refuses, as INVALID_REQUEST, a voice of a family this deployment
- * has no engine for: every voice the API accepts must be able to speak (docs/api-rules.md#voices).
+ * has no engine for: every voice the API accepts must be able to speak (docs/api-rules.md#voices-and-languages).
  */
 export class SpeechRequests {
   constructor(private readonly families: ReadonlySet<VoiceFamily>) {}

@@ -8,7 +8,7 @@ import { boundUnreadBodies } from './unread-body.js';
 
 /**
  * Errors the HTTP parser raises before any handler runs (malformed request line or headers, headers
- * too large) still get the spec's error body, not a bare "400 Bad Request".
+ * too large) still get the API's error body, not a bare "400 Bad Request".
  */
 function answerClientErrors(server: Server): void {
   server.on('clientError', (_error: Error, socket: Socket) => {
