@@ -99,6 +99,41 @@ describe.skipIf(!redis)('distributed mode across processes: 2 API instances, 2 w
     expect(Math.abs(decoded.seconds - res.body.audio.duration_seconds)).toBeLessThan(0.1);
   });
 
+  it('takes a revocation and a subscription change made elsewhere into account on the very next request of every instance', async () => {
+    // Each API instance caches what it reads from Redis, invalidated by Redis itself: a change made
+    // by any process must reach the next request of both, with no wait and no expiry in between.
+    const unknownId = '00000000-0000-4000-8000-000000000000';
+    const account = JSON.parse((await a.admin(['account', 'create', '--name', 'cached', '--plan', 'pro', '--json'])).stdout);
+    const key = (await a.admin(['key', 'create', '--account', account.id])).stdout.trim();
+    const display = key.slice(0, 12);
+    for (let round = 0; round < 3; round++) {
+      // Read the key and the account on both instances, twice, so the next read would be a cache hit.
+      for (const api of [a, b, a, b]) expectError(await getJob(api.baseUrl, key, unknownId), 404, 'NOT_FOUND');
+      expect((await a.admin(['account', 'set', account.id, '--subscription', 'inactive'])).code).toBe(0);
+      expectError(await getJob(b.baseUrl, key, unknownId), 403, 'INACTIVE_SUBSCRIPTION');
+      expectError(await getJob(a.baseUrl, key, unknownId), 403, 'INACTIVE_SUBSCRIPTION');
+      expect((await a.admin(['account', 'set', account.id, '--subscription', 'active'])).code).toBe(0);
+      expectError(await getJob(b.baseUrl, key, unknownId), 404, 'NOT_FOUND');
+    }
+    expect((await a.admin(['key', 'revoke', display, '--yes'])).code).toBe(0);
+    expectError(await getJob(b.baseUrl, key, unknownId), 401, 'INVALID_KEY');
+    expectError(await getJob(a.baseUrl, key, unknownId), 401, 'INVALID_KEY');
+  });
+
+  it('reports the usage of a finished job as it stands after the ledger changed elsewhere', async () => {
+    const key = a.fixtures.keys.active[5];
+    const done = await postJob(a.baseUrl, key, { text: 'Read again after the ledger moved.' });
+    expect(done.status, JSON.stringify(done.body)).toBe(200);
+    const before = await getJob(b.baseUrl, key, done.body.job_id);
+    expect((await getJob(b.baseUrl, key, done.body.job_id)).body.billing).toEqual(before.body.billing);
+    // Another process settles a minute on the account's ledger (as a worker finishing a job does).
+    const accountId = await redis!.hGet(`${prefix}key:${publicId(key)}`, 'accountId');
+    await redis!.hIncrBy(`${prefix}usage:${accountId}:${month()}`, 'settled', 100);
+    const after = await getJob(b.baseUrl, key, done.body.job_id);
+    expect(after.body.billing.monthly_minutes_used).toBeCloseTo(before.body.billing.monthly_minutes_used + 1, 5);
+    expect((await getJob(a.baseUrl, key, done.body.job_id)).body.billing).toEqual(after.body.billing);
+  });
+
   it('admits exactly one of many parallel POSTs with one key spread over both instances; the rest are 429', async () => {
     const key = a.fixtures.keys.active[1];
     const results = await Promise.all(

@@ -33,10 +33,10 @@ export interface Storage {
   close(): Promise<void>;
 }
 
-export async function openStorage(config: Config, log: Logger, processName: string): Promise<Storage> {
+export async function openStorage(config: Config, log: Logger, processName: string, options: { cacheReads?: boolean } = {}): Promise<Storage> {
   if (config.redisUrl) {
     const { openRedisBackends } = await import('./adapters/redis/index.js');
-    const redis = openRedisBackends(config, log, processName);
+    const redis = openRedisBackends(config, log, processName, options);
     // Every process of the deployment writes to the one audio directory: a run that lost its queue
     // lock may still be writing its own partial file, so leftovers count as such only once stale.
     const audio = new LocalAudioStorage(join(config.dataDir, 'audio'), SHARED_PART_STALE_MS);
@@ -88,7 +88,8 @@ export interface ApiServices {
  * assuming workers sized like this machine (or SYNTH_THREADS).
  */
 export async function composeApi(config: Config, log: Logger): Promise<ApiServices> {
-  const storage = await openStorage(config, log, 'agent-tts-api');
+  // The request path reads keys, accounts, jobs and usage on every request: cached, with invalidation.
+  const storage = await openStorage(config, log, 'agent-tts-api', { cacheReads: true });
   const { store, audio, redis } = storage;
   const metrics = createOpsMetrics();
   const runsJobs = !redis || config.localWorkers;

@@ -1,4 +1,4 @@
-import { pino, type Logger } from 'pino';
+import { pino, type Logger, type LoggerOptions as LoggerOptionsOfPino } from 'pino';
 import { redactKeys } from '../contract/limits.js';
 
 /**
@@ -20,8 +20,27 @@ function redactValues(value: unknown, depth = 0): unknown {
   return out;
 }
 
-export function createLogger(level: string, name = 'agent-tts'): Logger {
-  return pino({
+export interface LoggerOptions {
+  /**
+   * Write to stdout asynchronously (servers): a log line no longer blocks the request that writes it;
+   * lines still leave in order, as soon as the previous write is done, and whatever is pending is
+   * written synchronously when the process exits.
+   */
+  asyncStdout?: boolean;
+}
+
+export function createLogger(level: string, name = 'agent-tts', options: LoggerOptions = {}): Logger {
+  const destination = options.asyncStdout ? pino.destination({ dest: 1, sync: false }) : undefined;
+  if (destination) {
+    process.on('exit', () => {
+      try {
+        destination.flushSync();
+      } catch {
+        // Nothing left to do at exit if stdout is gone.
+      }
+    });
+  }
+  const settings: LoggerSettings = {
     name,
     level,
     base: { pid: process.pid },
@@ -40,7 +59,10 @@ export function createLogger(level: string, name = 'agent-tts'): Logger {
         return redactValues(object) as Record<string, unknown>;
       },
     },
-  });
+  };
+  return destination ? pino(settings, destination) : pino(settings);
 }
+
+type LoggerSettings = LoggerOptionsOfPino<never>;
 
 export type { Logger };

@@ -12,7 +12,7 @@ import { handleProcessArgs, SERVER_HELP } from './process-args.js';
 async function main(): Promise<void> {
   handleProcessArgs('agent-tts-server', SERVER_HELP);
   const config = loadConfig();
-  const log = createLogger(config.logLevel);
+  const log = createLogger(config.logLevel, 'agent-tts', { asyncStdout: true });
   const services = await composeApi(config, log);
   const shutdown = new AbortController();
   const withOps = config.opsPort === undefined;

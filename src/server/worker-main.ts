@@ -21,7 +21,7 @@ async function main(): Promise<void> {
   if (!config.redisUrl) {
     throw new ConfigError('REDIS_URL is not set; workers take their jobs from the Redis queue of a distributed deployment.');
   }
-  const log = createLogger(config.logLevel, 'agent-tts-worker');
+  const log = createLogger(config.logLevel, 'agent-tts-worker', { asyncStdout: true });
   const services = await composeWorker(config, log);
   const { worker } = services;
 

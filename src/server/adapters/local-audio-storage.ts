@@ -100,7 +100,9 @@ export class LocalAudioStorage implements AudioStorage {
 
   async removeLeftovers(jobId: string, olderThanMs = this.partStaleMs): Promise<void> {
     const dir = this.partsDirOf(jobId);
-    const names = await readdir(dir).catch(() => [] as string[]);
+    const names = await readdir(dir).catch(() => undefined);
+    // The common case (every job that was not interrupted): no directory, nothing more to look at.
+    if (names === undefined) return;
     const staleBefore = Date.now() - olderThanMs;
     await Promise.all(
       names

@@ -1,8 +1,9 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SqliteStore } from './sqlite-store.js';
-import { describeStoreContract } from './store.contract.js';
+import { describeStoreContract, newAccount, newJob, newKey } from './store.contract.js';
 
 describeStoreContract('SqliteStore', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'agent-tts-store-'));
@@ -14,4 +15,76 @@ describeStoreContract('SqliteStore', async () => {
       await rm(dir, { recursive: true, force: true });
     },
   };
+});
+
+describe('SqliteStore read cache', () => {
+  let dir: string;
+  let file: string;
+  let api: SqliteStore;
+  let admin: SqliteStore;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'agent-tts-store-cache-'));
+    file = join(dir, 'store.sqlite');
+    api = new SqliteStore(file);
+    admin = new SqliteStore(file);
+  });
+  afterEach(async () => {
+    await api.close();
+    await admin.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('sees a revocation and a subscription change made through another connection on the next read', async () => {
+    const a = newAccount();
+    const k = newKey(a.id);
+    await admin.createAccount(a);
+    await admin.createKey(k);
+    // Fill the cache, and read again so the second read is a hit.
+    expect((await api.getKey(k.publicId))?.revokedAt).toBeUndefined();
+    expect((await api.getKey(k.publicId))?.revokedAt).toBeUndefined();
+    expect((await api.getAccount(a.id))?.subscription).toBe('active');
+
+    expect(await admin.revokeKey(k.publicId, 1234)).toBe(true);
+    expect((await api.getKey(k.publicId))?.revokedAt).toBe(1234);
+
+    expect(await admin.updateAccount(a.id, { subscription: 'inactive' })).toBe(true);
+    expect((await api.getAccount(a.id))?.subscription).toBe('inactive');
+  });
+
+  it('sees its own writes on the next read, absent records included', async () => {
+    const a = newAccount();
+    expect(await api.getAccount(a.id)).toBeUndefined();
+    await api.createAccount(a);
+    expect((await api.getAccount(a.id))?.subscription).toBe('active');
+    expect(await api.updateAccount(a.id, { name: 'renamed' })).toBe(true);
+    expect((await api.getAccount(a.id))?.name).toBe('renamed');
+
+    const k = newKey(a.id);
+    expect(await api.getKey(k.publicId)).toBeUndefined();
+    await api.createKey(k);
+    expect((await api.getKey(k.publicId))?.callCount).toBe(0);
+    await api.recordKeyUse(k.publicId, 3, 99);
+    expect((await api.getKey(k.publicId))?.callCount).toBe(3);
+    await api.revokeKey(k.publicId, 5);
+    expect((await api.getKey(k.publicId))?.revokedAt).toBe(5);
+  });
+
+  it('serves a finished job and the usage as they stand after a completion or a deletion', async () => {
+    const a = newAccount();
+    await api.createAccount(a);
+    const job = newJob(a.id);
+    expect(await api.createJob(job, 100_000)).toEqual({ kind: 'created' });
+    expect((await api.getUsage(a.id, job.usageMonth)).usedCentiminutes).toBe(job.reservedCentiminutes);
+    expect((await api.getJob(job.id))?.status).toBe('processing');
+    expect(
+      await admin.completeJob(job.id, { durationSeconds: 2, fileSizeBytes: 10, completedAt: 1, processingTimeMs: 5, chargedCentiminutes: 7 }),
+    ).toBe(true);
+    expect((await api.getJob(job.id))?.status).toBe('completed');
+    expect((await api.getJob(job.id))?.status).toBe('completed');
+    expect((await api.getUsage(a.id, job.usageMonth)).usedCentiminutes).toBe(7);
+    await admin.setUsage(a.id, job.usageMonth, 42);
+    expect((await api.getUsage(a.id, job.usageMonth)).usedCentiminutes).toBe(42);
+    expect(await admin.deleteExpiredJobs(job.deleteAfter, 10)).toEqual([job.id]);
+    expect(await api.getJob(job.id)).toBeUndefined();
+  });
 });

@@ -73,6 +73,7 @@ CREATE TABLE IF NOT EXISTS usage (
 `;
 
 type Row = Record<string, unknown>;
+const CACHE_ENTRIES = 10_000;
 const opt = <T>(v: unknown): T | undefined => (v === null || v === undefined ? undefined : (v as T));
 
 function toAccount(r: Row): Account {
@@ -160,6 +161,23 @@ function jobParams(job: JobRecord) {
 export class SqliteStore implements Store {
   private readonly db: Database.Database;
   private readonly stmts;
+  /**
+   * Records the request path reads on every call (keys, accounts, finished jobs, usage), kept while
+   * nothing has written to the database: every write through this connection counts in `writes`, and
+   * SQLite's `data_version` changes when another connection (the admin CLI, another process) commits.
+   * Both are checked on each read, so a revocation or a subscription change is seen by the very next
+   * request, and a hit costs one `PRAGMA data_version` instead of a query and a row mapping.
+   */
+  private readonly cache = {
+    keys: new Map<string, ApiKeyRecord | undefined>(),
+    accounts: new Map<string, Account | undefined>(),
+    jobs: new Map<string, JobRecord>(),
+    usage: new Map<string, UsageFigures>(),
+  };
+  private writes = 0;
+  private seenWrites = -1;
+  private seenDataVersion = -1;
+  private readonly dataVersion: Database.Statement;
 
   constructor(path: string) {
     this.db = new Database(path);
@@ -230,6 +248,37 @@ export class SqliteStore implements Store {
          ON CONFLICT (account_id, month) DO UPDATE SET settled_cm = excluded.settled_cm`,
       ),
     };
+    // Every statement that writes counts, so no write path can leave a stale record in the cache.
+    for (const stmt of Object.values(this.stmts) as Database.Statement[]) {
+      if (stmt.reader) continue;
+      const run = stmt.run.bind(stmt);
+      stmt.run = (...params: unknown[]) => {
+        try {
+          return run(...params);
+        } finally {
+          this.writes++;
+        }
+      };
+    }
+    this.dataVersion = db.prepare('PRAGMA data_version').pluck();
+  }
+
+  /** Empties the read cache when anything wrote to the database since it was filled. */
+  private fresh(): SqliteStore['cache'] {
+    const version = this.dataVersion.get() as number;
+    if (version !== this.seenDataVersion || this.writes !== this.seenWrites) {
+      for (const map of Object.values(this.cache)) map.clear();
+      this.seenDataVersion = version;
+      this.seenWrites = this.writes;
+    }
+    return this.cache;
+  }
+
+  private static remember<K, V>(map: Map<K, V>, key: K, value: V): V {
+    // Bounded: past this many entries start over (a hit rate that matters needs far fewer).
+    if (map.size >= CACHE_ENTRIES) map.clear();
+    map.set(key, value);
+    return value;
   }
 
   async createAccount(a: Account): Promise<void> {
@@ -237,15 +286,21 @@ export class SqliteStore implements Store {
   }
 
   async getAccount(id: string): Promise<Account | undefined> {
+    const { accounts } = this.fresh();
+    if (accounts.has(id)) return accounts.get(id);
     const row = this.stmts.getAccount.get(id) as Row | undefined;
-    return row && toAccount(row);
+    return SqliteStore.remember(accounts, id, row && toAccount(row));
   }
 
   async updateAccount(id: string, patch: Partial<Pick<Account, 'name' | 'plan' | 'subscription'>>): Promise<boolean> {
     const sets = Object.keys(patch).filter((k) => ['name', 'plan', 'subscription'].includes(k));
     if (sets.length === 0) return (await this.getAccount(id)) !== undefined;
     const sql = `UPDATE accounts SET ${sets.map((k) => `${k} = @${k}`).join(', ')} WHERE id = @id`;
-    return this.db.prepare(sql).run({ ...patch, id }).changes > 0;
+    try {
+      return this.db.prepare(sql).run({ ...patch, id }).changes > 0;
+    } finally {
+      this.writes++;
+    }
   }
 
   async listAccounts(): Promise<Account[]> {
@@ -269,8 +324,10 @@ export class SqliteStore implements Store {
   }
 
   async getKey(publicId: string): Promise<ApiKeyRecord | undefined> {
+    const { keys } = this.fresh();
+    if (keys.has(publicId)) return keys.get(publicId);
     const row = this.stmts.getKey.get(publicId) as Row | undefined;
-    return row && toKey(row);
+    return SqliteStore.remember(keys, publicId, row && toKey(row));
   }
 
   async listKeys(accountId?: string): Promise<ApiKeyRecord[]> {
@@ -326,8 +383,14 @@ export class SqliteStore implements Store {
   }
 
   async getJob(id: string): Promise<JobRecord | undefined> {
+    const { jobs } = this.fresh();
+    const cached = jobs.get(id);
+    if (cached) return cached;
     const row = this.stmts.getJob.get(id) as Row | undefined;
-    return row && toJob(row);
+    const job = row && toJob(row);
+    // Only finished jobs: a running one changes with every progress update.
+    if (job && job.status !== 'processing') SqliteStore.remember(jobs, id, job);
+    return job;
   }
 
   async updateProgress(id: string, progress: number): Promise<void> {
@@ -386,8 +449,14 @@ export class SqliteStore implements Store {
   }
 
   async getUsage(accountId: string, month: string): Promise<UsageFigures> {
+    const { usage } = this.fresh();
+    const name = `${accountId} ${month}`;
+    const cached = usage.get(name);
+    if (cached) return { ...cached };
     const row = this.stmts.getUsage.get(accountId, month) as Row | undefined;
-    return { usedCentiminutes: row ? (row.settled_cm as number) + (row.reserved_cm as number) : 0 };
+    const figures = { usedCentiminutes: row ? (row.settled_cm as number) + (row.reserved_cm as number) : 0 };
+    SqliteStore.remember(usage, name, figures);
+    return { ...figures };
   }
 
   async setUsage(accountId: string, month: string, usedCentiminutes: number): Promise<void> {

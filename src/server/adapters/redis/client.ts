@@ -21,8 +21,18 @@ export interface RedisClientOptions {
    * BullMQ blocks on (BZPOPMIN) must not have one.
    */
   commandTimeoutMs?: number;
+  /**
+   * Cache the replies of read commands (HGETALL, HMGET, GET…) in this process, with Redis's
+   * server-assisted invalidation (RESP3 `CLIENT TRACKING`): Redis tells the client, on this same
+   * connection, of every change to a key it read, before the writer gets its answer, so a cached
+   * record is dropped rather than left to expire. A request then pays only for what it writes.
+   */
+  cacheReads?: boolean;
   log?: Logger;
 }
+
+/** Entries of the read cache (LRU beyond): keys, accounts, finished jobs and usage of active callers. */
+const READ_CACHE_ENTRIES = 10_000;
 
 /** `redis://user:secret@host:6379/2` → `redis://user:***@host:6379/2`: URLs reach logs only like this. */
 export function redactRedisUrl(url: string): string {
@@ -77,6 +87,7 @@ export function createRedisClient(url: string, options: RedisClientOptions) {
     url,
     name: options.name,
     socket: { reconnectStrategy: reconnectDelay, connectTimeout: 5_000 },
+    ...(options.cacheReads ? { RESP: 3 as const, clientSideCache: { ttl: 0, maxEntries: READ_CACHE_ENTRIES, evictPolicy: 'LRU' as const } } : {}),
     ...(options.commandTimeoutMs ? { commandOptions: { timeout: options.commandTimeoutMs } } : {}),
   });
   if (options.log) logConnectionState(client, options.name, url, options.log);

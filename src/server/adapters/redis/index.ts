@@ -23,10 +23,11 @@ export interface RedisBackends {
   close(): Promise<void>;
 }
 
-export function openRedisBackends(config: Config, log: Logger, name: string): RedisBackends {
+/** `cacheReads`: the command connection caches what it reads, invalidated by Redis (see createRedisClient). */
+export function openRedisBackends(config: Config, log: Logger, name: string, options: { cacheReads?: boolean } = {}): RedisBackends {
   const url = config.redisUrl!;
   const settings = loadDistributedSettings();
-  const client = createRedisClient(url, { name, commandTimeoutMs: settings.commandTimeoutMs, log });
+  const client = createRedisClient(url, { name, commandTimeoutMs: settings.commandTimeoutMs, cacheReads: options.cacheReads, log });
   const store = new RedisStore(client, config.redisPrefix);
   return {
     settings,

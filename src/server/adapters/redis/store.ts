@@ -274,7 +274,18 @@ export class RedisStore implements Store {
   }
 
   private async hash(key: string): Promise<Hash> {
+    await this.invalidationsIn();
     return (await this.client.hGetAll(key)) as unknown as Hash;
+  }
+
+  /**
+   * With a client that caches reads (createRedisClient's `cacheReads`), a read may be answered from
+   * the cache without a round trip. Redis sends the invalidation of a key before the writer gets its
+   * answer, so it is on this connection's socket before anything that follows the write can reach this
+   * process; waiting for the end of the event loop's current I/O phase lets the client read it first.
+   */
+  private async invalidationsIn(): Promise<void> {
+    if (this.client.clientSideCache) await new Promise<void>((resolve) => setImmediate(resolve));
   }
 
   async createAccount(a: Account): Promise<void> {
@@ -419,7 +430,10 @@ export class RedisStore implements Store {
 
   /** A job's status alone (not part of the port): waits poll it without fetching the whole text. */
   async jobStatus(id: string): Promise<JobRecord['status'] | undefined> {
-    return this.guard('jobStatus', async () => ((await this.client.hGet(this.keys.job(id), 'status')) ?? undefined) as JobRecord['status'] | undefined);
+    return this.guard('jobStatus', async () => {
+      await this.invalidationsIn();
+      return ((await this.client.hGet(this.keys.job(id), 'status')) ?? undefined) as JobRecord['status'] | undefined;
+    });
   }
 
   async updateProgress(id: string, progress: number): Promise<void> {
@@ -514,6 +528,7 @@ export class RedisStore implements Store {
 
   async getUsage(accountId: string, month: string): Promise<UsageFigures> {
     return this.guard('getUsage', async () => {
+      await this.invalidationsIn();
       const [settled, reserved] = await this.client.hmGet(this.keys.usage(accountId, month), ['settled', 'reserved']);
       return { usedCentiminutes: Number(settled ?? 0) + Number(reserved ?? 0) };
     });
