@@ -56,7 +56,8 @@ describe.skipIf(!redis)('distributed mode across processes: 2 API instances, 2 w
       SHUTDOWN_GRACE_MS: '1500',
     };
     // A answers short texts inline (across processes); B hands long texts back as 202 at once.
-    a = await startServer({ backend: 'redis', dataDir, env: { ...shared, LOCAL_WORKERS: 'false', INLINE_WAIT_MS: '10000' } });
+    // A's wait is generous: the test is about who answers, not how fast a busy machine synthesizes.
+    a = await startServer({ backend: 'redis', dataDir, env: { ...shared, LOCAL_WORKERS: 'false', INLINE_WAIT_MS: '45000' } });
     b = await startServer({ backend: 'redis', dataDir, seed: false, env: { ...shared, LOCAL_WORKERS: 'false', INLINE_WAIT_MS: '1000' } });
     for (let i = 0; i < 2; i++) workers.push(await newWorker());
     await Promise.all(workers.map((w) => w.waitForLog('agent-tts worker ready')));
