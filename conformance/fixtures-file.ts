@@ -79,15 +79,13 @@ const VOICES_URL_OPTION = '--voices-url (TTS_CONFORMANCE_VOICES_URL)';
  * Every rule sends to these URLs: one that is not an absolute http(s) URL would break each rule the
  * same way, so it is refused up front, naming where it came from.
  */
+/** True for an absolute http:// or https:// URL with a host. */
+export function isHttpUrl(value: string): boolean {
+  const url = URL.canParse(value) ? new URL(value) : undefined;
+  return url !== undefined && (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+}
+
 function checkUrl(value: string, where: string): string {
-  let url: URL | undefined;
-  try {
-    url = new URL(value);
-  } catch {
-    url = undefined;
-  }
-  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || !url.hostname) {
-    throw new FixturesError(`${where} must be an absolute http:// or https:// URL, got ${JSON.stringify(value)}`);
-  }
+  if (!isHttpUrl(value)) throw new FixturesError(`${where} must be an absolute http:// or https:// URL, got ${JSON.stringify(value)}`);
   return value;
 }

@@ -1,6 +1,6 @@
 import { access, constants, mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { FixturesError, loadFixturesFile } from '../../conformance/fixtures-file.js';
+import { FixturesError, isHttpUrl, loadFixturesFile } from '../../conformance/fixtures-file.js';
 import { API_PATH, redactKeys } from '../contract/limits.js';
 import { UsageError } from './errors.js';
 import { Progress } from './progress.js';
@@ -23,13 +23,7 @@ export function displayKey(key: string): string {
 }
 
 function checkUrl(value: string, where: string): string {
-  let url: URL | undefined;
-  try {
-    url = new URL(value);
-  } catch {
-    url = undefined;
-  }
-  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) throw new UsageError(`${where} must be an absolute http:// or https:// URL, got ${JSON.stringify(value)}`);
+  if (!isHttpUrl(value)) throw new UsageError(`${where} must be an absolute http:// or https:// URL, got ${JSON.stringify(value)}`);
   return value.replace(/\/+$/, '');
 }
 

@@ -2,7 +2,7 @@ import { codePointLength } from '../contract/limits.js';
 import type { MixEntry } from './settings.js';
 
 /** Everyday prose with numbers and punctuation, so the deployment's text splitting sees real sentences. */
-const SENTENCES = [
+export const PROSE_SENTENCES = [
   'The weather was mild this morning, so we walked to the market and bought fresh bread, apples and a little cheese.',
   'On the way back we stopped at the library, where the new catalogue lists more than 4,000 titles.',
   'Maria asked whether the train to the coast still leaves at 7:45, or whether the timetable changed in March.',
@@ -23,8 +23,8 @@ export function textOfLength(chars: number, n: number): string {
   const head = `Request ${n}. `;
   const parts: string[] = [head];
   let total = head.length;
-  for (let i = n % SENTENCES.length; total < chars; i++) {
-    const sentence = SENTENCES[i % SENTENCES.length]!;
+  for (let i = n % PROSE_SENTENCES.length; total < chars; i++) {
+    const sentence = PROSE_SENTENCES[i % PROSE_SENTENCES.length]!;
     const separator = total === head.length ? '' : ' ';
     parts.push(separator + sentence);
     total += separator.length + sentence.length;
