@@ -115,7 +115,7 @@ describe.skipIf(!browserAvailable('dashboard and API reference'))('dashboard and
   it('every field has a label, and the forms are reachable by keyboard', async () => {
     const { page } = dash;
     const unlabelled = await page.evaluate(() =>
-      [...document.querySelectorAll('input:not([type=hidden]), meter, audio')]
+      Array.from(document.querySelectorAll('input:not([type=hidden]), meter, audio'))
         .filter((el) => !(el as HTMLInputElement).labels?.length && !el.getAttribute('aria-label') && !el.getAttribute('aria-labelledby'))
         .map((el) => el.outerHTML),
     );
