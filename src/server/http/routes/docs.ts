@@ -43,20 +43,22 @@ export function registerDocsRoutes(app: OpenAPIHono<AppEnv>): void {
     }
     return content;
   };
-  const docDir = openapiDir();
+  // Found at the first request, so a missing file answers 404 there instead of stopping the server.
+  let docDir: string | undefined;
+  const documentFile = (name: string) => join((docDir ??= openapiDir()), name);
 
   app.get('/openapi.json', async (c) => {
     c.header('Cache-Control', 'no-cache');
-    return c.body(new Uint8Array(await cached(join(docDir, 'openapi.json'))), 200, { 'Content-Type': 'application/json; charset=utf-8' });
+    return c.body(new Uint8Array(await cached(documentFile('openapi.json'))), 200, { 'Content-Type': 'application/json; charset=utf-8' });
   });
   app.get('/openapi.yaml', async (c) => {
     c.header('Cache-Control', 'no-cache');
-    return c.body(new Uint8Array(await cached(join(docDir, 'openapi.yaml'))), 200, { 'Content-Type': 'application/yaml; charset=utf-8' });
+    return c.body(new Uint8Array(await cached(documentFile('openapi.yaml'))), 200, { 'Content-Type': 'application/yaml; charset=utf-8' });
   });
 
   for (const [file, type] of Object.entries(SWAGGER_FILES)) {
-    const path = require.resolve(`swagger-ui-dist/${file}`);
     app.get(`/docs/assets/${file}`, async (c) => {
+      const path = require.resolve(`swagger-ui-dist/${file}`);
       c.header('Cache-Control', 'public, max-age=86400');
       c.header('X-Content-Type-Options', 'nosniff');
       return c.body(new Uint8Array(await cached(path)), 200, { 'Content-Type': type });
