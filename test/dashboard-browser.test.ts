@@ -86,6 +86,12 @@ describe.skipIf(!browserAvailable('dashboard and API reference'))('dashboard and
   });
 
   it("a link from `account sign-in-link` opens the account's dashboard with its keys and jobs", async () => {
+    const unknown = await server.admin(['account', 'sign-in-link', 'no-such-account']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('No account no-such-account.');
+    const human = await server.admin(['account', 'sign-in-link', accountId]);
+    expect(human.code, human.stderr).toBe(0);
+    expect(human.stdout).toMatch(new RegExp(`^${server.baseUrl}/dashboard/sign-in\\?token=[A-Za-z0-9_-]{43}\nvalid until \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z, for one sign-in\n$`));
     const link = await admin(['account', 'sign-in-link', accountId]);
     expect(link.url).toMatch(new RegExp(`^${server.baseUrl}/dashboard/sign-in\\?token=[A-Za-z0-9_-]{43}$`));
     expect(Date.parse(link.expires_at) - Date.now()).toBeGreaterThan(14 * 60_000);
