@@ -503,6 +503,8 @@ export class RedisStore implements Store {
           [id],
         );
         if (removed === 1) deleted.push(id);
+        // The account's index of recent jobs forgets it too (listRecentJobs also drops ids it cannot find).
+        if (ledger) await this.client.zRem(this.keys.accountJobs(ledger.accountId), id);
       }
       return deleted;
     });
