@@ -117,7 +117,7 @@ export interface DashboardView {
   jobs: JobView[];
 }
 
-export const RECENT_JOBS = 20;
+const RECENT_JOBS = 20;
 
 /** Everything the dashboard shows for an account, read through the store (never cached). */
 export async function dashboardView(

@@ -32,7 +32,7 @@ type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
 type Ctx = Context<AppEnv>;
 
 /** Every page: only this origin (no CDN, no inline script), not framed, no referrer (the sign-in token). */
-export const PAGE_CSP =
+const PAGE_CSP =
   "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 export function pageHeaders(c: Ctx, csp = PAGE_CSP): void {
