@@ -34,6 +34,15 @@ echo "== agent-tts-admin seed"
 "$bin/agent-tts-admin" seed --out "$work/fixtures.json"
 key="$(node -e 'console.log(require(process.argv[1]).keys.active[0])' "$work/fixtures.json")"
 
+echo "== the dashboard (a sign-in link from agent-tts-admin) and the API reference"
+account="$("$bin/agent-tts-admin" account create --name pack-smoke --json | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).id))')"
+link="$("$bin/agent-tts-admin" account sign-in-link "$account" --json | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).url))')"
+code="$(curl -s -o /dev/null -w '%{http_code}' "$link")"
+[ "$code" = "303" ] || { echo "the sign-in link answered $code, not 303"; exit 1; }
+for path in /docs /docs/assets/swagger-ui-bundle.js /docs/assets/swagger-ui.css /openapi.json /openapi.yaml /dashboard/assets/dashboard.css; do
+  curl -fs -o /dev/null "http://127.0.0.1:$PORT$path" || { echo "no $path from the installed package"; exit 1; }
+done
+
 echo "== agent-tts speak"
 AGENT_TTS_API_KEY="$key" AGENT_TTS_BASE_URL="http://127.0.0.1:$PORT" "$bin/agent-tts" speak "Installed from a tarball." -o "$work/out.mp3"
 test -s "$work/out.mp3"

@@ -6,6 +6,7 @@ import { parseVoice, resolveLanguage } from '../contract/voices.js';
 import { isLanguageCode } from '../contract/languages.js';
 import { ConfigError, loadConfig } from './config.js';
 import { AccountAdmin, AdminError } from './domain/accounts.js';
+import { DashboardSessions } from './domain/dashboard.js';
 import { displayKey } from './domain/keys.js';
 import { DEFAULT_ACCEPTANCE_KEYS, seed, writeFixtures } from './seed.js';
 import { openStorage } from './compose.js';
@@ -21,6 +22,7 @@ Uses the same configuration as the server (DATA_DIR, or REDIS_URL in distributed
   account list
   account set <account-id> [--plan <plan>] [--subscription active|inactive] [--name <name>]
   account usage <account-id> --minutes <n>      set this month's used minutes
+  account sign-in-link <account-id>             prints a one-time dashboard sign-in URL (valid 15 minutes, usable once)
   key create --account <account-id> [--name <name>]   prints the full key once
   key list [--account <account-id>]
   key rename <tts_public_id> <name>
@@ -135,6 +137,14 @@ async function main(argv: string[]): Promise<void> {
         if (!Number.isFinite(minutes) || minutes < 0) fail('--minutes must be a number ≥ 0', 2);
         await admin.setUsedMinutes(id, minutes);
         print(`account ${id}: ${minutes} minutes used this month`, { account_id: id, minutes });
+        break;
+      }
+      case 'account sign-in-link': {
+        const id = rest[0] ?? fail('account sign-in-link needs an account id', 2);
+        await admin.requireAccount(id);
+        const link = await new DashboardSessions(store).createSignInLink(id, config.publicBaseUrl);
+        const expires = new Date(link.expiresAt).toISOString();
+        print(`${link.url}\nvalid until ${expires}, for one sign-in`, { url: link.url, expires_at: expires, account_id: id });
         break;
       }
       case 'key create': {

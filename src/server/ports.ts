@@ -57,6 +57,21 @@ export interface JobRecord {
   legacyExpiresAt?: number;
 }
 
+/** A dashboard session: only the SHA-256 of its id is stored. */
+export interface SessionRecord {
+  idHash: string;
+  accountId: string;
+  createdAt: number;
+  expiresAt: number;
+}
+
+/** A one-time sign-in token: only its SHA-256 is stored. */
+export interface SignInTokenRecord {
+  tokenHash: string;
+  accountId: string;
+  expiresAt: number;
+}
+
 export interface UsageFigures {
   /** Settled plus reserved, in hundredths of a minute. */
   usedCentiminutes: number;
@@ -107,6 +122,17 @@ export interface Store {
   deleteExpiredJobs(now: number, limit: number): Promise<string[]>;
   /** Legacy import (FILE_EXPIRED path). */
   importLegacyJob(job: JobRecord): Promise<void>;
+
+  /** The account's most recent jobs, newest first. */
+  listRecentJobs(accountId: string, limit: number): Promise<JobRecord[]>;
+
+  createSession(session: SessionRecord): Promise<void>;
+  /** The session, unless absent or expired at `now`. */
+  getSession(idHash: string, now: number): Promise<SessionRecord | undefined>;
+  deleteSession(idHash: string): Promise<void>;
+  createSignInToken(token: SignInTokenRecord): Promise<void>;
+  /** Atomically takes the token (single use): its account, unless absent, already used or expired at `now`. */
+  consumeSignInToken(tokenHash: string, now: number): Promise<string | undefined>;
 
   getUsage(accountId: string, month: string): Promise<UsageFigures>;
   /** Sets settled usage (administration and seeding). */

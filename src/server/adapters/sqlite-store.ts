@@ -5,6 +5,8 @@ import type {
   ClaimResult,
   CreateJobResult,
   JobRecord,
+  SessionRecord,
+  SignInTokenRecord,
   Store,
   UsageFigures,
 } from '../ports.js';
@@ -55,6 +57,18 @@ CREATE TABLE IF NOT EXISTS jobs (
 );
 CREATE INDEX IF NOT EXISTS jobs_status ON jobs(status);
 CREATE INDEX IF NOT EXISTS jobs_delete_after ON jobs(delete_after);
+CREATE INDEX IF NOT EXISTS jobs_account_created ON jobs(account_id, created_at);
+CREATE TABLE IF NOT EXISTS sessions (
+  id_hash TEXT PRIMARY KEY,
+  account_id TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS sign_in_tokens (
+  token_hash TEXT PRIMARY KEY,
+  account_id TEXT NOT NULL,
+  expires_at INTEGER NOT NULL
+);
 CREATE TABLE IF NOT EXISTS idempotency (
   account_id TEXT NOT NULL,
   idem_key TEXT NOT NULL,
@@ -237,6 +251,14 @@ export class SqliteStore implements Store {
       expiredIds: db.prepare('SELECT id, account_id, idempotency_key, status, reserved_cm, usage_month FROM jobs WHERE delete_after <= ? LIMIT ?'),
       deleteJob: db.prepare('DELETE FROM jobs WHERE id = ?'),
       deleteClaimOf: db.prepare('DELETE FROM idempotency WHERE account_id = ? AND idem_key = ? AND job_id = ?'),
+      recentJobs: db.prepare('SELECT * FROM jobs WHERE account_id = ? ORDER BY created_at DESC, id DESC LIMIT ?'),
+      insertSession: db.prepare('INSERT INTO sessions (id_hash, account_id, created_at, expires_at) VALUES (?, ?, ?, ?)'),
+      getSession: db.prepare('SELECT * FROM sessions WHERE id_hash = ? AND expires_at > ?'),
+      deleteSession: db.prepare('DELETE FROM sessions WHERE id_hash = ?'),
+      deleteExpiredSessions: db.prepare('DELETE FROM sessions WHERE expires_at <= ?'),
+      insertToken: db.prepare('INSERT INTO sign_in_tokens (token_hash, account_id, expires_at) VALUES (?, ?, ?)'),
+      takeToken: db.prepare('DELETE FROM sign_in_tokens WHERE token_hash = ? RETURNING account_id, expires_at'),
+      deleteExpiredTokens: db.prepare('DELETE FROM sign_in_tokens WHERE expires_at <= ?'),
       getUsage: db.prepare('SELECT settled_cm, reserved_cm FROM usage WHERE account_id = ? AND month = ?'),
       ensureUsage: db.prepare('INSERT OR IGNORE INTO usage (account_id, month) VALUES (?, ?)'),
       reserve: db.prepare('UPDATE usage SET reserved_cm = reserved_cm + ? WHERE account_id = ? AND month = ?'),
@@ -446,6 +468,38 @@ export class SqliteStore implements Store {
 
   async importLegacyJob(job: JobRecord): Promise<void> {
     this.stmts.insertJob.run(jobParams(job));
+  }
+
+  async listRecentJobs(accountId: string, limit: number): Promise<JobRecord[]> {
+    return (this.stmts.recentJobs.all(accountId, limit) as Row[]).map(toJob);
+  }
+
+  async createSession(session: SessionRecord): Promise<void> {
+    this.stmts.deleteExpiredSessions.run(session.createdAt);
+    this.stmts.insertSession.run(session.idHash, session.accountId, session.createdAt, session.expiresAt);
+  }
+
+  async getSession(idHash: string, now: number): Promise<SessionRecord | undefined> {
+    const r = this.stmts.getSession.get(idHash, now) as Row | undefined;
+    return r
+      ? { idHash: r.id_hash as string, accountId: r.account_id as string, createdAt: r.created_at as number, expiresAt: r.expires_at as number }
+      : undefined;
+  }
+
+  async deleteSession(idHash: string): Promise<void> {
+    this.stmts.deleteSession.run(idHash);
+  }
+
+  async createSignInToken(token: SignInTokenRecord): Promise<void> {
+    this.stmts.insertToken.run(token.tokenHash, token.accountId, token.expiresAt);
+  }
+
+  async consumeSignInToken(tokenHash: string, now: number): Promise<string | undefined> {
+    return this.db.transaction((): string | undefined => {
+      this.stmts.deleteExpiredTokens.run(now);
+      const r = this.stmts.takeToken.get(tokenHash) as Row | undefined;
+      return r && (r.expires_at as number) > now ? (r.account_id as string) : undefined;
+    }).immediate();
   }
 
   async getUsage(accountId: string, month: string): Promise<UsageFigures> {

@@ -74,6 +74,52 @@ export function describeStoreContract(name: string, open: () => Promise<StoreHar
       await expect(store.ping()).resolves.toBeUndefined();
     });
 
+    describe('dashboard sessions and sign-in tokens', () => {
+      const hashOf = () => randomBytes(32).toString('hex');
+
+      it('keeps a session until it expires or is deleted', async () => {
+        const a = await account();
+        const idHash = hashOf();
+        const now = Date.now();
+        await store.createSession({ idHash, accountId: a.id, createdAt: now, expiresAt: now + 60_000 });
+        expect(await store.getSession(idHash, now + 1)).toEqual({ idHash, accountId: a.id, createdAt: now, expiresAt: now + 60_000 });
+        expect(await store.getSession(idHash, now + 60_000)).toBeUndefined();
+        expect(await store.getSession(hashOf(), now)).toBeUndefined();
+        await store.deleteSession(idHash);
+        expect(await store.getSession(idHash, now + 1)).toBeUndefined();
+      });
+
+      it('hands a sign-in token out once, and never once expired', async () => {
+        const a = await account();
+        const now = Date.now();
+        const tokenHash = hashOf();
+        await store.createSignInToken({ tokenHash, accountId: a.id, expiresAt: now + 60_000 });
+        const takes = await Promise.all([store.consumeSignInToken(tokenHash, now), store.consumeSignInToken(tokenHash, now)]);
+        expect(takes.filter((t) => t !== undefined)).toEqual([a.id]);
+        expect(await store.consumeSignInToken(tokenHash, now)).toBeUndefined();
+        const expired = hashOf();
+        await store.createSignInToken({ tokenHash: expired, accountId: a.id, expiresAt: now + 1_000 });
+        expect(await store.consumeSignInToken(expired, now + 1_000)).toBeUndefined();
+        expect(await store.consumeSignInToken(hashOf(), now)).toBeUndefined();
+      });
+
+      it("lists an account's recent jobs, newest first, without other accounts' or deleted ones", async () => {
+        const a = await account();
+        const other = await account();
+        const now = Date.now();
+        const jobs = [0, 1, 2].map((i) => newJob(a.id, { createdAt: now + i, deleteAfter: now + DAY }));
+        for (const job of jobs) expect((await store.createJob(job, 100_000)).kind).toBe('created');
+        await store.createJob(newJob(other.id, { createdAt: now + 5, deleteAfter: now + DAY }), 100_000);
+        const gone = newJob(a.id, { createdAt: now + 3, deleteAfter: now - 1 });
+        await store.createJob(gone, 100_000);
+        expect(await store.deleteExpiredJobs(now, 100)).toContain(gone.id);
+        expect((await store.listRecentJobs(a.id, 10)).map((j) => j.id)).toEqual([jobs[2]!.id, jobs[1]!.id, jobs[0]!.id]);
+        expect((await store.listRecentJobs(a.id, 2)).map((j) => j.id)).toEqual([jobs[2]!.id, jobs[1]!.id]);
+        expect((await store.listRecentJobs(a.id, 10))[0]).toEqual(jobs[2]);
+        expect(await store.listRecentJobs(randomUUID(), 10)).toEqual([]);
+      });
+    });
+
     describe('accounts', () => {
       it('stores, reads, updates and lists accounts', async () => {
         const a = await account({ name: 'first', plan: 'free', createdAt: T0 + 1 });

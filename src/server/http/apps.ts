@@ -6,6 +6,8 @@ import type { Logger } from '../log.js';
 import type { AppEnv } from './context.js';
 import { createApp } from './create-app.js';
 import { registerAudioRoutes } from './routes/audio.js';
+import { registerDashboardRoutes } from './routes/dashboard.js';
+import { registerDocsRoutes } from './routes/docs.js';
 import { registerJobRoutes } from './routes/jobs.js';
 import { type OpsDeps, registerOpsRoutes } from './routes/ops.js';
 import { registerVoiceRoutes } from './routes/voices.js';
@@ -41,6 +43,15 @@ export function createApiApp({ services, log, shutdown, withOps }: ApiAppOptions
     shutdown,
   });
   registerAudioRoutes(app, services);
+  // Web pages on the API origin, outside the API contract: the account dashboard and the API reference.
+  registerDashboardRoutes(app, {
+    store: services.store,
+    plans: config.plans,
+    signer: services.signer,
+    publicBaseUrl: config.publicBaseUrl,
+    billingUrl: config.billingUrl,
+  });
+  registerDocsRoutes(app);
   return app;
 }
 

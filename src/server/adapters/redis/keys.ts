@@ -25,6 +25,18 @@ export class RedisKeys {
   apiKeys(): string {
     return `${this.prefix}keys`;
   }
+  /** The account's job ids, scored by creation time (the dashboard's recent jobs). */
+  accountJobs(accountId: string): string {
+    return `${this.prefix}account:${accountId}:jobs`;
+  }
+  /** A dashboard session, by the SHA-256 of its id. */
+  session(idHash: string): string {
+    return `${this.prefix}session:${idHash}`;
+  }
+  /** A one-time sign-in token, by its SHA-256. */
+  signInToken(tokenHash: string): string {
+    return `${this.prefix}sign-in:${tokenHash}`;
+  }
   job(id: string): string {
     return `${this.prefix}job:${id}`;
   }

@@ -100,6 +100,22 @@ describe.skipIf(!redis)('RedisStore in Redis', () => {
     expect(await redis!.zScore(store.keys.jobExpiry(), job.id)).toBe(job.deleteAfter);
   });
 
+  it("drops a deleted job from its account's index of recent jobs", async () => {
+    const prefix = uniquePrefix('store-recent');
+    prefixes.push(prefix);
+    const store = new RedisStore(redis!, prefix);
+    const account = newAccount();
+    await store.createAccount(account);
+    const now = Date.now();
+    const kept = newJob(account.id, { createdAt: now, deleteAfter: now + 86_400_000 });
+    const gone = newJob(account.id, { createdAt: now, deleteAfter: now - 1 });
+    await store.createJob(kept, 10_000);
+    await store.createJob(gone, 10_000);
+    expect(await redis!.zCard(store.keys.accountJobs(account.id))).toBe(2);
+    expect(await store.deleteExpiredJobs(now, 10)).toEqual([gone.id]);
+    expect(await redis!.zRange(store.keys.accountJobs(account.id), 0, -1)).toEqual([kept.id]);
+  });
+
   it('keeps every key under its prefix', async () => {
     const prefix = uniquePrefix('store-prefix');
     prefixes.push(prefix);

@@ -6,6 +6,8 @@ import type {
   ClaimResult,
   CreateJobResult,
   JobRecord,
+  SessionRecord,
+  SignInTokenRecord,
   Store,
   UsageFigures,
 } from '../../ports.js';
@@ -417,7 +419,10 @@ export class RedisStore implements Store {
           ...pairs(job),
         ],
       )) as number[];
-      if (reply[0] === 1) return { kind: 'created' };
+      if (reply[0] === 1) {
+        await this.client.zAdd(this.keys.accountJobs(job.accountId), { score: job.createdAt, value: job.id });
+        return { kind: 'created' };
+      }
       return { kind: 'usage_exceeded', usedCentiminutes: Number(reply[1]), limitCentiminutes };
     });
   }
@@ -512,6 +517,8 @@ export class RedisStore implements Store {
           [id],
         );
         if (removed === 1) deleted.push(id);
+        // The account's index of recent jobs forgets it too (listRecentJobs also drops ids it cannot find).
+        if (ledger) await this.client.zRem(this.keys.accountJobs(ledger.accountId), id);
       }
       return deleted;
     });
@@ -520,9 +527,77 @@ export class RedisStore implements Store {
   async importLegacyJob(job: JobRecord): Promise<void> {
     return this.guard('importLegacyJob', async () => {
       const expireAt = recordExpiry(job.deleteAfter);
-      const multi = this.client.multi().hSet(this.keys.job(job.id), hashOf(job));
+      const multi = this.client
+        .multi()
+        .hSet(this.keys.job(job.id), hashOf(job))
+        .zAdd(this.keys.accountJobs(job.accountId), { score: job.createdAt, value: job.id });
       if (expireAt !== '') multi.pExpireAt(this.keys.job(job.id), Number(expireAt)).zAdd(this.keys.jobExpiry(), { score: job.deleteAfter, value: job.id });
       await multi.exec();
+    });
+  }
+
+  async listRecentJobs(accountId: string, limit: number): Promise<JobRecord[]> {
+    return this.guard('listRecentJobs', async () => {
+      const index = this.keys.accountJobs(accountId);
+      const jobs: JobRecord[] = [];
+      // Ids of jobs deleted since (retention) are dropped from the index as they are met.
+      for (let offset = 0; jobs.length < limit; offset += limit) {
+        const ids = await this.client.zRange(index, '+inf', '-inf', { BY: 'SCORE', REV: true, LIMIT: { offset, count: limit } });
+        if (ids.length === 0) break;
+        const gone: string[] = [];
+        for (const id of ids) {
+          const job = toJob(await this.hash(this.keys.job(id)));
+          if (job) jobs.push(job);
+          else gone.push(id);
+        }
+        if (gone.length > 0) {
+          await this.client.zRem(index, gone);
+          offset -= gone.length;
+        }
+      }
+      return jobs.slice(0, limit);
+    });
+  }
+
+  async createSession(session: SessionRecord): Promise<void> {
+    return this.guard('createSession', async () => {
+      const key = this.keys.session(session.idHash);
+      await this.client
+        .multi()
+        .hSet(key, { accountId: session.accountId, createdAt: String(session.createdAt), expiresAt: String(session.expiresAt) })
+        .pExpireAt(key, session.expiresAt)
+        .exec();
+    });
+  }
+
+  async getSession(idHash: string, now: number): Promise<SessionRecord | undefined> {
+    return this.guard('getSession', async () => {
+      const hash = await this.hash(this.keys.session(idHash));
+      if (hash.accountId === undefined || Number(hash.expiresAt) <= now) return undefined;
+      return { idHash, accountId: hash.accountId, createdAt: Number(hash.createdAt), expiresAt: Number(hash.expiresAt) };
+    });
+  }
+
+  async deleteSession(idHash: string): Promise<void> {
+    return this.guard('deleteSession', async () => {
+      await this.client.del(this.keys.session(idHash));
+    });
+  }
+
+  async createSignInToken(token: SignInTokenRecord): Promise<void> {
+    return this.guard('createSignInToken', async () => {
+      const key = this.keys.signInToken(token.tokenHash);
+      await this.client.set(key, `${token.expiresAt}:${token.accountId}`, { PXAT: token.expiresAt });
+    });
+  }
+
+  async consumeSignInToken(tokenHash: string, now: number): Promise<string | undefined> {
+    return this.guard('consumeSignInToken', async () => {
+      // GETDEL takes it in one step: of two requests with the same token, one gets it.
+      const value = await this.client.getDel(this.keys.signInToken(tokenHash));
+      if (value === null) return undefined;
+      const at = value.indexOf(':');
+      return Number(value.slice(0, at)) > now ? value.slice(at + 1) : undefined;
     });
   }
 

@@ -1,0 +1,174 @@
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { PlanSettings } from '../config.js';
+import type { Account, JobRecord, Store } from '../ports.js';
+import { displayKey } from './keys.js';
+import type { AudioUrlSigner } from './signing.js';
+import { centiminutesToMinutes, usageMonth } from './usage.js';
+
+/** A sign-in link is valid this long, and once. */
+export const SIGN_IN_TTL_MS = 15 * 60_000;
+/** A dashboard session ends this long after sign-in (server-side), or at sign-out. */
+export const SESSION_TTL_MS = 8 * 3_600_000;
+export const DASHBOARD_PATH = '/dashboard';
+export const SIGN_IN_PATH = `${DASHBOARD_PATH}/sign-in`;
+
+const sha256 = (value: string) => createHash('sha256').update(value, 'utf8').digest('hex');
+const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+
+export interface SignedIn {
+  /** The session id for the cookie (only its SHA-256 is stored). */
+  sessionId: string;
+  account: Account;
+  expiresAt: number;
+}
+
+/**
+ * Dashboard sign-in and sessions. The operator creates a one-time sign-in link for an account (the
+ * token in it is 256 random bits; the store keeps only its SHA-256, and hands it out once, within
+ * 15 minutes). Signing in always starts a new session (a fresh id: the id is rotated at sign-in);
+ * the session expires on the server. Forms carry a CSRF token derived from the session id.
+ */
+export class DashboardSessions {
+  constructor(private readonly store: Store) {}
+
+  async createSignInLink(accountId: string, publicBaseUrl: string, now = Date.now()): Promise<{ url: string; expiresAt: number }> {
+    if (!(await this.store.getAccount(accountId))) throw new Error(`No account ${accountId}.`);
+    const token = randomBytes(32).toString('base64url');
+    const expiresAt = now + SIGN_IN_TTL_MS;
+    await this.store.createSignInToken({ tokenHash: sha256(token), accountId, expiresAt });
+    return { url: `${publicBaseUrl.replace(/\/+$/, '')}${SIGN_IN_PATH}?token=${token}`, expiresAt };
+  }
+
+  /** Takes the token and starts a session; undefined when the token is unknown, used or expired. */
+  async signIn(token: string, now = Date.now()): Promise<SignedIn | undefined> {
+    if (!TOKEN_PATTERN.test(token)) return undefined;
+    const accountId = await this.store.consumeSignInToken(sha256(token), now);
+    if (!accountId) return undefined;
+    const account = await this.store.getAccount(accountId);
+    if (!account) return undefined;
+    const sessionId = randomBytes(32).toString('base64url');
+    const expiresAt = now + SESSION_TTL_MS;
+    await this.store.createSession({ idHash: sha256(sessionId), accountId, createdAt: now, expiresAt });
+    return { sessionId, account, expiresAt };
+  }
+
+  /** The signed-in account of a session id (from the cookie), unless it is unknown or expired. */
+  async resolve(sessionId: string | undefined, now = Date.now()): Promise<Account | undefined> {
+    if (!sessionId || !TOKEN_PATTERN.test(sessionId)) return undefined;
+    const session = await this.store.getSession(sha256(sessionId), now);
+    return session ? this.store.getAccount(session.accountId) : undefined;
+  }
+
+  async signOut(sessionId: string | undefined): Promise<void> {
+    if (sessionId && TOKEN_PATTERN.test(sessionId)) await this.store.deleteSession(sha256(sessionId));
+  }
+
+  /** The CSRF token of a session: an HMAC of a fixed label under the session id (never stored). */
+  csrfToken(sessionId: string): string {
+    return createHmac('sha256', sessionId).update('agent-tts dashboard csrf').digest('base64url');
+  }
+
+  csrfMatches(sessionId: string, presented: unknown): boolean {
+    if (typeof presented !== 'string') return false;
+    const expected = Buffer.from(this.csrfToken(sessionId));
+    const given = Buffer.from(presented);
+    return expected.length === given.length && timingSafeEqual(expected, given);
+  }
+}
+
+export interface KeyView {
+  displayKey: string;
+  name: string;
+  createdAt: number;
+  lastUsedAt?: number;
+  callCount: number;
+  revokedAt?: number;
+  active: boolean;
+}
+
+export interface UsageView {
+  plan: string;
+  subscription: string;
+  usedMinutes: number;
+  limitMinutes: number;
+  remainingMinutes: number;
+  /** When the monthly minutes reset: the first day of next month, 00:00 UTC. */
+  resetsAt: number;
+  retentionDays: number;
+  billingUrl: string;
+}
+
+export interface JobView {
+  id: string;
+  status: JobRecord['status'];
+  voice: string;
+  durationSeconds?: number;
+  createdAt: number;
+  /** Signed URL of the audio, for completed jobs whose audio is still kept. */
+  audioUrl?: string;
+}
+
+export interface DashboardView {
+  account: Account;
+  keys: KeyView[];
+  /** True while a key is active: creating another is refused (at most one). */
+  hasActiveKey: boolean;
+  usage: UsageView;
+  jobs: JobView[];
+}
+
+const RECENT_JOBS = 20;
+
+/** Everything the dashboard shows for an account, read through the store (never cached). */
+export async function dashboardView(
+  account: Account,
+  deps: { store: Store; plans: Record<string, PlanSettings>; signer: AudioUrlSigner; publicBaseUrl: string; billingUrl: string },
+  now = Date.now(),
+): Promise<DashboardView> {
+  const { store } = deps;
+  const [keys, usage, jobs] = await Promise.all([
+    store.listKeys(account.id),
+    store.getUsage(account.id, usageMonth(now)),
+    store.listRecentJobs(account.id, RECENT_JOBS),
+  ]);
+  const plan = deps.plans[account.plan] ?? { apiAccess: false, retentionDays: 0, monthlyMinutes: 0 };
+  const used = centiminutesToMinutes(usage.usedCentiminutes);
+  const month = new Date(now);
+  const keyViews = keys
+    .map((k) => ({
+      displayKey: displayKey(k.publicId),
+      name: k.name,
+      createdAt: k.createdAt,
+      lastUsedAt: k.lastUsedAt,
+      callCount: k.callCount,
+      revokedAt: k.revokedAt,
+      active: k.revokedAt === undefined,
+    }))
+    .sort((a, b) => Number(b.active) - Number(a.active) || b.createdAt - a.createdAt);
+  return {
+    account,
+    keys: keyViews,
+    hasActiveKey: keyViews.some((k) => k.active),
+    usage: {
+      plan: account.plan,
+      subscription: account.subscription,
+      usedMinutes: used,
+      limitMinutes: plan.monthlyMinutes,
+      remainingMinutes: Math.max(0, Math.round((plan.monthlyMinutes - used) * 100) / 100),
+      resetsAt: Date.UTC(month.getUTCFullYear(), month.getUTCMonth() + 1, 1),
+      retentionDays: plan.retentionDays,
+      billingUrl: deps.billingUrl,
+    },
+    jobs: jobs.map((j) => ({
+      id: j.id,
+      status: j.status,
+      voice: j.voice,
+      durationSeconds: j.durationSeconds,
+      createdAt: j.createdAt,
+      audioUrl:
+        j.status === 'completed' && (j.legacyExpiresAt === undefined || j.legacyExpiresAt > now)
+          ? deps.signer.sign(deps.publicBaseUrl, j.id, now)
+          : undefined,
+    })),
+  };
+}
