@@ -114,10 +114,10 @@ export class S3AudioStorage implements AudioStorage {
   private unavailable(what: string, error: unknown): Error {
     if (error instanceof AudioStorageUnavailableError) return error;
     const status = httpStatus(error);
-    // The SDK's message may quote request details; only the error's name and status are kept.
-    return new AudioStorageUnavailableError(
-      `audio store s3://${this.bucket}/${this.prefix}: ${what} failed (${errorName(error) || 'error'}${status ? `, HTTP ${status}` : ''})`,
-    );
+    // The SDK's message may quote request details; only the error's name (or system code) and status are kept.
+    const code = (error as { code?: unknown })?.code;
+    const name = typeof code === 'string' && /^E[A-Z]+$/.test(code) ? code : errorName(error) || 'error';
+    return new AudioStorageUnavailableError(`audio store s3://${this.bucket}/${this.prefix}: ${what} failed (${name}${status ? `, HTTP ${status}` : ''})`);
   }
 
   /** Markers under the root, or of one job (or one writer of it). */
