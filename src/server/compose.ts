@@ -7,7 +7,7 @@ import { MemoryRateLimiter } from './adapters/memory-rate-limiter.js';
 import type { RedisBackends } from './adapters/redis/index.js';
 import type { SynthesisWorker } from './adapters/redis/synthesis-worker.js';
 import { SqliteStore } from './adapters/sqlite-store.js';
-import type { Config } from './config.js';
+import { ConfigError, type Config } from './config.js';
 import { Authenticator } from './domain/auth.js';
 import { JobRunner } from './domain/job-runner.js';
 import { JobService } from './domain/jobs.js';
@@ -34,16 +34,35 @@ export interface Storage {
 }
 
 export async function openStorage(config: Config, log: Logger, processName: string, options: { cacheReads?: boolean } = {}): Promise<Storage> {
+  // Checked before any other backend is opened: a store that cannot be used is a configuration error.
+  const objectStore = config.s3 ? await openObjectStore(config.s3) : undefined;
   if (config.redisUrl) {
     const { openRedisBackends } = await import('./adapters/redis/index.js');
     const redis = openRedisBackends(config, log, processName, options);
     // Every process of the deployment writes to the one audio directory: a run that lost its queue
     // lock may still be writing its own partial file, so leftovers count as such only once stale.
-    const audio = new LocalAudioStorage(join(config.dataDir, 'audio'), SHARED_PART_STALE_MS);
+    const audio = objectStore ?? new LocalAudioStorage(join(config.dataDir, 'audio'), SHARED_PART_STALE_MS);
     return { store: redis.store, audio, redis, close: () => redis.close() };
   }
   const store = new SqliteStore(join(config.dataDir, 'agent-tts.sqlite'));
-  return { store, audio: new LocalAudioStorage(join(config.dataDir, 'audio')), close: () => store.close() };
+  return { store, audio: objectStore ?? new LocalAudioStorage(join(config.dataDir, 'audio')), close: () => store.close() };
+}
+
+/** The S3 adapter, once the bucket answers (HeadBucket); otherwise a ConfigError naming endpoint and bucket. */
+async function openObjectStore(s3: NonNullable<Config['s3']>): Promise<AudioStorage> {
+  const { S3AudioStorage, createS3Client } = await import('./adapters/s3-audio-storage.js');
+  const client = createS3Client(s3);
+  const audio = new S3AudioStorage({ client, bucket: s3.bucket, prefix: s3.prefix });
+  try {
+    await audio.ping();
+  } catch (error) {
+    client.destroy();
+    const where = s3.endpoint ?? `the AWS endpoint of region ${s3.region}`;
+    throw new ConfigError(
+      `AUDIO_STORE: the bucket "${s3.bucket}" at ${where} cannot be used (${(error as Error).message}); check AUDIO_STORE, S3_ENDPOINT, S3_REGION, S3_FORCE_PATH_STYLE and the credentials`,
+    );
+  }
+  return audio;
 }
 
 function createSynth(config: Config): Synthesizer {

@@ -65,6 +65,14 @@ const EnvSchema = z.object({
   UPSTREAM_TIMEOUT_MS: positiveInt.default(30_000),
   REDIS_URL: z.string().url().optional(),
   REDIS_PREFIX: z.string().min(1).default('agent-tts:'),
+  /** Where audio is kept: unset = `<DATA_DIR>/audio`; `s3://bucket/prefix` = an object store. */
+  AUDIO_STORE: z.string().optional(),
+  S3_ENDPOINT: z
+    .string()
+    .regex(/^https?:\/\/[^/\s]+\/?$/i, 'expected an http(s) origin such as http://127.0.0.1:9000')
+    .optional(),
+  S3_REGION: z.string().regex(/^[a-z0-9-]+$/, 'expected a region name such as us-east-1').optional(),
+  S3_FORCE_PATH_STYLE: z.enum(['true', 'false']).default('false'),
   /** `false` runs an API process without synthesis workers (distributed mode, workers elsewhere). */
   LOCAL_WORKERS: z.enum(['true', 'false']).default('true'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -100,6 +108,8 @@ export interface Config {
   upstream: { baseUrls: { kokoro?: string; supertonic?: string }; model?: string; apiKey?: string; timeoutMs: number };
   redisUrl?: string;
   redisPrefix: string;
+  /** Set when audio is kept in an object store (AUDIO_STORE=s3://…); otherwise `<dataDir>/audio`. */
+  s3?: { bucket: string; prefix: string; endpoint?: string; region: string; forcePathStyle: boolean };
   localWorkers: boolean;
   logLevel: string;
   shutdownGraceMs: number;
@@ -134,6 +144,39 @@ function signingSecret(dataDir: string, fromEnv?: string): string {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return readFileSync(file, 'utf8').trim();
     throw error;
   }
+}
+
+export interface S3Location {
+  bucket: string;
+  /** Key prefix without leading or trailing slash ('' for the bucket's root). */
+  prefix: string;
+}
+
+/** `s3://bucket/some/prefix` → { bucket, prefix }; undefined when it is not such a URL. */
+export function parseS3Url(url: string): S3Location | undefined {
+  const m = /^s3:\/\/([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])(?:\/(.*))?$/.exec(url);
+  if (!m) return undefined;
+  const prefix = (m[2] ?? '').replace(/^\/+|\/+$/g, '');
+  if (prefix.split('/').some((p) => p === '.' || p === '..') || /\/\//.test(prefix)) return undefined;
+  return { bucket: m[1]!, prefix };
+}
+
+function s3Settings(e: z.infer<typeof EnvSchema>, env: NodeJS.ProcessEnv): Config['s3'] {
+  if (e.AUDIO_STORE === undefined || e.AUDIO_STORE === '') {
+    const stray = (['S3_ENDPOINT', 'S3_REGION'] as const).find((name) => e[name] !== undefined);
+    if (stray) throw new ConfigError(`${stray}: set, but AUDIO_STORE is not an s3:// URL (audio stays in DATA_DIR/audio); set AUDIO_STORE=s3://bucket/prefix or unset ${stray}`);
+    return undefined;
+  }
+  const location = parseS3Url(e.AUDIO_STORE);
+  if (!location) {
+    throw new ConfigError(`AUDIO_STORE: expected s3://bucket/prefix (a bucket name of 3-63 lower-case letters, digits, dots and hyphens); got "${e.AUDIO_STORE}"`);
+  }
+  return {
+    ...location,
+    endpoint: e.S3_ENDPOINT?.replace(/\/$/, ''),
+    region: e.S3_REGION ?? env.AWS_REGION ?? env.AWS_DEFAULT_REGION ?? 'us-east-1',
+    forcePathStyle: e.S3_FORCE_PATH_STYLE === 'true',
+  };
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -192,6 +235,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     redisUrl: e.REDIS_URL,
     redisPrefix: e.REDIS_PREFIX,
+    s3: s3Settings(e, env),
     localWorkers: e.LOCAL_WORKERS === 'true',
     logLevel: e.LOG_LEVEL,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,

@@ -179,6 +179,11 @@ export interface AudioWriter {
   abort(): Promise<void>;
 }
 
+/** The audio storage's backend cannot be reached (an object store down): retry later. */
+export class AudioStorageUnavailableError extends Error {
+  override readonly name = 'AudioStorageUnavailableError';
+}
+
 /**
  * Audio files addressed by job id, never by path, so that a backend is one adapter: a local directory
  * (default) or an object store. Partial writes of a job are kept apart from finished audio, so a dead

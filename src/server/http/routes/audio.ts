@@ -5,7 +5,7 @@ import { getAudioRoute } from '../../../contract/routes.js';
 import { AudioPathParams } from '../../../contract/schemas.js';
 import { ApiError } from '../../domain/errors.js';
 import type { AudioUrlSigner } from '../../domain/signing.js';
-import type { AudioStorage, ByteRange, Store } from '../../ports.js';
+import { AudioStorageUnavailableError, type AudioStorage, type ByteRange, type Store } from '../../ports.js';
 import type { AppEnv } from '../context.js';
 import { answerOtherMethods } from '../create-app.js';
 
@@ -13,6 +13,30 @@ export interface AudioRouteDeps {
   store: Pick<Store, 'getJob'>;
   audio: AudioStorage;
   signer: AudioUrlSigner;
+}
+
+/** Seconds a client is told to wait when the audio store cannot be reached. */
+export const STORE_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * An audio store that cannot be reached answers 503 INTERNAL_ERROR with Retry-After (HTTP's status for
+ * a passing outage; docs/api-rules.md#audio-urls), never the adapter's text.
+ */
+async function fromStore<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof AudioStorageUnavailableError) {
+      throw new ApiError(
+        'INTERNAL_ERROR',
+        `The audio store cannot be reached at the moment. Retry in ${STORE_RETRY_AFTER_SECONDS} seconds (Retry-After).`,
+        undefined,
+        { 'Retry-After': String(STORE_RETRY_AFTER_SECONDS) },
+        503,
+      );
+    }
+    throw error;
+  }
 }
 
 /**
@@ -37,7 +61,7 @@ export function registerAudioRoutes(app: OpenAPIHono<AppEnv>, deps: AudioRouteDe
     if (!signer.verify(jobId, expires, sig, now)) throw new ApiError('NOT_FOUND', AUDIO_URL_INVALID_MESSAGE);
     const job = await store.getJob(jobId);
     const legacyExpired = job?.legacyExpiresAt !== undefined && job.legacyExpiresAt <= now;
-    const stat = job && job.status === 'completed' && !legacyExpired ? await audio.stat(jobId) : undefined;
+    const stat = job && job.status === 'completed' && !legacyExpired ? await fromStore(() => audio.stat(jobId)) : undefined;
     if (!stat) throw new ApiError('NOT_FOUND', AUDIO_URL_INVALID_MESSAGE);
 
     c.header('Content-Type', 'audio/mpeg');
@@ -53,7 +77,7 @@ export function registerAudioRoutes(app: OpenAPIHono<AppEnv>, deps: AudioRouteDe
     if (range) c.header('Content-Range', `bytes ${start}-${end}/${stat.size}`);
     const status = range ? 206 : 200;
     if (c.req.method === 'HEAD' || stat.size === 0) return c.body(null, status);
-    const stream = await audio.open(jobId, { start, end });
+    const stream = await fromStore(() => audio.open(jobId, { start, end }));
     if (!stream) throw new ApiError('NOT_FOUND', AUDIO_URL_INVALID_MESSAGE);
     return c.body(stream, status);
   });

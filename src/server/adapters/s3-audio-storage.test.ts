@@ -1,0 +1,77 @@
+import { randomUUID } from 'node:crypto';
+import { ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startS3Server, S3RVER_CREDENTIALS, type S3Server } from '../../../test/helpers/s3.js';
+import { describeAudioStorageContract } from './audio-storage.contract.js';
+import { parseS3Url } from '../config.js';
+import { createS3Client, S3AudioStorage, S3_PART_BYTES } from './s3-audio-storage.js';
+import { AudioStorageUnavailableError } from '../ports.js';
+
+Object.assign(process.env, S3RVER_CREDENTIALS);
+
+let server: S3Server | undefined;
+async function s3(): Promise<S3Server> {
+  server ??= await startS3Server();
+  return server;
+}
+afterAll(async () => {
+  await server?.close();
+});
+
+function storageOn(s: S3Server, prefix = `t-${randomUUID()}`): S3AudioStorage {
+  const client = createS3Client({ endpoint: s.endpoint, region: 'us-east-1', forcePathStyle: true });
+  return new S3AudioStorage({ client, bucket: s.bucket, prefix });
+}
+
+describeAudioStorageContract('S3 (s3rver)', async () => {
+  const storage = storageOn(await s3());
+  return {
+    storage,
+    age: (jobId, ms) => storage.restampMarkers(jobId, (m) => m.touchedAt - ms),
+    close: async () => undefined,
+  };
+});
+
+describe('S3AudioStorage', () => {
+  let s: S3Server;
+  beforeAll(async () => {
+    s = await s3();
+  });
+
+  it('streams a file of several parts into one object at <prefix>/<job>.mp3, nothing before commit', async () => {
+    const storage = storageOn(s, 'audio/p1');
+    const job = randomUUID();
+    const w = await storage.createWriter(job);
+    const chunk = Buffer.alloc(1024 * 1024, 7);
+    for (let i = 0; i < 11; i++) await w.write(chunk);
+    expect(await storage.stat(job)).toBeUndefined();
+    expect(await w.commit()).toEqual({ size: 11 * 1024 * 1024 });
+    expect(11 * 1024 * 1024).toBeGreaterThan(2 * S3_PART_BYTES);
+    const client = createS3Client({ endpoint: s.endpoint, forcePathStyle: true });
+    const listed = await client.send(new ListObjectsV2Command({ Bucket: s.bucket, Prefix: 'audio/p1/' }));
+    expect((listed.Contents ?? []).map((o) => o.Key)).toEqual([`audio/p1/${job}.mp3`]);
+    const tail = await storage.open(job, { start: 11 * 1024 * 1024 - 3, end: 11 * 1024 * 1024 - 1 });
+    const parts: Uint8Array[] = [];
+    for await (const p of tail as unknown as AsyncIterable<Uint8Array>) parts.push(p);
+    expect(Buffer.concat(parts)).toEqual(Buffer.from([7, 7, 7]));
+  });
+
+  it('reports an unreachable store as AudioStorageUnavailableError naming the bucket, without credentials', async () => {
+    const client = createS3Client({ endpoint: 'http://127.0.0.1:9', forcePathStyle: true });
+    const storage = new S3AudioStorage({ client, bucket: 'nowhere', prefix: 'x' });
+    const error = await storage.ping().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AudioStorageUnavailableError);
+    expect(String((error as Error).message)).toContain('s3://nowhere/x/');
+    expect(String((error as Error).message)).not.toContain('S3RVER');
+    await expect(storage.stat(randomUUID())).rejects.toBeInstanceOf(AudioStorageUnavailableError);
+    await expect(storage.open(randomUUID())).rejects.toBeInstanceOf(AudioStorageUnavailableError);
+  });
+
+  it('parses s3:// URLs', () => {
+    expect(parseS3Url('s3://my-bucket/a/b/')).toEqual({ bucket: 'my-bucket', prefix: 'a/b' });
+    expect(parseS3Url('s3://my-bucket')).toEqual({ bucket: 'my-bucket', prefix: '' });
+    expect(parseS3Url('s3://B/x')).toBeUndefined();
+    expect(parseS3Url('s3://bucket/../x')).toBeUndefined();
+    expect(parseS3Url('/data/audio')).toBeUndefined();
+  });
+});

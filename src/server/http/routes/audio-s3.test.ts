@@ -1,0 +1,99 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodeMp3 } from '../../../../test/helpers/http.js';
+import { startInProcess, type InProcessServer } from '../../../../test/helpers/in-process.js';
+import { S3RVER_CREDENTIALS, startS3Server, type S3Server } from '../../../../test/helpers/s3.js';
+import { composeApi } from '../../compose.js';
+import { ConfigError, loadConfig } from '../../config.js';
+import { createLogger } from '../../log.js';
+
+Object.assign(process.env, S3RVER_CREDENTIALS);
+
+const json = async (res: Response) => ({ status: res.status, headers: res.headers, body: await res.json() });
+
+describe('audio kept in an S3 store, in process', () => {
+  let s3: S3Server;
+  let server: InProcessServer;
+  beforeAll(async () => {
+    s3 = await startS3Server();
+    server = await startInProcess({ AUDIO_STORE: `s3://${s3.bucket}/audio`, ...s3.env });
+  });
+  afterAll(async () => {
+    await server?.close();
+    await s3?.close();
+  });
+
+  it('serves the job’s audio from the store, whole and by range, then answers 503 with Retry-After when the store is gone', async () => {
+    const { key } = await server.newKey();
+    const posted = await json(await server.request('POST', '/v1/agent-tts', { key, body: { text: 'Audio kept in a bucket.' } }));
+    expect(posted.status).toBe(200);
+    expect(posted.body.status).toBe('completed');
+    const url = new URL(posted.body.audio_url);
+    const path = url.pathname + url.search;
+
+    const whole = await server.app.request(path);
+    expect(whole.status).toBe(200);
+    const bytes = new Uint8Array(await whole.arrayBuffer());
+    expect(whole.headers.get('content-length')).toBe(String(bytes.byteLength));
+    const decoded = await decodeMp3(bytes);
+    expect(Math.abs(decoded.seconds - posted.body.audio.duration_seconds)).toBeLessThan(0.1);
+
+    const part = await server.app.request(path, { headers: { range: 'bytes=0-0' } });
+    expect(part.status).toBe(206);
+    expect(part.headers.get('content-range')).toBe(`bytes 0-0/${bytes.byteLength}`);
+    expect(new Uint8Array(await part.arrayBuffer())).toEqual(bytes.subarray(0, 1));
+    const tail = await server.app.request(path, { headers: { range: 'bytes=-100' } });
+    expect(tail.status).toBe(206);
+    expect(new Uint8Array(await tail.arrayBuffer())).toEqual(bytes.subarray(bytes.byteLength - 100));
+    const beyond = await server.app.request(path, { headers: { range: `bytes=${bytes.byteLength}-` } });
+    expect(beyond.status).toBe(416);
+    expect(beyond.headers.get('content-range')).toBe(`bytes */${bytes.byteLength}`);
+
+    await s3.close();
+    const down = await json(await server.app.request(path));
+    expect(down.status).toBe(503);
+    expect(down.headers.get('retry-after')).toBe('5');
+    expect(down.body).toMatchObject({ success: false, error: { code: 'INTERNAL_ERROR' } });
+    const text = JSON.stringify(down.body);
+    expect(text).not.toContain('S3RVER');
+    expect(text).not.toMatch(/\n\s+at |s3:\/\/|127\.0\.0\.1/);
+    const ready = await json(await server.opsApp.request('/readyz'));
+    expect(ready.status).toBe(503);
+    expect(ready.body.error.details.checks).toMatchObject({ audio_storage: 'unreachable' });
+  });
+
+  it('refuses to start when the bucket cannot be reached, naming the endpoint and the bucket', async () => {
+    const config = loadConfig({
+      DATA_DIR: await mkdtemp(join(tmpdir(), 'agent-tts-s3-unreachable-')),
+      LOG_LEVEL: 'silent',
+      AUDIO_STORE: 's3://missing-bucket/x',
+      S3_ENDPOINT: 'http://127.0.0.1:9',
+      S3_FORCE_PATH_STYLE: 'true',
+    });
+    const error = await composeApi(config, createLogger('silent')).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as Error).message).toContain('http://127.0.0.1:9');
+    expect((error as Error).message).toContain('"missing-bucket"');
+  });
+
+  it('validates the variables at start', () => {
+    const base = { DATA_DIR: join(tmpdir(), 'agent-tts-s3-config') };
+    expect(() => loadConfig({ ...base, AUDIO_STORE: '/srv/audio' })).toThrow(/AUDIO_STORE/);
+    expect(() => loadConfig({ ...base, AUDIO_STORE: 's3://Bad_Bucket/x' })).toThrow(/AUDIO_STORE/);
+    expect(() => loadConfig({ ...base, AUDIO_STORE: 's3://ok-bucket', S3_ENDPOINT: 'minio:9000' })).toThrow(/S3_ENDPOINT/);
+    expect(() => loadConfig({ ...base, AUDIO_STORE: 's3://ok-bucket', S3_FORCE_PATH_STYLE: 'yes' })).toThrow(/S3_FORCE_PATH_STYLE/);
+    expect(() => loadConfig({ ...base, S3_ENDPOINT: 'http://127.0.0.1:9000' })).toThrow(/S3_ENDPOINT.*AUDIO_STORE/);
+    expect(loadConfig({ ...base, AUDIO_STORE: 's3://ok-bucket/a/b', S3_REGION: 'eu-west-1' }).s3).toEqual({
+      bucket: 'ok-bucket',
+      prefix: 'a/b',
+      endpoint: undefined,
+      region: 'eu-west-1',
+      forcePathStyle: false,
+    });
+  });
+});
