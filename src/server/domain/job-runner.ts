@@ -67,13 +67,17 @@ export class JobRunner implements JobRun {
       // one that lost its queue lock, which can no longer settle the job): remove them whatever their age.
       await this.audio.removeLeftovers(jobId, 0);
       const completedAt = Date.now();
-      await this.store.completeJob(jobId, {
+      const settled = await this.store.completeJob(jobId, {
         durationSeconds: Math.round(result.durationSeconds * 1000) / 1000,
         fileSizeBytes: result.bytes,
         completedAt,
         processingTimeMs: completedAt - job.createdAt,
         chargedCentiminutes: secondsToCentiminutes(result.durationSeconds),
       });
+      if (!settled && !(await this.store.getJob(jobId).catch(() => undefined))) {
+        // The record went while the job ran (its retention ended, e.g. a plan with 0 days): its audio goes too.
+        await this.audio.delete(jobId).catch(() => undefined);
+      }
       this.log.info({ job_id: jobId, audio_seconds: result.durationSeconds, wall_ms: completedAt - started }, 'job completed');
       return true;
     } catch (error) {
