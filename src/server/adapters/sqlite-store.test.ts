@@ -17,6 +17,12 @@ describeStoreContract('SqliteStore', async () => {
   };
 });
 
+/**
+ * Another connection's writes are looked for once per turn of the event loop (a request is read from
+ * its socket in a turn of its own): the next request, not the next read in the same turn, sees them.
+ */
+const nextRequest = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 describe('SqliteStore read cache', () => {
   let dir: string;
   let file: string;
@@ -45,9 +51,11 @@ describe('SqliteStore read cache', () => {
     expect((await api.getAccount(a.id))?.subscription).toBe('active');
 
     expect(await admin.revokeKey(k.publicId, 1234)).toBe(true);
+    await nextRequest();
     expect((await api.getKey(k.publicId))?.revokedAt).toBe(1234);
 
     expect(await admin.updateAccount(a.id, { subscription: 'inactive' })).toBe(true);
+    await nextRequest();
     expect((await api.getAccount(a.id))?.subscription).toBe('inactive');
   });
 
@@ -79,12 +87,15 @@ describe('SqliteStore read cache', () => {
     expect(
       await admin.completeJob(job.id, { durationSeconds: 2, fileSizeBytes: 10, completedAt: 1, processingTimeMs: 5, chargedCentiminutes: 7 }),
     ).toBe(true);
+    await nextRequest();
     expect((await api.getJob(job.id))?.status).toBe('completed');
     expect((await api.getJob(job.id))?.status).toBe('completed');
     expect((await api.getUsage(a.id, job.usageMonth)).usedCentiminutes).toBe(7);
     await admin.setUsage(a.id, job.usageMonth, 42);
+    await nextRequest();
     expect((await api.getUsage(a.id, job.usageMonth)).usedCentiminutes).toBe(42);
     expect(await admin.deleteExpiredJobs(job.deleteAfter, 10)).toEqual([job.id]);
+    await nextRequest();
     expect(await api.getJob(job.id)).toBeUndefined();
   });
 });
