@@ -6,7 +6,7 @@ import { AgentServer, HonoBaseline, LeanPollBaseline } from '../harness/agent-se
 import { completedJob, describeFailure, getJob } from '../harness/api.js';
 import { cannon, type CannonFigures } from '../harness/cannon.js';
 import { httpRequest } from '../harness/http-client.js';
-import { MB } from '../harness/proc.js';
+import { MB, procCpuSeconds } from '../harness/proc.js';
 import { monotonicUs, profileMarkdown, readProfile, type ComponentRules, type ProfileSummary, type ProfileWindow } from '../harness/profile.js';
 import { countKeys, deleteKeys, redisReachable } from '../harness/redis.js';
 import { status, type BenchContext, type BenchmarkOutput, type TargetResult } from '../harness/report-types.js';
@@ -35,6 +35,8 @@ interface Side {
   name: string;
   url: string;
   headers?: Record<string, string>;
+  /** The serving process, whose CPU time per request is measured alongside. */
+  pid: number;
 }
 
 interface SideFigures {
@@ -44,16 +46,26 @@ interface SideFigures {
   requests: number;
   non2xx: number;
   errors: number;
-  rounds: CannonFigures[];
+  /**
+   * CPU time (user + system, all threads, from /proc) of the serving process per answered request: the
+   * cost of a poll, which a busy machine changes far less than it changes requests per second. For the
+   * Redis side it leaves out the Redis server's own work.
+   */
+  cpu_us_per_request: number;
+  rounds: Round[];
 }
+
+type Round = CannonFigures & { cpu_s: number };
 
 interface Ratio {
   /** Requests per second of one side over the other's, over all rounds. */
   ratio: number;
   per_round: number[];
+  /** The same share by CPU time per request: b's over a's (how much of a's CPU per poll b's work is). */
+  by_cpu: number;
 }
 
-function combine(rounds: CannonFigures[]): SideFigures {
+function combine(rounds: Round[]): SideFigures {
   const ok = rounds.reduce((s, r) => s + r.rps * r.duration_s, 0);
   const seconds = rounds.reduce((s, r) => s + r.duration_s, 0);
   return {
@@ -63,12 +75,17 @@ function combine(rounds: CannonFigures[]): SideFigures {
     requests: rounds.reduce((s, r) => s + r.requests, 0),
     non2xx: rounds.reduce((s, r) => s + r.non2xx, 0),
     errors: rounds.reduce((s, r) => s + r.errors, 0),
+    cpu_us_per_request: round((rounds.reduce((s, r) => s + r.cpu_s, 0) * 1e6) / Math.max(1, rounds.reduce((s, r) => s + r.requests, 0)), 1),
     rounds,
   };
 }
 
 function ratio(a: SideFigures, b: SideFigures): Ratio {
-  return { ratio: round(a.rps / b.rps, 3), per_round: a.rounds.map((r, i) => round(r.rps / b.rounds[i]!.rps, 3)) };
+  return {
+    ratio: round(a.rps / b.rps, 3),
+    per_round: a.rounds.map((r, i) => round(r.rps / b.rounds[i]!.rps, 3)),
+    by_cpu: round(b.cpu_us_per_request / a.cpu_us_per_request, 3),
+  };
 }
 
 /**
@@ -77,12 +94,14 @@ function ratio(a: SideFigures, b: SideFigures): Ratio {
  */
 async function measureSides(ctx: BenchContext, sides: Side[], params: Params): Promise<{ window: ProfileWindow; figures: Record<string, SideFigures> }> {
   for (const side of sides) await cannon(side.url, { connections: params.connections, durationS: params.warmup_s, headers: side.headers });
-  const rounds = new Map<string, CannonFigures[]>(sides.map((s) => [s.name, []]));
+  const rounds = new Map<string, Round[]>(sides.map((s) => [s.name, []]));
   const window = { startUs: monotonicUs(), endUs: 0 };
   for (let r = 0; r < params.rounds; r++) {
     const order = r % 2 === 0 ? sides : [...sides].reverse();
     for (const side of order) {
-      rounds.get(side.name)!.push(await cannon(side.url, { connections: params.connections, durationS: params.duration_s, headers: side.headers }));
+      const cpuBefore = procCpuSeconds(side.pid) ?? Number.NaN;
+      const figures = await cannon(side.url, { connections: params.connections, durationS: params.duration_s, headers: side.headers });
+      rounds.get(side.name)!.push({ ...figures, cpu_s: (procCpuSeconds(side.pid) ?? Number.NaN) - cpuBefore });
     }
     ctx.log(`  round ${r + 1}/${params.rounds}: ${sides.map((s) => `${s.name} ${rounds.get(s.name)!.at(-1)!.rps}`).join(', ')} req/s`);
   }
@@ -140,7 +159,7 @@ async function pollSide(name: string, server: AgentServer): Promise<Side> {
   const jobId = String((await completedJob(server.baseUrl, key, INLINE_TEXT)).job_id);
   const check = await getJob(server.baseUrl, key, jobId);
   if (check.status !== 200 || check.json?.status !== 'completed') throw new Error(`polling the job does not answer completed: ${describeFailure(check)}`);
-  return { name, url: `${server.baseUrl}${API_PATH}?id=${jobId}`, headers: { authorization: `Bearer ${key}` } };
+  return { name, url: `${server.baseUrl}${API_PATH}?id=${jobId}`, headers: { authorization: `Bearer ${key}` }, pid: server.pid };
 }
 
 /** The structure of a JSON value: its keys, in order, and the types of their values. */
@@ -223,8 +242,8 @@ export async function runPoll(ctx: BenchContext): Promise<BenchmarkOutput> {
   const redisPrefix = `agent-tts-bench-${process.pid}-${randomBytes(4).toString('hex')}:`;
   let redis: RedisOutcome = { available: false, reason: 'not tried' };
   try {
-    const honoSide: Side = { name: 'hono', url: hono.url };
-    const leanSide: Side = { name: 'lean', url: `${lean.baseUrl}${API_PATH}?id=${lean.jobId}`, headers: { authorization: `Bearer ${lean.key}` } };
+    const honoSide: Side = { name: 'hono', url: hono.url, pid: hono.process.pid };
+    const leanSide: Side = { name: 'lean', url: `${lean.baseUrl}${API_PATH}?id=${lean.jobId}`, headers: { authorization: `Bearer ${lean.key}` }, pid: lean.process.pid };
 
     ctx.log('poll: embedded server');
     const embedded = await startServer(ctx, 'embedded', { RATE_WINDOW_SECONDS: WINDOW_SECONDS });
@@ -324,7 +343,7 @@ export async function runPoll(ctx: BenchContext): Promise<BenchmarkOutput> {
     const target = (id: string, wording: string, r: Ratio | undefined, goal: number, what: string, unavailable?: string): TargetResult => ({
       id,
       target: wording,
-      measured: r ? `${pct(r.ratio)} (${what}; per round ${r.per_round.map(pct).join(', ')})` : `not available: ${unavailable}`,
+      measured: r ? `${pct(r.ratio)} (${what}; per round ${r.per_round.map(pct).join(', ')}; by CPU time per request ${pct(r.by_cpu)})` : `not available: ${unavailable}`,
       status: !r || ctx.quick ? 'not evaluated' : status(r.ratio >= goal),
       note: r && ctx.quick ? `quick run: indicative only (${r.ratio >= goal ? 'would pass' : 'would miss'})` : undefined,
     });
@@ -342,8 +361,10 @@ export async function runPoll(ctx: BenchContext): Promise<BenchmarkOutput> {
     ];
 
     const row = (label: string, s: SideFigures | undefined, extra: string) =>
-      s ? `| ${label} | ${s.rps} | ${s.p50_ms} / ${s.p99_ms} | ${s.rounds.map((r) => r.rps).join(', ')} | ${extra} |` : `| ${label} | not available (${redis.available ? '' : redis.reason}) | | | |`;
-    const share = (r: Ratio | undefined, of: string) => (r ? `**${pct(r.ratio)}** of ${of} (rounds ${r.per_round.map(pct).join(', ')})` : '');
+      s
+        ? `| ${label} | ${s.rps} | ${s.p50_ms} / ${s.p99_ms} | ${s.rounds.map((r) => r.rps).join(', ')} | ${s.cpu_us_per_request} | ${extra} |`
+        : `| ${label} | not available (${redis.available ? '' : redis.reason}) | | | | |`;
+    const share = (r: Ratio | undefined, of: string) => (r ? `**${pct(r.ratio)}** of ${of} (rounds ${r.per_round.map(pct).join(', ')}; by CPU per request ${pct(r.by_cpu)})` : '');
     const md = [
       `autocannon, ${params.connections} connections, ${params.rounds} rounds of ${params.duration_s} s per side after ${params.warmup_s} s of warm-up each; ` +
         `every round measures every side, in an order that alternates (${main.figures.redis ? 'A B C D, D C B A' : 'A B C, C B A'}, …), so that the machine's drift falls on all alike. ` +
@@ -353,8 +374,8 @@ export async function runPoll(ctx: BenchContext): Promise<BenchmarkOutput> {
         '(`bench/harness/lean-poll.ts`: node:http and better-sqlite3 doing only the necessary work of a poll — bearer key, SHA-256 and constant-time compare, ' +
         'key, account, job and usage read with prepared statements, the GET counted in a rolling window, an HMAC-signed audio URL, the same JSON body and headers).',
       '',
-      '| Side | req/s | p50 / p99 ms | req/s per round | Share |',
-      '| --- | ---: | ---: | --- | --- |',
+      '| Side | req/s | p50 / p99 ms | req/s per round | CPU µs per request | Share |',
+      '| --- | ---: | ---: | --- | ---: | --- |',
       row('bare Hono', f.hono, ''),
       row('lean poll handler', f.lean, share(ratios.lean_vs_hono, 'Hono')),
       row('embedded server (SQLite)', f.embedded, `${share(ratios.embedded_vs_lean, 'lean')}; ${share(ratios.embedded_vs_hono, 'Hono')}`),
