@@ -24,8 +24,8 @@ export interface LoggerOptions {
   /**
    * Write to stdout asynchronously and in batches (servers): a log line no longer blocks the request
    * that writes it, and lines leave in order, gathered into writes of up to LOG_BATCH_BYTES, at the
-   * latest LOG_FLUSH_MS after they were logged (one write system call per request was a tenth of a
-   * poll's time under load); whatever is pending is written synchronously when the process exits.
+   * latest LOG_FLUSH_MS after they were logged, rather than in one write system call per request
+   * line; whatever is pending is written synchronously when the process exits.
    */
   asyncStdout?: boolean;
 }
