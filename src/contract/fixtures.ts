@@ -40,6 +40,12 @@ export const ConformanceFixtures = z.object({
       denied_origin: z.string().url(),
     })
     .optional(),
+  /**
+   * A test clock the suite may move instead of waiting (the sandbox's `/sandbox/clock`): a POST of
+   * `{"advance_seconds": n}` to `url` moves the deployment's time n seconds forward and answers 200.
+   * A real deployment has none.
+   */
+  clock: z.object({ url: z.string().url() }).optional(),
 });
 
 export type ConformanceFixturesT = z.infer<typeof ConformanceFixtures>;
