@@ -107,7 +107,8 @@ export class ClockTime implements Time {
     if (ms <= 0) return Promise.resolve();
     return new Promise<void>((resolve, reject) => {
       this.sleepers.push({ until: this.now() + ms, resolve, reject });
-      void this.pump();
+      // On the next turn, so the waits that other rules start meanwhile are counted in the first move.
+      setImmediate(() => void this.pump());
     });
   }
 

@@ -130,7 +130,16 @@ export async function createSandbox(options: SandboxCoreOptions): Promise<Sandbo
       services,
       async fixtures(counts) {
         const fixtures = await seed(store, audio, config, counts, clock);
-        return { ...fixtures, clock: { url: `${options.baseUrl}/sandbox/clock` } };
+        return {
+          ...fixtures,
+          clock: { url: `${options.baseUrl}/sandbox/clock` },
+          // Magic inputs for the outcomes the suite cannot otherwise provoke on demand (outcomes.ts).
+          outcomes: {
+            async_text: 'sandbox:async=5 A job that outlasts the inline wait: it completes five seconds later on the sandbox clock.',
+            provider_error_text: 'sandbox:provider_error A job the speech engine fails inside the inline wait.',
+            internal_error_text: 'sandbox:internal_error A request the sandbox answers with an internal error.',
+          },
+        };
       },
       async close() {
         if (closed) return;
