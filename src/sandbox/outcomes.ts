@@ -23,7 +23,7 @@ export const MAGIC_INPUTS: readonly MagicInput[] = [
   },
   {
     marker: 'sandbox:internal_error[=<percent>]',
-    effect: 'Fails with INTERNAL_ERROR (500) after <percent> (default 0) of its progress; nothing is charged. Combines with sandbox:async like provider_error.',
+    effect: 'Fails with INTERNAL_ERROR (500) after <percent> (0-99, default 50) of its progress; nothing is charged. Combines with sandbox:async like provider_error.',
   },
   {
     marker: '(no marker)',
@@ -58,7 +58,7 @@ export function outcomeOf(text: string, estimatedWallSeconds: number, inlineWait
       const seconds = value ?? DEFAULT_ASYNC_SECONDS;
       if (seconds > 0 && seconds <= 86_400) asyncSeconds = seconds;
     } else if (kind === 'provider_error' || kind === 'internal_error') {
-      const percent = value ?? (kind === 'provider_error' ? 50 : 0);
+      const percent = value ?? 50;
       if (percent < 100) failure = { code: kind === 'provider_error' ? 'TTS_PROVIDER_ERROR' : 'INTERNAL_ERROR', atFraction: percent / 100 };
     }
   }

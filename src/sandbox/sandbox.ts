@@ -92,7 +92,7 @@ export async function createSandbox(options: SandboxCoreOptions): Promise<Sandbo
     const clock = new SandboxClock();
     const store = new SqliteStore(':memory:');
     const audio = new LocalAudioStorage(join(dir, 'audio'));
-    const synth = new InstantSynthesizer(config.inlineWaitMs / 1000);
+    const synth = new InstantSynthesizer(config.inlineWaitMs / 1000, config.synthThreads);
     const services = await composeApi(config, log, {
       clock,
       synth,

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { encodeChunk, type EncodedChunk } from '../synth/mp3-encode.js';
 import { Estimator, SynthesisError, type AudioSink, type SynthesisRequest, type SynthesisResult, type Synthesizer } from '../synth/index.js';
 import { outcomeOf, type Outcome } from './outcomes.js';
@@ -5,7 +6,7 @@ import { outcomeOf, type Outcome } from './outcomes.js';
 const RATE = 24_000;
 const BITRATE = 48;
 /** Independent MP3 streams of silence (they concatenate into one valid file), longest first. */
-const BLOCK_SECONDS = [30, 5, 1, 0.2] as const;
+const BLOCK_SECONDS = [30, 5, 1, 0.25, 0.05] as const;
 
 let blocks: Promise<EncodedChunk[]> | undefined;
 
@@ -22,8 +23,10 @@ export async function silence(seconds: number): Promise<{ mp3: Uint8Array[]; dur
   const parts: Uint8Array[] = [];
   let samples = 0;
   const target = Math.max(0, seconds) * RATE;
-  for (const block of all) {
-    while (target - samples >= block.decodedSamples * 0.75) {
+  for (const [i, block] of all.entries()) {
+    // Whole blocks while they fit; the shortest also rounds to the nearest.
+    const fits = i === all.length - 1 ? 0.5 : 1;
+    while (target - samples >= block.decodedSamples * fits) {
       parts.push(block.mp3);
       samples += block.decodedSamples;
     }
@@ -43,9 +46,15 @@ export async function silence(seconds: number): Promise<{ mp3: Uint8Array[]; dur
  * wall estimate given here is that time, so retry_after_seconds follows the sandbox clock.
  */
 export class InstantSynthesizer implements Synthesizer {
-  private readonly estimator = new Estimator('espeak', 1);
+  private readonly estimator: Estimator;
 
-  constructor(private readonly inlineWaitSeconds: number) {}
+  /** `threads`: the synthesis threads the reference would have here (its estimate of a job's time). */
+  constructor(
+    private readonly inlineWaitSeconds: number,
+    threads = availableParallelism(),
+  ) {
+    this.estimator = new Estimator('espeak', threads);
+  }
 
   outcome(text: string, speed: number, language?: string): Outcome {
     return outcomeOf(text, this.estimator.wallSeconds(text, speed, language), this.inlineWaitSeconds);
