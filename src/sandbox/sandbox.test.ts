@@ -187,6 +187,9 @@ describe('sandbox: the test clock in every time-dependent rule', () => {
     expect(Date.parse(later.now) - Date.parse(frozen.now)).toBe(90_000);
     expect(later.offset_seconds).toBeGreaterThanOrEqual(89);
     expect(((await (await sb.app.request('/sandbox/clock')).json()) as Json).now).toBe(later.now);
+    // processing_time_ms is what the request took in real time, not the clock's offset.
+    const inline = (await (await post(sb.keys.active_pro, { text: 'Hi.' })).json()) as Json;
+    expect(inline.meta.processing_time_ms).toBeLessThan(30_000);
     for (const bad of ['not json', { advance_seconds: -1 }, { advance_seconds: 'x' }, { set: 'yesterday' }, { set: '2000-01-01T00:00:00Z' }, { freeze: true, reset: true }, {}, { reset: false }]) {
       const res = await clock(bad);
       expect(res.status, JSON.stringify(bad)).toBe(400);

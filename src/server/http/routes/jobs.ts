@@ -60,7 +60,8 @@ export function registerJobRoutes(app: OpenAPIHono<AppEnv>, deps: JobRouteDeps):
     const view = jobBody(await jobs.state(principal, job, now), signer, publicBaseUrl, now);
     switch (view.kind) {
       case 'completed': {
-        const processingMs = outcome.replayed ? (job.processingTimeMs ?? 0) : now - c.get('receivedAt');
+        // Real time: what this request took (the deployment's clock may be a sandbox's test clock).
+        const processingMs = outcome.replayed ? (job.processingTimeMs ?? 0) : Date.now() - c.get('receivedAt');
         return c.json({ ...view.body, meta: metaOf(c, processingMs) }, 200);
       }
       case 'processing':
