@@ -79,6 +79,8 @@ sandbox_url="$(grep -o 'agent-tts sandbox on http://[0-9.:]*' "$work/sandbox.log
 [ -n "$sandbox_url" ] || { cat "$work/sandbox.log"; echo "agent-tts-sandbox printed no URL"; exit 1; }
 curl -fsi "$sandbox_url/sandbox" | grep -qi '^agent-tts-sandbox: 1' || { echo "no Agent-TTS-Sandbox header"; exit 1; }
 node -e 'const f=require(process.argv[1]); if (!f.clock || f.keys.active.length < 8) process.exit(1)' "$work/sandbox-fixtures.json"
+echo "== agent-tts-conformance --strict against the sandbox (every rule, time moved on its test clock)"
+"$bin/agent-tts-conformance" --fixtures "$work/sandbox-fixtures.json" --strict --quiet --output-dir "$work/conformance-sandbox"
 node --input-type=module -e 'import { startSandbox } from "agent-tts/sandbox"; const s = await startSandbox(); await s.clock.advance(1); await s.stop();'
 
 echo "== agent-tts-worker (without REDIS_URL it must refuse, plainly)"
