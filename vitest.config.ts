@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['src/**/*.test.ts', 'conformance/**/*.test.ts', 'mock/**/*.test.ts', 'test/**/*.test.ts'],
+    include: ['src/**/*.test.ts', 'conformance/**/*.test.ts', 'mock/**/*.test.ts', 'test/**/*.test.ts', 'examples/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     // Two cores: end-to-end files start servers and synthesis pools of their own.

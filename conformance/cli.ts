@@ -9,6 +9,7 @@ import { unreachable } from './reachability.js';
 import { runSuite } from './runner.js';
 import { unmatchedPatterns } from './selection.js';
 import { SettingsError, helpText, readSettings } from './settings.js';
+import { ClockError, timeFor } from './time.js';
 
 /**
  * The command line: 0 when nothing failed or errored (with --strict: and nothing was skipped or
@@ -60,12 +61,21 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<numb
     for (const line of unanswered) console.error(`agent-tts-conformance: ${line}`);
     return 2;
   }
+  let time;
+  try {
+    time = await timeFor(target.fixtures.clock?.url, settings.requestTimeoutMs);
+  } catch (error) {
+    if (!(error instanceof ClockError)) throw error;
+    console.error(`agent-tts-conformance: ${error.message}`);
+    return 2;
+  }
   const redactor = new Redactor(secretsOf(target.fixtures));
   const print = (text: string) => console.log(redactor.text(text));
   if (settings.profile === 'full' && target.fixtures.keys.active.length < 8) {
     print(`note: ${target.fixtures.keys.active.length} active keys; with fewer than 8 the rules that POST queue for them and the run takes longer`);
   }
   const run = await runSuite(settings, target, OpenApiDocument.load(), {
+    time,
     onResult: (result) => {
       if (!settings.quiet && result.outcome !== 'disabled') print(resultLine(result));
     },

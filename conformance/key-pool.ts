@@ -87,7 +87,7 @@ export class KeyPool {
     const wanted = new Set(this.queue.filter((w) => w.specific).map((w) => w.specific!));
     const candidates = [...this.free].filter((key) => !wanted.has(key));
     if (candidates.length < waiter.count) return undefined;
-    const now = Date.now();
+    const now = this.model.time.now();
     const bucket = waiter.fresh ?? 'get';
     candidates.sort((a, b) => this.model.readyAt(a, bucket, now) - this.model.readyAt(b, bucket, now));
     return candidates.slice(0, waiter.count);

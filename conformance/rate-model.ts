@@ -1,3 +1,5 @@
+import { type Time, realTime } from './time.js';
+
 export type Bucket = 'post' | 'get';
 
 export interface RateLimits {
@@ -21,12 +23,16 @@ const MARGIN_MS = 400;
  * The suite's model of each API key's two rate-limit buckets (docs/api-rules.md#limits), so rules that are not about
  * rate limits never trip them: a request waits until the model says its bucket has room. A POST is
  * counted only when it created a job — rejected and replayed requests consume no quota, as the
- * document states — and a GET always. A 429 blocks the bucket for its Retry-After.
+ * document states — and a GET always. A 429 blocks the bucket for its Retry-After. Its times are the
+ * deployment's (`Time`): on a test clock a wait for room moves the clock instead of sleeping.
  */
 export class RateModel {
   private readonly states = new Map<string, KeyState>();
 
-  constructor(private readonly limits: RateLimits) {}
+  constructor(
+    private readonly limits: RateLimits,
+    readonly time: Time = realTime,
+  ) {}
 
   private state(key: string): KeyState {
     let s = this.states.get(key);
@@ -38,7 +44,7 @@ export class RateModel {
   }
 
   /** When a request in this bucket would be admitted, by the model. */
-  readyAt(key: string, bucket: Bucket, now = Date.now()): number {
+  readyAt(key: string, bucket: Bucket, now = this.time.now()): number {
     const s = this.state(key);
     const times = s[bucket].filter((t) => t > now - this.limits.windowMs - MARGIN_MS).sort((a, b) => a - b);
     s[bucket] = times;
@@ -48,16 +54,21 @@ export class RateModel {
     return at;
   }
 
+  /** Waits until the model says the bucket has room (without taking it). */
+  async room(key: string, bucket: Bucket): Promise<void> {
+    for (;;) {
+      const now = this.time.now();
+      const at = this.readyAt(key, bucket, now);
+      if (at <= now) return;
+      await this.time.sleep(at - now);
+    }
+  }
+
   /** Waits for room, then holds a place; the returned token settles it once the answer is known. */
   async acquire(key: string, bucket: Bucket): Promise<Slot> {
-    for (;;) {
-      const now = Date.now();
-      const at = this.readyAt(key, bucket, now);
-      if (at <= now) break;
-      await sleep(at - now);
-    }
+    await this.room(key, bucket);
     const s = this.state(key);
-    const held = Date.now();
+    const held = this.time.now();
     s[bucket].push(held);
     return {
       settle: ({ counted, retryAfterSeconds }) => {
@@ -65,9 +76,9 @@ export class RateModel {
         const index = list.indexOf(held);
         if (index >= 0) list.splice(index, 1);
         // The answer's arrival is the latest moment the server could have counted the request.
-        if (counted) list.push(Date.now());
+        if (counted) list.push(this.time.now());
         if (retryAfterSeconds !== undefined) {
-          s.blockedUntil[bucket] = Math.max(s.blockedUntil[bucket], Date.now() + retryAfterSeconds * 1000 + MARGIN_MS);
+          s.blockedUntil[bucket] = Math.max(s.blockedUntil[bucket], this.time.now() + retryAfterSeconds * 1000 + MARGIN_MS);
         }
       },
     };
@@ -76,9 +87,9 @@ export class RateModel {
   /** Records a request that bypassed acquire (the rate-limit rules send them on purpose). */
   note(key: string, bucket: Bucket, counted: boolean, retryAfterSeconds?: number): void {
     const s = this.state(key);
-    if (counted) s[bucket].push(Date.now());
+    if (counted) s[bucket].push(this.time.now());
     if (retryAfterSeconds !== undefined) {
-      s.blockedUntil[bucket] = Math.max(s.blockedUntil[bucket], Date.now() + retryAfterSeconds * 1000 + MARGIN_MS);
+      s.blockedUntil[bucket] = Math.max(s.blockedUntil[bucket], this.time.now() + retryAfterSeconds * 1000 + MARGIN_MS);
     }
   }
 }
@@ -86,5 +97,3 @@ export class RateModel {
 export interface Slot {
   settle(outcome: { counted: boolean; retryAfterSeconds?: number }): void;
 }
-
-export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, ms)));

@@ -23,6 +23,8 @@ export interface RunResult {
   durationMs: number;
   profile: Profile;
   target: { baseUrl: string; voicesUrl?: string; fixtures: string };
+  /** The deployment's test clock, when the run moved it instead of waiting, and by how much. */
+  clock?: { url: string; advancedSeconds: number };
   counts: Record<Outcome, number>;
   rules: RuleResult[];
   exchanges: Exchange[];

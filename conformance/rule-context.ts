@@ -2,7 +2,7 @@ import { type Exchange, describe, header, jsonBody } from './exchange.js';
 import { sendRaw, type SendOptions } from './http-client.js';
 import type { Lease } from './key-pool.js';
 import { RuleFailure, RuleSkip, SuiteError } from './outcome.js';
-import { type Bucket, sleep } from './rate-model.js';
+import type { Bucket } from './rate-model.js';
 import { displayKey } from './redaction.js';
 import type { RunState, ScenarioOutcome } from './run-state.js';
 import type { Profile } from './settings.js';
@@ -44,6 +44,21 @@ export class RuleContext {
   }
   get profile(): Profile {
     return this.run.settings.profile;
+  }
+  /** Sleeps, or moves the deployment's test clock: the only way a rule lets time pass. */
+  get time() {
+    return this.run.time;
+  }
+
+  /**
+   * Runs a sequence that must not see time pass (it must fall in one rate-limit window): no other
+   * rule's wait moves a test clock meanwhile. Requests in it must not wait, so the POST hold of the
+   * first job is awaited and, for `room`, the key's bucket is waited for before it starts.
+   */
+  async steady<T>(fn: () => Promise<T>, room?: { key: string; bucket: Bucket }): Promise<T> {
+    await this.run.postsAllowed(this.owner);
+    if (room) await this.run.model.room(room.key, room.bucket);
+    return this.run.time.steady(fn);
   }
 
   note(message: string): void {
@@ -110,7 +125,7 @@ export class RuleContext {
    * must. Returns every poll; the last is the final answer (completed, failed, expired or an error).
    */
   async pollJob(key: string, statusUrl: string, label = 'poll'): Promise<Exchange[]> {
-    const deadline = Date.now() + this.settings.jobTimeoutSeconds * 1000;
+    const deadline = this.time.now() + this.settings.jobTimeoutSeconds * 1000;
     const polls: Exchange[] = [];
     for (;;) {
       const exchange = await this.send({ method: 'GET', url: statusUrl, key, label });
@@ -118,10 +133,10 @@ export class RuleContext {
       const body = jsonBody(exchange);
       if (exchange.response?.status !== 200 || body?.status !== 'processing') return polls;
       const wait = Number.isInteger(body.retry_after_seconds) ? Math.min(Math.max(body.retry_after_seconds, 1), 30) : 2;
-      if (Date.now() + wait * 1000 > deadline) {
+      if (this.time.now() + wait * 1000 > deadline) {
         throw new RuleFailure(`job still processing after ${this.settings.jobTimeoutSeconds} s of polling (${polls.length} polls)`);
       }
-      await sleep(wait * 1000);
+      await this.time.sleep(wait * 1000);
     }
   }
 

@@ -4,6 +4,7 @@ import type { KeyPool, Lease } from './key-pool.js';
 import type { OpenApiDocument } from './openapi-document.js';
 import type { RateModel } from './rate-model.js';
 import type { Settings } from './settings.js';
+import type { Time } from './time.js';
 
 export interface ScenarioOutcome {
   value?: unknown;
@@ -33,6 +34,11 @@ export class RunState {
   ) {}
 
   /** Is this one of the keys the suite throttles (an active or an acceptance key)? */
+  /** How the run lets time pass: sleeping, or moving the deployment's test clock (the rate model's). */
+  get time(): Time {
+    return this.model.time;
+  }
+
   isPooledKey(key: string): boolean {
     return this.pool.keys.includes(key) || this.acceptancePool.keys.includes(key);
   }

@@ -11,11 +11,14 @@ import { RuleContext } from './rule-context.js';
 import { RunState } from './run-state.js';
 import { disabledReason } from './selection.js';
 import type { Settings } from './settings.js';
+import { type Time, timeFor } from './time.js';
 
 export interface RunOptions {
   rules?: readonly Rule[];
   /** Called as each rule ends (the console reporter prints progress). */
   onResult?: (result: RuleResult) => void;
+  /** How time passes; by default the fixtures' test clock (clock.url) when they name one, else real time. */
+  time?: Time;
 }
 
 /**
@@ -24,7 +27,8 @@ export interface RunOptions {
  */
 export async function runSuite(settings: Settings, target: Target, doc: OpenApiDocument, options: RunOptions = {}): Promise<RunResult> {
   const started = Date.now();
-  const model = new RateModel({ post: settings.postLimit, get: settings.getLimit, windowMs: settings.rateWindowSeconds * 1000 });
+  const time = options.time ?? (await timeFor(target.fixtures.clock?.url, settings.requestTimeoutMs));
+  const model = new RateModel({ post: settings.postLimit, get: settings.getLimit, windowMs: settings.rateWindowSeconds * 1000 }, time);
   // A mock keeps no accounts or limits: nothing to lease or throttle.
   const pool = new KeyPool(settings.profile === 'mock' ? [] : target.fixtures.keys.active, model);
   const acceptanceKeys = settings.profile === 'mock' ? [] : (target.fixtures.keys.acceptance ?? []);
@@ -59,6 +63,7 @@ export async function runSuite(settings: Settings, target: Target, doc: OpenApiD
     durationMs: Date.now() - started,
     profile: settings.profile,
     target: { baseUrl: target.baseUrl, voicesUrl: target.voicesUrl, fixtures: target.source },
+    clock: time.clock,
     counts: countOutcomes(ordered),
     rules: ordered,
     exchanges: run.exchanges,

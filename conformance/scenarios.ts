@@ -3,7 +3,6 @@ import { type Exchange, type JsonObject, jsonBody } from './exchange.js';
 import { mustAnswer, must, mustJson, skip } from './assertions.js';
 import type { Lease } from './key-pool.js';
 import { type RuleContext, retryAfterOf } from './rule-context.js';
-import { sleep } from './rate-model.js';
 
 /**
  * Shared setup steps. Each runs once per suite run, however many rules use its answers, because a
@@ -103,31 +102,39 @@ export interface LongJobSubmission {
   key: string;
   post: Exchange;
   lease: Lease;
-  length: number;
+  /** What was sent, for messages: "a 40000-character text", or the fixtures' outcomes.async_text. */
+  what: string;
 }
 
 /** `--long-text-chars auto`: tripled from 40,000 up to the 500,000 limit. */
 export const AUTO_LONG_TEXT_LENGTHS = [40_000, 120_000, 360_000, 500_000];
 
+/**
+ * The job that outlasts the inline wait, submitted: the fixtures' outcomes.async_text when they give
+ * one (and --long-text-chars is auto), else a long text.
+ */
 export function longJobSubmitted(ctx: RuleContext): Promise<LongJobSubmission> {
   return ctx.scenario('long-job-submitted', async (s) => {
     const setting = s.settings.longTextChars;
-    const lengths = setting === 'auto' ? AUTO_LONG_TEXT_LENGTHS : [setting];
-    for (const [attempt, length] of lengths.entries()) {
+    const asyncText = setting === 'auto' ? s.fixtures.outcomes?.async_text : undefined;
+    const texts = asyncText
+      ? [{ text: asyncText, what: 'the text of outcomes.async_text' }]
+      : (setting === 'auto' ? AUTO_LONG_TEXT_LENGTHS : [setting]).map((length) => ({ text: longText(length), what: `the ${length}-character text` }));
+    for (const [attempt, { text, what }] of texts.entries()) {
       const lease = await s.run.pool.lease({ fresh: 'post' });
       s.run.detachedLeases.push(lease);
       const key = lease.keys[0]!;
-      const post = await s.post(key, { text: longText(length) }, { idempotencyKey: newIdempotencyKey(), label: `submit a ${length}-character text` });
-      const last = attempt === lengths.length - 1;
+      const post = await s.post(key, { text }, { idempotencyKey: newIdempotencyKey(), label: `submit ${what}` });
+      const last = attempt === texts.length - 1;
       // A faster deployment finishes this length inside its inline wait: try a longer text on another key.
       if (post.response?.status !== 200 || last) {
-        const submission = { key, post, lease, length };
+        const submission = { key, post, lease, what };
         // The account's minutes stay reserved until the job ends, so the key is held until then,
         // whether or not a rule asks for the end: following it is what gives the key back.
         queueMicrotask(() => void longJobFinished(s.detached()).catch(() => undefined));
         return submission;
       }
-      s.note(`${length} characters completed inside the inline wait; trying ${lengths[attempt + 1]}`);
+      s.note(`${what} completed inside the inline wait; trying ${texts[attempt + 1]!.what}`);
       lease.release();
     }
     throw new Error('unreachable: the last length always returns');
@@ -140,7 +147,7 @@ export function longJobFinished(ctx: RuleContext): Promise<{ key: string; post: 
     try {
       const body = jsonBody(submission.post);
       mustAnswer(submission.post);
-      must(submission.post.response?.status === 202, `the ${submission.length}-character text was answered HTTP ${submission.post.response?.status}, not 202${s.settings.longTextChars === 'auto' ? '' : '; raise --long-text-chars'}`);
+      must(submission.post.response?.status === 202, `${submission.what} was answered HTTP ${submission.post.response?.status}, not 202${s.settings.longTextChars === 'auto' ? '' : '; raise --long-text-chars'}`);
       must(typeof body?.status_url === 'string', 'the 202 answer has no status_url to poll');
       return { key: submission.key, post: submission.post, polls: await s.pollJob(submission.key, body!.status_url) };
     } finally {
@@ -150,15 +157,18 @@ export function longJobFinished(ctx: RuleContext): Promise<{ key: string; post: 
 }
 
 /**
- * A job in the voice the deployment was told to fail (--failing-voice). When it fails inside the
- * inline wait the error may name the job (error.details.job_id); then a GET of it is the final answer.
+ * A job the deployment was told to fail: in the voice named by --failing-voice, or with the fixtures'
+ * outcomes.provider_error_text. When it fails inside the inline wait the error may name the job
+ * (error.details.job_id); then a GET of it is the final answer.
  */
 export function failingJob(ctx: RuleContext): Promise<FollowedJob> {
   return ctx.scenario('failing-job', async (s) => {
     const voice = s.settings.failingVoice;
-    if (!voice) skip('feature', 'no voice that this deployment fails was named (--failing-voice / TTS_CONFORMANCE_FAILING_VOICE), so no failed job can be provoked');
+    const text = s.fixtures.outcomes?.provider_error_text;
+    if (!voice && !text) skip('feature', 'no voice that this deployment fails was named (--failing-voice / TTS_CONFORMANCE_FAILING_VOICE) and the fixtures have no outcomes.provider_error_text, so no failed job can be provoked');
     const [key] = await s.lease({ fresh: 'post' });
-    const job = await submitAndFollow(s, key!, { text: SHORT_TEXT, voice }, newIdempotencyKey(), `submit in the failing voice ${voice}`);
+    const [body, label] = voice ? [{ text: SHORT_TEXT, voice }, `submit in the failing voice ${voice}`] : [{ text: text! }, 'submit the text of outcomes.provider_error_text'];
+    const job = await submitAndFollow(s, key!, body, newIdempotencyKey(), label);
     const named = jsonBody(job.post)?.error?.details?.job_id;
     if (job.post.response?.status !== 202 && typeof named === 'string') {
       const get = await s.getJob(key!, named, { label: 'GET the job the error names' });
@@ -179,14 +189,15 @@ export function declaredFailedJob(ctx: RuleContext): Promise<{ key: string; jobI
 }
 
 /**
- * The failed jobs this run can judge: the one provoked with --failing-voice, and the one the fixtures
- * declare. At least one is needed; without either the rule is skipped, naming both ways to give one.
+ * The failed jobs this run can judge: the one provoked (--failing-voice, or the fixtures'
+ * outcomes.provider_error_text), and the one the fixtures declare. At least one is needed; without
+ * either the rule is skipped, naming the ways to give one.
  */
 export async function failedJobs(ctx: RuleContext): Promise<{ provoked?: FollowedJob; declared?: { key: string; jobId: string; get: Exchange } }> {
-  const provoked = ctx.settings.failingVoice ? await failingJob(ctx) : undefined;
+  const provoked = ctx.settings.failingVoice || ctx.fixtures.outcomes?.provider_error_text ? await failingJob(ctx) : undefined;
   const declared = ctx.fixtures.failed_job ? await declaredFailedJob(ctx) : undefined;
   if (!provoked && !declared) {
-    skip('fixture', 'no failed job to judge: the fixtures file has no failed_job and no --failing-voice was named (agent-tts-admin seed writes a failed_job)');
+    skip('fixture', 'no failed job to judge: the fixtures file has no failed_job or outcomes.provider_error_text, and no --failing-voice was named (agent-tts-admin seed writes a failed_job)');
   }
   return { provoked, declared };
 }
@@ -209,9 +220,15 @@ export function postLimited(ctx: RuleContext): Promise<PostLimited> {
     const lease = await s.run.pool.lease({ fresh: 'post' });
     s.run.detachedLeases.push(lease);
     const key = lease.keys[0]!;
-    const first = await s.post(key, { text: SHORT_TEXT }, { idempotencyKey: newIdempotencyKey(), label: 'first POST of the window' });
     const retryIdempotencyKey = newIdempotencyKey();
-    const limited = await s.post(key, { text: SHORT_TEXT }, { idempotencyKey: retryIdempotencyKey, throttle: false, label: 'second POST in the same window' });
+    // Both POSTs in one window: on a test clock no other rule's wait may move it between them.
+    const [first, limited] = await s.steady(
+      async () => [
+        await s.post(key, { text: SHORT_TEXT }, { idempotencyKey: newIdempotencyKey(), label: 'first POST of the window' }),
+        await s.post(key, { text: SHORT_TEXT }, { idempotencyKey: retryIdempotencyKey, throttle: false, label: 'second POST in the same window' }),
+      ],
+      { key, bucket: 'post' },
+    );
     const firstJob = jsonBody(first)?.job_id;
     const get = typeof firstJob === 'string' ? await s.getJob(key, firstJob, { label: 'GET on the same key' }) : undefined;
     const result = { key, first, limited, get, retryIdempotencyKey, lease };
@@ -233,7 +250,7 @@ export function rateLimitRecovery(ctx: RuleContext): Promise<{ limited: PostLimi
       mustAnswer(limited.limited);
       must(limited.limited.response?.status === 429, `the second POST of the window was answered HTTP ${limited.limited.response?.status}, not 429`);
       const waitedSeconds = retryAfterOf(limited.limited) ?? s.settings.rateWindowSeconds;
-      await sleep(waitedSeconds * 1000);
+      await s.time.sleep(waitedSeconds * 1000);
       const retry = await submitAndFollow(s, limited.key, { text: SHORT_TEXT }, limited.retryIdempotencyKey, 'same POST after Retry-After', false);
       const replay = await s.post(limited.key, { text: SHORT_TEXT }, { idempotencyKey: limited.retryIdempotencyKey, throttle: false, label: 'replay of it' });
       return { limited, waitedSeconds, retry, replay };

@@ -71,6 +71,18 @@ for _ in $(seq 1 60); do
 done
 [ "$code" = "202" ] || { cat "$work/mock.log"; echo "mock did not answer 202"; exit 1; }
 
+echo "== agent-tts-sandbox (prints its URL and keys, writes conformance fixtures, answers marked)"
+"$bin/agent-tts-sandbox" --port 0 --fixtures "$work/sandbox-fixtures.json" >"$work/sandbox.log" 2>&1 &
+pids+=($!)
+for _ in $(seq 1 60); do grep -q "Started in" "$work/sandbox.log" && break; sleep 0.5; done
+sandbox_url="$(grep -o 'agent-tts sandbox on http://[0-9.:]*' "$work/sandbox.log" | cut -d' ' -f4)"
+[ -n "$sandbox_url" ] || { cat "$work/sandbox.log"; echo "agent-tts-sandbox printed no URL"; exit 1; }
+curl -fsi "$sandbox_url/sandbox" | grep -qi '^agent-tts-sandbox: 1' || { echo "no Agent-TTS-Sandbox header"; exit 1; }
+node -e 'const f=require(process.argv[1]); if (!f.clock || f.keys.active.length < 8) process.exit(1)' "$work/sandbox-fixtures.json"
+echo "== agent-tts-conformance --strict against the sandbox (every rule, time moved on its test clock)"
+"$bin/agent-tts-conformance" --fixtures "$work/sandbox-fixtures.json" --strict --quiet --output-dir "$work/conformance-sandbox"
+node --input-type=module -e 'import { startSandbox } from "agent-tts/sandbox"; const s = await startSandbox(); await s.clock.advance(1); await s.stop();'
+
 echo "== agent-tts-worker (without REDIS_URL it must refuse, plainly)"
 if env -u REDIS_URL "$bin/agent-tts-worker" >"$work/worker.log" 2>&1; then echo "worker started without Redis?"; exit 1; fi
 grep -q "REDIS_URL is not set" "$work/worker.log"

@@ -14,7 +14,12 @@ export function summary(run: RunResult, files: string[]): string {
     `agent-tts conformance, profile ${run.profile}, against ${run.target.baseUrl}: ${(run.durationMs / 1000).toFixed(1)} s, ${run.exchanges.length} exchanges`,
     `  ${c.pass} pass, ${c.fail} fail, ${c.error} error, ${c.skip} skip, ${c.disabled} disabled`,
   ];
+  if (run.clock) lines.push(`  ${clockLine(run.clock)}`);
   for (const r of run.rules.filter((r) => r.outcome === 'fail' || r.outcome === 'error')) lines.push(`  ${resultLine(r)}`);
   if (files.length) lines.push(`  reports: ${files.join(', ')}`);
   return lines.join('\n');
 }
+
+/** How a run on a test clock let time pass. */
+export const clockLine = (clock: NonNullable<RunResult['clock']>) =>
+  `time passed on the test clock ${clock.url}: moved ${clock.advancedSeconds} s forward instead of waiting`;

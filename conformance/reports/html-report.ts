@@ -1,5 +1,6 @@
 import type { RunResult } from '../results.js';
 import { type ReportExchange, toReportExchange } from './report-exchange.js';
+import { clockLine } from './console-report.js';
 
 const esc = (s: string) => s.replace(/[<>&"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;' })[c]!);
 
@@ -46,6 +47,7 @@ details.x{margin:4px 0 4px 1rem}
 <h1>agent-tts conformance report</h1>
 <p>Target <code>${esc(run.target.baseUrl)}</code>${run.target.voicesUrl ? `, voices <code>${esc(run.target.voicesUrl)}</code>` : ''} · profile <b>${run.profile}</b> · started ${esc(run.startedAt)} · ${(run.durationMs / 1000).toFixed(1)} s · ${run.exchanges.length} exchanges</p>
 <p>${counts}</p>
+${run.clock ? `<p>${esc(clockLine(run.clock))}</p>` : ''}
 <p><small>API keys appear only as <code>tts_&lt;public_id&gt;</code>.</small></p>
 ${rows}
 </body></html>

@@ -12,6 +12,7 @@ export function jsonReport(run: RunResult): string {
       duration_ms: run.durationMs,
       profile: run.profile,
       target: { base_url: run.target.baseUrl, voices_url: run.target.voicesUrl, fixtures: run.target.fixtures },
+      clock: run.clock ? { url: run.clock.url, advanced_seconds: run.clock.advancedSeconds } : undefined,
       counts: run.counts,
       rules: run.rules.map((r) => ({
         id: r.id,

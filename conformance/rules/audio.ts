@@ -73,7 +73,7 @@ export const audioRules: Rule[] = [
       const declared = ctx.fixtures.expired_audio;
       if (!declared) skip('fixture', 'the fixtures file has no expired_audio (a completed job and an expired audio_url of it; agent-tts-admin seed writes one)');
       const expires = Number(new URL(declared.audio_url).searchParams.get('expires'));
-      if (Number.isFinite(expires) && expires * 1000 > Date.now()) ctx.note(`expired_audio.audio_url carries expires=${expires}, still in the future by this machine's clock`);
+      if (Number.isFinite(expires) && expires * 1000 > ctx.time.now()) ctx.note(`expired_audio.audio_url carries expires=${expires}, still in the future by the deployment's clock as this machine reckons it`);
       // The job and its audio exist: a fresh URL downloads, so a refusal of the old one is its expiry.
       const get = await ctx.getJob(declared.key, declared.job_id, { label: 'GET the job of the expired URL' });
       mustStatus(get, 200);

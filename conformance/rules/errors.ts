@@ -6,7 +6,7 @@ import { locate } from '../exchange-scope.js';
 import { preferExample } from '../mock-requests.js';
 import type { Rule } from '../rule.js';
 import type { RuleContext } from '../rule-context.js';
-import { SHORT_TEXT, failedJobs } from '../scenarios.js';
+import { SHORT_TEXT, failedJobs, newIdempotencyKey } from '../scenarios.js';
 
 /**
  * Error answers of the service — the API's endpoint, the audio route and unknown routes: the table
@@ -103,7 +103,7 @@ export const errorRules: Rule[] = [
         // The fixtures' failed_job failed in the speech engine: its GET reports TTS_PROVIDER_ERROR.
         const body = mustJson(declared.get);
         must(declared.get.response?.status === 200 && body.status === 'failed' && body.error?.code === 'TTS_PROVIDER_ERROR', `${describe(declared.get)}: the failed job of the fixtures answers HTTP ${declared.get.response?.status}, status ${JSON.stringify(body.status)}, code ${JSON.stringify(body.error?.code)}`);
-        if (!provoked) ctx.note('judged on the failed job the fixtures declare; a 502 inside the inline wait needs --failing-voice');
+        if (!provoked) ctx.note('judged on the failed job the fixtures declare; a 502 inside the inline wait needs --failing-voice or outcomes.provider_error_text');
       }
     },
     async mock(ctx) {
@@ -122,6 +122,13 @@ export const errorRules: Rule[] = [
         must(status >= 400 && status < 500, `${describe(exchange)}: hostile input answered ${status}, not a 4xx`);
         const body = mustJson(exchange);
         must(body.success === false && typeof body.error?.code === 'string', `${describe(exchange)}: not the error body`);
+      }
+      // A deployment that can fail a request on demand (outcomes.internal_error_text) shows its 500.
+      const internalErrorText = ctx.fixtures.outcomes?.internal_error_text;
+      if (internalErrorText !== undefined) {
+        const [key] = await ctx.lease({ fresh: 'post' });
+        const provoked = await ctx.post(key!, { text: internalErrorText }, { idempotencyKey: newIdempotencyKey(), label: 'the text of outcomes.internal_error_text' });
+        mustError(provoked, 'INTERNAL_ERROR');
       }
       const fiveHundreds = ctx.allExchanges().filter((e) => e.response?.status === 500);
       ctx.cite(fiveHundreds);

@@ -40,6 +40,26 @@ export const ConformanceFixtures = z.object({
       denied_origin: z.string().url(),
     })
     .optional(),
+  /**
+   * A test clock the suite may move instead of waiting (the sandbox's `/sandbox/clock`): a POST of
+   * `{"advance_seconds": n}` to `url` moves the deployment's time n seconds forward and answers 200.
+   * A real deployment has none.
+   */
+  clock: z.object({ url: z.string().url() }).optional(),
+  /**
+   * Request texts that make this deployment produce an outcome on demand (the sandbox's magic texts),
+   * for the rules that otherwise need a long text or a failing engine. A real deployment has none.
+   */
+  outcomes: z
+    .object({
+      /** Answered 202 processing, and completed later (when the deployment's clock has moved on): the long-job rules use it instead of a long text. */
+      async_text: z.string().min(1).optional(),
+      /** The speech engine fails the job inside the inline wait: 502 TTS_PROVIDER_ERROR (as a voice named with --failing-voice). */
+      provider_error_text: z.string().min(1).optional(),
+      /** Answered 500 INTERNAL_ERROR: errors.internal-error then also judges a 500 it provoked. */
+      internal_error_text: z.string().min(1).optional(),
+    })
+    .optional(),
 });
 
 export type ConformanceFixturesT = z.infer<typeof ConformanceFixtures>;

@@ -16,7 +16,7 @@ import { AudioUrlSigner } from './domain/signing.js';
 import { SpeechRequests } from './domain/speech-request.js';
 import type { Logger } from './log.js';
 import { createOpsMetrics, instrumentRunner, type OpsMetrics } from './metrics.js';
-import type { AudioStorage, JobQueue, RateLimiter, Store } from './ports.js';
+import { type AudioStorage, type Clock, type JobQueue, type RateLimiter, type Store, systemClock } from './ports.js';
 
 /**
  * The one assembly of ports into services, for every process kind: the API (embedded or distributed),
@@ -85,8 +85,25 @@ function estimateOnly(config: Config): SynthesisEstimator {
   };
 }
 
+/**
+ * What another composition root (the sandbox) replaces when it assembles an embedded API process; the
+ * server's own entry points pass none. Ignored parts of the distributed mode: the Redis adapters keep
+ * the server's time.
+ */
+export interface ComposeOptions {
+  /** The time of every time-dependent rule (default: the system clock). */
+  clock?: Clock;
+  /** Synthesis instead of the engine the configuration names (no worker pool is started). */
+  synth?: Synthesizer;
+  /** The store and audio storage, instead of those under DATA_DIR. */
+  storage?: Storage;
+  /** Wraps the in-process queue (e.g. to hold jobs until a test clock reaches them). */
+  wrapQueue?: (queue: JobQueue) => JobQueue;
+}
+
 export interface ApiServices {
   config: Config;
+  clock: Clock;
   store: Store;
   audio: AudioStorage;
   limiter: RateLimiter;
@@ -106,16 +123,17 @@ export interface ApiServices {
  * LOCAL_WORKERS=false, in which case it only estimates (for usage reservations and retry_after_seconds),
  * assuming workers sized like this machine (or SYNTH_THREADS).
  */
-export async function composeApi(config: Config, log: Logger): Promise<ApiServices> {
+export async function composeApi(config: Config, log: Logger, options: ComposeOptions = {}): Promise<ApiServices> {
+  const clock = options.clock ?? systemClock;
   // The request path reads keys, accounts, jobs and usage on every request: cached, with invalidation.
-  const storage = await openStorage(config, log, 'agent-tts-api', { cacheReads: true });
+  const storage = options.storage ?? (await openStorage(config, log, 'agent-tts-api', { cacheReads: true }));
   const { store, audio, redis } = storage;
   const metrics = createOpsMetrics();
   const runsJobs = !redis || config.localWorkers;
-  const synth = runsJobs ? createSynth(config) : undefined;
+  const synth = runsJobs ? (options.synth ?? createSynth(config)) : undefined;
   const estimator: SynthesisEstimator = synth ?? estimateOnly(config);
-  const runner = synth ? new JobRunner(store, audio, synth, log) : undefined;
-  const limiter: RateLimiter = redis ? redis.limiter() : new MemoryRateLimiter();
+  const runner = synth ? new JobRunner(store, audio, synth, log, clock) : undefined;
+  const limiter: RateLimiter = redis ? redis.limiter() : new MemoryRateLimiter(() => clock.now());
 
   let queue: JobQueue;
   let worker: SynthesisWorker | undefined;
@@ -134,7 +152,8 @@ export async function composeApi(config: Config, log: Logger): Promise<ApiServic
       });
     };
   } else {
-    const local = new LocalJobQueue(instrumentRunner(runner!, store, metrics), config.jobConcurrency, log);
+    const run = instrumentRunner(runner!, store, metrics);
+    const local = options.wrapQueue ? options.wrapQueue(new LocalJobQueue(run, config.jobConcurrency, log)) : new LocalJobQueue(run, config.jobConcurrency, log);
     queue = local;
     resumeInterrupted = async () => {
       const ids = await store.listProcessingJobIds();
@@ -153,12 +172,14 @@ export async function composeApi(config: Config, log: Logger): Promise<ApiServic
     estimator,
     requests: speechRequests(config),
     rateLimits: config.rateLimits,
+    clock,
     // Live progress sharpens retry_after_seconds for the jobs this process runs; others are
     // estimated from the progress their workers write to the store.
     live: runner?.live,
   });
   return {
     config,
+    clock,
     store,
     audio,
     limiter,

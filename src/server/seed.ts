@@ -6,7 +6,7 @@ import { usageMonth } from './domain/usage.js';
 import type { ConformanceFixturesT } from '../contract/fixtures.js';
 import type { Config } from './config.js';
 import { AccountAdmin } from './domain/accounts.js';
-import type { AudioStorage, JobRecord, Store } from './ports.js';
+import { type AudioStorage, type Clock, type JobRecord, type Store, systemClock } from './ports.js';
 
 export interface SeedCounts {
   /** Active keys (each its own account) for the rules that create and compare jobs. */
@@ -32,11 +32,17 @@ export function silentMp3(frames = 39): Buffer {
  * Creates a fresh set of accounts in every state the API names and returns the conformance fixtures
  * for them. Every run makes new accounts, so their rate-limit buckets and usage start empty.
  */
-export async function seed(store: Store, audioStorage: AudioStorage, config: Config, counts: SeedCounts = {}): Promise<ConformanceFixturesT> {
+export async function seed(
+  store: Store,
+  audioStorage: AudioStorage,
+  config: Config,
+  counts: SeedCounts = {},
+  clock: Clock = systemClock,
+): Promise<ConformanceFixturesT> {
   const activeCount = counts.active ?? 8;
   const acceptanceCount = counts.acceptance ?? DEFAULT_ACCEPTANCE_KEYS;
-  const admin = new AccountAdmin(store);
-  const stamp = new Date().toISOString();
+  const admin = new AccountAdmin(store, clock);
+  const stamp = new Date(clock.now()).toISOString();
   const keyFor = async (label: string, plan: 'free' | 'pro' | 'ultimate' | 'basic', subscription: 'active' | 'inactive' = 'active') => {
     const account = await admin.createAccount(`seed ${label} ${stamp}`, plan, subscription);
     const { key, record } = await admin.createKey(account.id, `seed ${label}`);
@@ -57,7 +63,7 @@ export async function seed(store: Store, audioStorage: AudioStorage, config: Con
   const legacyJob = await admin.importLegacyJob({
     accountId: legacy.account.id,
     keyPublicId: legacy.record.publicId,
-    expiresAt: Date.now() - 86_400_000,
+    expiresAt: clock.now() - 86_400_000,
     voice: 'af_heart',
     speed: 1,
     language: 'en-US',
@@ -70,7 +76,7 @@ export async function seed(store: Store, audioStorage: AudioStorage, config: Con
 
   // A job the speech engine failed, as the job runner records one: the failed-job rules GET it on a
   // deployment whose engine never fails (the eSpeak default). Finished, so no worker ever runs it.
-  const now = Date.now();
+  const now = clock.now();
   const finished = (account: { id: string }, publicId: string, extra: Partial<JobRecord>): JobRecord => ({
     id: randomUUID(),
     accountId: account.id,

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { PlanId, SubscriptionStatus } from '../../contract/plans.js';
-import type { Account, ApiKeyRecord, JobRecord, Store } from '../ports.js';
+import { type Account, type ApiKeyRecord, type Clock, type JobRecord, type Store, systemClock } from '../ports.js';
 import { generateKey } from './keys.js';
 import { usageMonth } from './usage.js';
 
@@ -8,10 +8,13 @@ export class AdminError extends Error {}
 
 /** The dashboard operations of docs/api-rules.md#key-management (create, list, rename, revoke keys) and account upkeep. */
 export class AccountAdmin {
-  constructor(private readonly store: Store) {}
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock = systemClock,
+  ) {}
 
   async createAccount(name: string, plan: PlanId, subscription: SubscriptionStatus = 'active'): Promise<Account> {
-    const account: Account = { id: randomUUID(), name, plan, subscription, createdAt: Date.now() };
+    const account: Account = { id: randomUUID(), name, plan, subscription, createdAt: this.clock.now() };
     await this.store.createAccount(account);
     return account;
   }
@@ -31,7 +34,7 @@ export class AccountAdmin {
       accountId,
       secretHash: generated.secretHash,
       name,
-      createdAt: Date.now(),
+      createdAt: this.clock.now(),
       callCount: 0,
     };
     if (!(await this.store.createKey(record))) {
@@ -54,12 +57,12 @@ export class AccountAdmin {
 
   async revokeKey(displayKey: string): Promise<boolean> {
     const key = await this.requireKey(displayKey);
-    return this.store.revokeKey(key.publicId, Date.now());
+    return this.store.revokeKey(key.publicId, this.clock.now());
   }
 
   async setUsedMinutes(accountId: string, minutes: number): Promise<void> {
     await this.requireAccount(accountId);
-    await this.store.setUsage(accountId, usageMonth(Date.now()), Math.round(minutes * 100));
+    await this.store.setUsage(accountId, usageMonth(this.clock.now()), Math.round(minutes * 100));
   }
 
   /** Imports a job from the legacy system: completed, with an expiry after which it answers FILE_EXPIRED. */
@@ -75,7 +78,7 @@ export class AccountAdmin {
     jobId?: string;
   }): Promise<JobRecord> {
     await this.requireAccount(input.accountId);
-    const now = Date.now();
+    const now = this.clock.now();
     const job: JobRecord = {
       id: input.jobId ?? randomUUID(),
       accountId: input.accountId,

@@ -5,7 +5,7 @@ import { NEW_IDEMPOTENCY_KEY_PHRASE } from '../../contract/errors.js';
 /** The message of a job the speech engine failed (docs/api-rules.md#idempotency rule 5: retry with a new key). */
 export const PROVIDER_FAILURE_MESSAGE = `The speech engine failed on this job. Retry with backoff, using a ${NEW_IDEMPOTENCY_KEY_PHRASE}.`;
 import type { Logger } from '../log.js';
-import type { AudioStorage, AudioWriter, Store } from '../ports.js';
+import { type AudioStorage, type AudioWriter, type Clock, type Store, systemClock } from '../ports.js';
 import { secondsToCentiminutes } from './usage.js';
 
 export interface LiveProgress {
@@ -35,13 +35,15 @@ export class JobRunner implements JobRun {
     private readonly audio: AudioStorage,
     private readonly synth: Synthesizer,
     private readonly log: Logger,
+    /** Job timestamps (completed_at, processing time); progress writes stay throttled in real time. */
+    private readonly clock: Clock = systemClock,
   ) {}
 
   /** Returns false when the job was not run to an end (aborted for shutdown; it stays processing). */
   async run(jobId: string, signal?: AbortSignal): Promise<boolean> {
     const job = await this.store.getJob(jobId);
     if (!job || job.status !== 'processing') return true;
-    const started = Date.now();
+    const started = this.clock.now();
     await this.audio.removeLeftovers(jobId);
     let lastWrite = 0;
     this.live.set(jobId, { fraction: job.progress, elapsedMs: 0 });
@@ -66,7 +68,7 @@ export class JobRunner implements JobRun {
       // This run's audio is in place; any other partial write of the job belongs to a dead run (or to
       // one that lost its queue lock, which can no longer settle the job): remove them whatever their age.
       await this.audio.removeLeftovers(jobId, 0);
-      const completedAt = Date.now();
+      const completedAt = this.clock.now();
       const settled = await this.store.completeJob(jobId, {
         durationSeconds: Math.round(result.durationSeconds * 1000) / 1000,
         fileSizeBytes: result.bytes,
@@ -99,7 +101,7 @@ export class JobRunner implements JobRun {
         return true;
       }
       await this.audio.delete(jobId).catch(() => undefined);
-      await this.store.failJob(jobId, { code, message, completedAt: Date.now() });
+      await this.store.failJob(jobId, { code, message, completedAt: this.clock.now() });
       this.log.error({ job_id: jobId, err: error }, 'job failed');
       return true;
     } finally {

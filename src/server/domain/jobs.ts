@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { LIMITS } from '../../contract/limits.js';
 import type { TtsRequestBody } from '../../contract/schemas.js';
 import type { SynthesisEstimator } from '../../synth/index.js';
-import type { AudioStorage, JobQueue, JobRecord, RateLimitDecision, RateLimiter, Store } from '../ports.js';
+import { type AudioStorage, type Clock, type JobQueue, type JobRecord, type RateLimitDecision, type RateLimiter, type Store, systemClock } from '../ports.js';
 import type { Principal } from './auth.js';
 import type { LiveProgress } from './job-runner.js';
 import type { SpeechRequests } from './speech-request.js';
@@ -47,6 +47,8 @@ export interface JobServiceDeps {
   requests: SpeechRequests;
   rateLimits: RateLimitSettings;
   live?: LiveProgressSource;
+  /** Job timestamps, retention and the usage month (default: the system clock). */
+  clock?: Clock;
 }
 
 /** A claim never bound to a job (its holder died) is taken over after this long. */
@@ -63,6 +65,11 @@ const bucketName = (kind: BucketKind, publicId: string) => `${kind}:${publicId}`
  */
 export class JobService {
   constructor(private readonly deps: JobServiceDeps) {}
+
+  /** The time of the deployment's clock (the sandbox's test clock, or the system's). */
+  now(): number {
+    return (this.deps.clock ?? systemClock).now();
+  }
 
   get rateLimits(): RateLimitSettings {
     return this.deps.rateLimits;
@@ -112,7 +119,7 @@ export class JobService {
       return { kind: 'rate_limited', postBucket: bucket };
     }
 
-    const now = Date.now();
+    const now = this.now();
     const estimateSeconds = estimator.estimateAudioSeconds(request.text, request.speed, request.language);
     const job: JobRecord = {
       id: jobId,

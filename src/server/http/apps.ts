@@ -1,4 +1,5 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
+import type { MiddlewareHandler } from 'hono';
 import { API_PATH, VOICES_PATH } from '../../contract/limits.js';
 import type { CatalogVoiceBody } from '../../contract/schemas.js';
 import type { ApiServices } from '../compose.js';
@@ -19,18 +20,31 @@ export interface ApiAppOptions {
   shutdown: AbortSignal;
   /** Also serve /healthz, /readyz and /metrics here (when no OPS_PORT gives them their own listener). */
   withOps: boolean;
+  /**
+   * What another composition root adds (the sandbox: its mark on every answer, its request journal,
+   * its own routes). The server's entry point passes nothing.
+   */
+  extend?: {
+    headers?: Readonly<Record<string, string>>;
+    /** Run after the shell's middleware (request id, metrics, CORS) and before every route. */
+    middleware?: MiddlewareHandler<AppEnv>[];
+    routes?: (app: OpenAPIHono<AppEnv>) => void;
+  };
 }
 
 /** The API listener: jobs and audio, bound to the contract's routes. */
-export function createApiApp({ services, log, shutdown, withOps }: ApiAppOptions): OpenAPIHono<AppEnv> {
+export function createApiApp({ services, log, shutdown, withOps, extend }: ApiAppOptions): OpenAPIHono<AppEnv> {
   const { config } = services;
   const app = createApp({
     log,
     logRequests: true,
     metrics: services.metrics,
     cors: config.cors,
+    headers: extend?.headers,
     notFoundHint: `The API is at ${API_PATH}.`,
   });
+  for (const middleware of extend?.middleware ?? []) app.use(middleware);
+  extend?.routes?.(app);
   if (withOps) registerOpsRoutes(app, opsDepsOf(services, log));
   registerJobRoutes(app, {
     auth: services.auth,
@@ -60,8 +74,13 @@ export function opsDepsOf(services: ApiServices, log: Logger): OpsDeps {
 }
 
 /** The voice catalog's own listener (its own origin, without authentication). */
-export function createVoicesApp(voices: readonly CatalogVoiceBody[], log: Logger, cors: ApiServices['config']['cors']): OpenAPIHono<AppEnv> {
-  const app = createApp({ log, cors, notFoundHint: `The catalog is at ${VOICES_PATH}.` });
+export function createVoicesApp(
+  voices: readonly CatalogVoiceBody[],
+  log: Logger,
+  cors: ApiServices['config']['cors'],
+  headers?: Readonly<Record<string, string>>,
+): OpenAPIHono<AppEnv> {
+  const app = createApp({ log, cors, headers, notFoundHint: `The catalog is at ${VOICES_PATH}.` });
   registerVoiceRoutes(app, voices);
   return app;
 }

@@ -18,6 +18,8 @@ export interface AppShellOptions {
   /** Counts every answer of this app by route pattern. */
   metrics?: OpsMetrics;
   cors?: { origins: readonly string[]; previewPattern?: RegExp };
+  /** Headers set on every answer of this app, errors and preflights included (the sandbox's mark). */
+  headers?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -35,6 +37,7 @@ export function createApp(options: AppShellOptions): OpenAPIHono<AppEnv> {
     c.set('requestId', requestId);
     c.set('receivedAt', Date.now());
     c.header('X-Request-Id', requestId);
+    for (const [name, value] of Object.entries(options.headers ?? {})) c.header(name, value);
     await next();
     if (options.logRequests) {
       log.info(

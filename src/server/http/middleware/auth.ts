@@ -14,7 +14,7 @@ import { hasRateHeaders, setRateHeaders } from '../rate-headers.js';
 export function requireApiKey(auth: Authenticator, jobs: JobService): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const kind: BucketKind = c.req.method === 'POST' ? 'post' : 'get';
-    const result = await auth.authenticate(c.req.header('authorization'), Date.now());
+    const result = await auth.authenticate(c.req.header('authorization'), jobs.now());
     if (!result.ok) {
       if (result.displayKey) c.set('displayKey', result.displayKey);
       if (result.publicId !== undefined) {

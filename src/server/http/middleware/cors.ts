@@ -3,7 +3,7 @@ import type { AppEnv } from '../context.js';
 
 const ALLOW_METHODS = 'GET, POST, OPTIONS';
 const ALLOW_HEADERS = 'Authorization, Content-Type, Idempotency-Key, User-Agent';
-const EXPOSE_HEADERS = 'Retry-After, RateLimit, RateLimit-Policy, X-Request-Id, Idempotent-Replayed, WWW-Authenticate';
+const EXPOSE_HEADERS = 'Retry-After, RateLimit, RateLimit-Policy, X-Request-Id, Idempotent-Replayed, WWW-Authenticate, Agent-TTS-Sandbox';
 
 /**
  * CORS (docs/api-rules.md#cors): the first-party origin and preview origins get CORS headers; any other origin

@@ -5,7 +5,7 @@ import { getAudioRoute } from '../../../contract/routes.js';
 import { AudioPathParams } from '../../../contract/schemas.js';
 import { ApiError } from '../../domain/errors.js';
 import type { AudioUrlSigner } from '../../domain/signing.js';
-import { AudioStorageUnavailableError, type AudioStorage, type ByteRange, type Store } from '../../ports.js';
+import { AudioStorageUnavailableError, type AudioStorage, type ByteRange, type Clock, type Store, systemClock } from '../../ports.js';
 import type { AppEnv } from '../context.js';
 import { answerOtherMethods } from '../create-app.js';
 
@@ -13,6 +13,8 @@ export interface AudioRouteDeps {
   store: Pick<Store, 'getJob'>;
   audio: AudioStorage;
   signer: AudioUrlSigner;
+  /** Signature expiry and legacy expiry are judged on it (default: the system clock). */
+  clock?: Clock;
 }
 
 /** Seconds a client is told to wait when the audio store cannot be reached. */
@@ -47,6 +49,7 @@ async function fromStore<T>(run: () => Promise<T>): Promise<T> {
  */
 export function registerAudioRoutes(app: OpenAPIHono<AppEnv>, deps: AudioRouteDeps): void {
   const { audio, signer, store } = deps;
+  const clock = deps.clock ?? systemClock;
   // Hono matches whole path segments, so `{job_id}.mp3` is routed as one parameter and split here;
   // the document keeps the contract's route (registered as it is), the handler its response types.
   app.openAPIRegistry.registerPath(getAudioRoute);
@@ -57,7 +60,7 @@ export function registerAudioRoutes(app: OpenAPIHono<AppEnv>, deps: AudioRouteDe
     if (!parsed?.success) throw new ApiError('NOT_FOUND', AUDIO_URL_INVALID_MESSAGE);
     const jobId = parsed.data.job_id.toLowerCase();
     const { expires, sig } = c.req.valid('query');
-    const now = Date.now();
+    const now = clock.now();
     if (!signer.verify(jobId, expires, sig, now)) throw new ApiError('NOT_FOUND', AUDIO_URL_INVALID_MESSAGE);
     const job = await store.getJob(jobId);
     const legacyExpired = job?.legacyExpiresAt !== undefined && job.legacyExpiresAt <= now;

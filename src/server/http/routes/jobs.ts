@@ -56,11 +56,12 @@ export function registerJobRoutes(app: OpenAPIHono<AppEnv>, deps: JobRouteDeps):
     let job = outcome.job;
     if (outcome.replayed) c.header('Idempotent-Replayed', 'true');
     else job = (await jobs.waitInline(job.id, deps.inlineWaitMs, deps.shutdown)) ?? job;
-    const now = Date.now();
+    const now = jobs.now();
     const view = jobBody(await jobs.state(principal, job, now), signer, publicBaseUrl, now);
     switch (view.kind) {
       case 'completed': {
-        const processingMs = outcome.replayed ? (job.processingTimeMs ?? 0) : now - c.get('receivedAt');
+        // Real time: what this request took (the deployment's clock may be a sandbox's test clock).
+        const processingMs = outcome.replayed ? (job.processingTimeMs ?? 0) : Date.now() - c.get('receivedAt');
         return c.json({ ...view.body, meta: metaOf(c, processingMs) }, 200);
       }
       case 'processing':
@@ -80,7 +81,7 @@ export function registerJobRoutes(app: OpenAPIHono<AppEnv>, deps: JobRouteDeps):
     setRateHeaders(c, 'get', outcome.getBucket, jobs.rateLimits.windowMs);
     if (outcome.kind === 'rate_limited') throw rateLimited('get', outcome.getBucket.resetSeconds);
     if (outcome.kind === 'not_found') throw new ApiError('NOT_FOUND', 'No job with this id for this account. Check the job id.');
-    const now = Date.now();
+    const now = jobs.now();
     const view = jobBody(await jobs.state(principal, outcome.job, now), signer, publicBaseUrl, now);
     return c.json({ ...view.body, meta: metaOf(c) }, 200);
   });

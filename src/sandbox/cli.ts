@@ -1,0 +1,74 @@
+import { parseArgs } from 'node:util';
+import { API_PATH } from '../contract/limits.js';
+import { ConfigError } from '../server/config.js';
+import { writeFixtures } from '../server/seed.js';
+import { SANDBOX_HEADER, startSandbox } from './index.js';
+
+const HELP = `agent-tts-sandbox: a stateful sandbox of the agent-tts API for client authors (not a deployment).
+
+Usage: agent-tts-sandbox [--host 127.0.0.1] [--port 0] [--voices-port 0] [--fixtures out.json]
+
+  --host          address to listen on (default 127.0.0.1)
+  --port          API port (default 0: any free port; the URL is printed)
+  --voices-port   voice-catalog port (default 0: any free port)
+  --fixtures      also seed the accounts the conformance suite needs and write its fixtures file
+                  (with "clock": the suite advances the sandbox clock instead of sleeping)
+
+The reference server's own API (POST/GET ${API_PATH}, audio URLs) over in-memory state, with an
+instant synthesizer. Test keys are new on every start and are printed below and listed at GET /sandbox,
+with the magic inputs that choose a job's outcome. The test clock: GET/POST /sandbox/clock. The request
+journal: GET/DELETE /sandbox/requests. Every answer carries "${SANDBOX_HEADER}: 1". README, "Sandbox".
+`;
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      host: { type: 'string' },
+      port: { type: 'string' },
+      'voices-port': { type: 'string' },
+      fixtures: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+  });
+  if (values.help) {
+    process.stdout.write(HELP);
+    return;
+  }
+  const port = (name: string, value: string | undefined) => {
+    if (value === undefined) return 0;
+    if (!/^\d{1,5}$/.test(value) || Number(value) > 65_535) throw new ConfigError(`--${name}: expected a port 0-65535, got "${value}"`);
+    return Number(value);
+  };
+  const sandbox = await startSandbox({ host: values.host, port: port('port', values.port), voicesPort: port('voices-port', values['voices-port']) });
+  const startedMs = Math.round(process.uptime() * 1000);
+  const out: string[] = [
+    `agent-tts sandbox on ${sandbox.baseUrl} (voice catalog on ${sandbox.voicesUrl})`,
+    `Not a deployment: state is in memory and gone on exit; every answer carries "${SANDBOX_HEADER}: 1".`,
+    'Test keys (new on every start):',
+    ...Object.entries(sandbox.keys).map(([state, key]) => `  ${state.padEnd(22)} ${key}`),
+    `Magic inputs, keys and clock: GET ${sandbox.baseUrl}/sandbox   journal: GET ${sandbox.baseUrl}/sandbox/requests`,
+  ];
+  if (values.fixtures) {
+    await writeFixtures(values.fixtures, await sandbox.fixtures());
+    out.push(`Conformance fixtures written to ${values.fixtures}`);
+  }
+  out.push(`Started in ${startedMs} ms (process start to listening).`);
+  process.stdout.write(out.join('\n') + '\n');
+
+  let stopping = false;
+  const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    void sandbox.stop().finally(() => process.exit(0));
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}
+
+main().catch((error: unknown) => {
+  const message = error instanceof Error ? error.message : String(error);
+  const usage = error instanceof ConfigError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
+  process.stderr.write(`agent-tts-sandbox: ${message}\n`);
+  process.exit(usage ? 2 : 1);
+});

@@ -1,0 +1,194 @@
+import type { MiddlewareHandler } from 'hono';
+import { API_KEY_PATTERN, API_PATH } from '../contract/limits.js';
+import type { AppEnv } from '../server/http/context.js';
+import type { Clock } from '../server/ports.js';
+
+/** Texts longer than this are cut in the journal (`text_truncated: true`, `text_length` the full length). */
+export const JOURNAL_TEXT_CHARS = 200;
+/** Entries kept; the oldest leave first. */
+export const JOURNAL_SIZE = 1_000;
+/** A POST resent without an Idempotency-Key this soon (sandbox seconds) after the same POST counts as a retry. */
+export const RETRY_WINDOW_SECONDS = 30;
+
+export interface Flag {
+  code: 'POLLED_TOO_SOON' | 'RETRIED_BEFORE_RETRY_AFTER' | 'RETRY_WITHOUT_IDEMPOTENCY_KEY';
+  message: string;
+}
+
+export interface JournalEntry {
+  id: number;
+  /** Sandbox clock time of the request. */
+  at: string;
+  method: string;
+  path: string;
+  query: Record<string, string>;
+  /** Request headers; Authorization shows only the key's public part (`Bearer tts_<public_id>`). */
+  headers: Record<string, string>;
+  /** The API key's public part, when the request had a well-formed one. */
+  key?: string;
+  /** The JSON body as sent (text cut to JOURNAL_TEXT_CHARS); absent when the API read none. */
+  body?: unknown;
+  response: { status: number; error_code?: string; job_id?: string; retry_after_seconds?: number; retry_after_header?: number };
+  flags: Flag[];
+}
+
+export interface JournalFilter {
+  method?: string;
+  path?: string;
+  status?: number;
+  key?: string;
+  /** Entries at or after this sandbox time (ISO 8601). */
+  since?: string;
+}
+
+/**
+ * What clients sent the sandbox and what they got, with the mistakes that can be seen from here
+ * flagged on the entry that made them. Requests to /sandbox itself are not recorded.
+ */
+export class Journal {
+  private entries: JournalEntry[] = [];
+  private nextId = 1;
+  /** Per key and job: when the job was last reported processing, and the retry_after_seconds given. */
+  private readonly pollAdvice = new Map<string, { at: number; seconds: number }>();
+  /** Per key and bucket (post/get): until when the last 429 asked the client to wait. */
+  private readonly blockedUntil = new Map<string, number>();
+  /** Per key: the last POST without an Idempotency-Key (its body, time and whether it failed). */
+  private readonly lastPost = new Map<string, { body: string; at: number; failed: boolean }>();
+
+  constructor(private readonly clock: Clock) {}
+
+  list(filter: JournalFilter = {}): JournalEntry[] {
+    const since = filter.since === undefined ? undefined : Date.parse(filter.since);
+    const key = filter.key?.replace(/^tts_/, '');
+    return this.entries.filter(
+      (e) =>
+        (filter.method === undefined || e.method === filter.method.toUpperCase()) &&
+        (filter.path === undefined || e.path === filter.path) &&
+        (filter.status === undefined || e.response.status === filter.status) &&
+        (key === undefined || e.key === `tts_${key}`) &&
+        (since === undefined || Date.parse(e.at) >= since),
+    );
+  }
+
+  clear(): void {
+    this.entries = [];
+    this.pollAdvice.clear();
+    this.blockedUntil.clear();
+    this.lastPost.clear();
+  }
+
+  /** Records one exchange and returns its entry (with its flags). */
+  record(request: { method: string; path: string; query: Record<string, string>; headers: Record<string, string>; bodyText?: string }, response: JournalEntry['response']): JournalEntry {
+    const now = this.clock.now();
+    const headers = { ...request.headers };
+    const auth = headers.authorization;
+    const parsed = auth ? API_KEY_PATTERN.exec(auth.replace(/^Bearer\s+/i, '').trim()) : null;
+    const key = parsed ? `tts_${parsed[1]}` : undefined;
+    if (auth !== undefined) headers.authorization = key ? `Bearer ${key}` : '(not a well-formed key; not shown)';
+    const flags = key ? this.flags(key, request, response, now) : [];
+    const entry: JournalEntry = {
+      id: this.nextId++,
+      at: new Date(now).toISOString(),
+      method: request.method,
+      path: request.path,
+      query: request.query,
+      headers,
+      ...(key ? { key } : {}),
+      ...(request.bodyText === undefined ? {} : { body: journalBody(request.bodyText) }),
+      response,
+      flags,
+    };
+    this.entries.push(entry);
+    if (this.entries.length > JOURNAL_SIZE) this.entries.splice(0, this.entries.length - JOURNAL_SIZE);
+    return entry;
+  }
+
+  private flags(key: string, request: { method: string; path: string; query: Record<string, string>; headers: Record<string, string>; bodyText?: string }, response: JournalEntry['response'], now: number): Flag[] {
+    if (request.path !== API_PATH) return [];
+    const flags: Flag[] = [];
+    const bucket = `${key} ${request.method === 'POST' ? 'post' : 'get'}`;
+    const blocked = this.blockedUntil.get(bucket);
+    if (blocked !== undefined && now < blocked) {
+      flags.push({
+        code: 'RETRIED_BEFORE_RETRY_AFTER',
+        message: `Sent ${((blocked - now) / 1000).toFixed(1)} s before the Retry-After of the last 429 on this key's ${request.method} bucket elapsed; wait Retry-After seconds before retrying.`,
+      });
+    }
+    if (response.status === 429 && response.retry_after_header !== undefined) this.blockedUntil.set(bucket, now + response.retry_after_header * 1000);
+
+    if (request.method === 'GET' && request.query.id) {
+      const advice = this.pollAdvice.get(`${key} ${request.query.id.toLowerCase()}`);
+      if (advice && now < advice.at + advice.seconds * 1000) {
+        flags.push({
+          code: 'POLLED_TOO_SOON',
+          message: `Polled ${((now - advice.at) / 1000).toFixed(1)} s after being told retry_after_seconds: ${advice.seconds}; wait that long between polls.`,
+        });
+      }
+    }
+    if (response.job_id && response.retry_after_seconds !== undefined) {
+      this.pollAdvice.set(`${key} ${response.job_id}`, { at: now, seconds: response.retry_after_seconds });
+    }
+
+    if (request.method === 'POST' && request.bodyText !== undefined) {
+      const hasKey = Object.keys(request.headers).includes('idempotency-key');
+      const last = this.lastPost.get(key);
+      if (!hasKey && last && last.body === request.bodyText && (last.failed || now - last.at < RETRY_WINDOW_SECONDS * 1000)) {
+        flags.push({
+          code: 'RETRY_WITHOUT_IDEMPOTENCY_KEY',
+          message: `The same POST was sent ${((now - last.at) / 1000).toFixed(1)} s earlier${last.failed ? ' and failed' : ''}; a retry without an Idempotency-Key can create (and charge) a second job. Send one Idempotency-Key per logical submission.`,
+        });
+      }
+      if (!hasKey) this.lastPost.set(key, { body: request.bodyText, at: now, failed: response.status >= 400 });
+      else this.lastPost.delete(key);
+    }
+    return flags;
+  }
+}
+
+/** The body as the journal shows it: JSON parsed, a long `text` cut. */
+function journalBody(text: string): unknown {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return text.length > JOURNAL_TEXT_CHARS ? { raw: text.slice(0, JOURNAL_TEXT_CHARS), raw_truncated: true, raw_length: text.length } : { raw: text };
+  }
+  if (body && typeof body === 'object' && typeof (body as { text?: unknown }).text === 'string') {
+    const t = (body as { text: string }).text;
+    if (t.length > JOURNAL_TEXT_CHARS) return { ...body, text: t.slice(0, JOURNAL_TEXT_CHARS), text_truncated: true, text_length: t.length };
+  }
+  return body;
+}
+
+/** Records every API exchange (not /sandbox ones) once it is answered. */
+export function journalMiddleware(journal: Journal): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    await next();
+    if (c.req.path === '/sandbox' || c.req.path.startsWith('/sandbox/')) return;
+    const res = c.res;
+    const response: JournalEntry['response'] = { status: res.status };
+    if ((res.headers.get('content-type') ?? '').includes('application/json')) {
+      const body = (await res
+        .clone()
+        .json()
+        .catch(() => undefined)) as { job_id?: string; retry_after_seconds?: number; status?: string; error?: { code?: string; details?: { job_id?: string } } } | undefined;
+      if (body?.error?.code) response.error_code = body.error.code;
+      const jobId = body?.job_id ?? body?.error?.details?.job_id;
+      if (jobId) response.job_id = jobId;
+      if (body?.status === 'processing' && typeof body.retry_after_seconds === 'number') response.retry_after_seconds = body.retry_after_seconds;
+    }
+    const retryAfter = res.headers.get('retry-after');
+    if (retryAfter !== null && /^\d+$/.test(retryAfter)) response.retry_after_header = Number(retryAfter);
+    const cached = (c.req.bodyCache as { text?: Promise<string> }).text;
+    journal.record(
+      {
+        method: c.req.method,
+        path: c.req.path,
+        query: c.req.query(),
+        headers: c.req.header(),
+        bodyText: cached ? await cached.catch(() => undefined) : undefined,
+      },
+      response,
+    );
+  };
+}

@@ -1,0 +1,72 @@
+/**
+ * Magic inputs: markers in a request's `text` that choose the job's outcome, like a payment API's test
+ * card numbers. Markers are words of the text (they count towards its length and duration like any
+ * other); an unknown marker, or one with a value out of range, is ignored.
+ */
+
+export interface MagicInput {
+  marker: string;
+  effect: string;
+}
+
+export const MAGIC_INPUTS: readonly MagicInput[] = [
+  { marker: 'sandbox:inline', effect: 'Completes at once: POST answers 200 with the audio, whatever the length of the text.' },
+  {
+    marker: 'sandbox:async=<seconds>',
+    effect:
+      'Goes asynchronous: POST answers 202 and the job takes <seconds> (0 < s ≤ 86400) of sandbox clock time; progress moves with the clock, and advancing the clock by that much completes it. `sandbox:async` alone is 5 seconds.',
+  },
+  {
+    marker: 'sandbox:provider_error[=<percent>]',
+    effect:
+      'Fails with TTS_PROVIDER_ERROR (502) after <percent> (0-99, default 50) of its progress; nothing is charged. Inline unless combined with sandbox:async=<seconds>, when it fails at that share of the time.',
+  },
+  {
+    marker: 'sandbox:internal_error[=<percent>]',
+    effect: 'Fails with INTERNAL_ERROR (500) after <percent> (0-99, default 50) of its progress; nothing is charged. Combines with sandbox:async like provider_error.',
+  },
+  {
+    marker: '(no marker)',
+    effect:
+      "The reference server's behaviour by estimate: a text whose estimated synthesis time fits the inline wait completes inline; a longer one answers 202 and takes its estimated time on the sandbox clock.",
+  },
+];
+
+export interface Outcome {
+  /** Sandbox seconds the job takes from its creation (0: at once, so inline). */
+  seconds: number;
+  /** The job fails instead, once this share of its time and progress has passed. */
+  failure?: { code: 'TTS_PROVIDER_ERROR' | 'INTERNAL_ERROR'; atFraction: number };
+}
+
+export const DEFAULT_ASYNC_SECONDS = 5;
+const MARKER = /sandbox:(inline|async|provider_error|internal_error)(?:=(\d{1,6}(?:\.\d{1,3})?))?(?![\w=])/gi;
+
+/**
+ * The outcome a text asks for. `estimatedWallSeconds` is what the real server would take on it and
+ * `inlineWaitSeconds` how long its POST waits: used when no marker sets the timing.
+ */
+export function outcomeOf(text: string, estimatedWallSeconds: number, inlineWaitSeconds: number): Outcome {
+  let inline = false;
+  let asyncSeconds: number | undefined;
+  let failure: Outcome['failure'];
+  for (const m of text.matchAll(MARKER)) {
+    const kind = m[1]!.toLowerCase();
+    const value = m[2] === undefined ? undefined : Number(m[2]);
+    if (kind === 'inline' && value === undefined) inline = true;
+    else if (kind === 'async') {
+      const seconds = value ?? DEFAULT_ASYNC_SECONDS;
+      if (seconds > 0 && seconds <= 86_400) asyncSeconds = seconds;
+    } else if (kind === 'provider_error' || kind === 'internal_error') {
+      const percent = value ?? 50;
+      if (percent < 100) failure = { code: kind === 'provider_error' ? 'TTS_PROVIDER_ERROR' : 'INTERNAL_ERROR', atFraction: percent / 100 };
+    }
+  }
+  const seconds = asyncSeconds ?? (inline || estimatedWallSeconds <= inlineWaitSeconds ? 0 : Math.round(estimatedWallSeconds * 1000) / 1000);
+  return failure ? { seconds, failure } : { seconds };
+}
+
+/** Sandbox seconds from a job's creation until it ends (completes or fails). */
+export function endSeconds(outcome: Outcome): number {
+  return outcome.seconds * (outcome.failure?.atFraction ?? 1);
+}

@@ -1,0 +1,78 @@
+import type { JobQueue, QueueStats, Store } from '../server/ports.js';
+import type { SandboxClock } from './clock.js';
+import { endSeconds } from './outcomes.js';
+import type { InstantSynthesizer } from './synthesizer.js';
+
+/** How often the progress of held jobs is written while the clock runs with real time. */
+const PROGRESS_TICK_MS = 250;
+
+/**
+ * The sandbox's queue: the server's own in-process queue, with each job held until the sandbox clock
+ * reaches the time its outcome takes (outcomes.ts); its progress meanwhile follows the clock. A job
+ * taking no time goes through at once, so its POST is answered inline as on the server. The inline wait
+ * itself stays in real time: a held job does not keep the POST waiting.
+ */
+export class SandboxQueue implements JobQueue {
+  /** Held jobs: start (createdAt) and end, in sandbox time. */
+  private readonly held = new Map<string, { start: number; end: number; fraction: number }>();
+  private readonly ticker: NodeJS.Timeout;
+
+  constructor(
+    private readonly inner: JobQueue,
+    private readonly store: Store,
+    private readonly synth: InstantSynthesizer,
+    private readonly clock: SandboxClock,
+  ) {
+    this.ticker = setInterval(() => void this.writeProgress(), PROGRESS_TICK_MS);
+    this.ticker.unref();
+    clock.onMove(() => this.writeProgress());
+  }
+
+  async enqueue(jobId: string): Promise<void> {
+    const job = await this.store.getJob(jobId);
+    if (!job || job.status !== 'processing') return this.inner.enqueue(jobId);
+    const outcome = this.synth.outcome(job.text, job.speed, job.language);
+    const end = job.createdAt + endSeconds(outcome) * 1000;
+    if (end <= this.clock.now()) return this.inner.enqueue(jobId);
+    const total = outcome.seconds * 1000;
+    this.held.set(jobId, { start: job.createdAt, end, fraction: total > 0 ? (end - job.createdAt) / total : 1 });
+    this.clock.schedule(end, async () => {
+      this.held.delete(jobId);
+      // Registered before the job is handed over, so its end cannot be missed.
+      const finished = this.inner.waitForFinish(jobId, 10_000);
+      await this.inner.enqueue(jobId);
+      await finished;
+    });
+  }
+
+  /** Whether a job is held on the clock (a POST then answers 202 at once). */
+  isHeld(jobId: string): boolean {
+    return this.held.has(jobId);
+  }
+
+  waitForFinish(jobId: string, timeoutMs: number, signal?: AbortSignal): Promise<void> {
+    if (this.held.has(jobId)) return Promise.resolve();
+    return this.inner.waitForFinish(jobId, timeoutMs, signal);
+  }
+
+  /** Progress of held jobs from the clock: the share of their time that has passed, up to where they end. */
+  private async writeProgress(): Promise<void> {
+    const now = this.clock.now();
+    await Promise.all(
+      [...this.held].map(([id, h]) => {
+        const share = Math.min(1, Math.max(0, (now - h.start) / Math.max(1, h.end - h.start)));
+        return this.store.updateProgress(id, Math.min(0.99, share * h.fraction)).catch(() => undefined);
+      }),
+    );
+  }
+
+  stats(): Promise<QueueStats> {
+    return this.inner.stats ? this.inner.stats() : Promise.resolve({ waiting: this.held.size, active: 0 });
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.ticker);
+    this.held.clear();
+    await this.inner.close();
+  }
+}
