@@ -11,6 +11,7 @@ import { SqliteStore } from '../adapters/sqlite-store.js';
 import { newAccount, newJob } from '../adapters/store.contract.js';
 import { createLogger } from '../log.js';
 import { JobRunner, STORE_FAILURE_MESSAGE, type RunAttempt } from './job-runner.js';
+import { sweepExpiredJobs } from './retention.js';
 
 describe('JobRunner', () => {
   let dir: string;
@@ -109,7 +110,7 @@ describe('JobRunner and the in-process queue with the audio store unreachable (S
       { attempts: 3, backoffMs: 20 },
     );
     try {
-      const finished = queue.waitForFinish(job.id, 50_000);
+      const finished = queue.waitForFinish(job.id, 170_000);
       await queue.enqueue(job.id);
       await finished;
     } finally {
@@ -117,6 +118,38 @@ describe('JobRunner and the in-process queue with the audio store unreachable (S
     }
     return { job: (await store.getJob(job.id))!, usage: await store.getUsage(account.id, job.usageMonth), attempts, id: job.id };
   }
+
+  it('the retention sweep deletes expired jobs’ objects in one DeleteObjects, and the partial write of a run that died', async () => {
+    const client = createS3Client({ endpoint: s3.endpoint, forcePathStyle: true });
+    const commands: string[] = [];
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        commands.push(context.commandName ?? '');
+        return next(args);
+      },
+      { step: 'initialize' },
+    );
+    const swept = new S3AudioStorage({ client, bucket: s3.bucket, prefix: `sweep-${Date.now()}` });
+    const account = newAccount();
+    await store.createAccount(account);
+    const expired = Array.from({ length: 3 }, () => newJob(account.id, { deleteAfter: Date.now() - 1 }));
+    const kept = newJob(account.id, { deleteAfter: Date.now() + 86_400_000 });
+    for (const job of [...expired, kept]) {
+      await store.createJob(job, 1_000_000);
+      const w = await swept.createWriter(job.id);
+      await w.write(new Uint8Array([1, 2, 3]));
+      // The first expired job's run died mid-upload: its marker (and upload) stay behind.
+      if (job !== expired[0]) await w.commit();
+    }
+    commands.length = 0;
+    expect(await sweepExpiredJobs(store, swept, createLogger('silent'))).toBe(3);
+    expect(commands.filter((c) => c === 'DeleteObjectsCommand')).toHaveLength(1);
+    // One single delete: the dead run's marker, not one per job's audio.
+    expect(commands.filter((c) => c === 'DeleteObjectCommand')).toHaveLength(1);
+    for (const job of expired) expect(await swept.stat(job.id)).toBeUndefined();
+    expect(await swept.listMarkers()).toEqual([]);
+    expect((await swept.stat(kept.id))?.size).toBe(3);
+  });
 
   it('a store down before the job: every attempt of the policy, then a failed job with TTS_PROVIDER_ERROR and no charge', async () => {
     await s3.stop();
@@ -141,7 +174,7 @@ describe('JobRunner and the in-process queue with the audio store unreachable (S
   it('a store that goes down during the upload and is back for the next attempt: the job completes, charged once', async () => {
     let stopped = false;
     const { job, usage, attempts, id } = await runQueued(
-      'The store goes away while this is spoken, and comes back.',
+      'Gone, then back.',
       async (attempt) => {
         if (attempt.number === 2) await s3.start();
       },
@@ -157,5 +190,6 @@ describe('JobRunner and the in-process queue with the audio store unreachable (S
     expect(job).toMatchObject({ status: 'completed' });
     expect(usage.usedCentiminutes).toBe(job.chargedCentiminutes);
     expect((await audio.stat(id))?.size).toBe(job.fileSizeBytes);
-  });
+    // Two syntheses: generous on two shared cores.
+  }, 180_000);
 });
