@@ -5,7 +5,7 @@
  *   npm run bench                         full run (15 to 25 minutes), writes bench/results/<date>-full.{md,json}
  *   npm run bench -- --quick              2 to 3.5 minutes, checks that every benchmark still runs
  *   npm run bench -- --only poll,inline   a selection: poll | inline | open-loop | long | synth-engine |
- *                                         synth-mp3 | synth-long, or synth for the three synth-*
+ *                                         synth-mp3 | synth-long | store, or synth for the three synth-*
  *   npm run bench -- --profile            servers under `node --cpu-prof`, hot functions in the result
  */
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
@@ -19,6 +19,7 @@ import { runPoll } from './benchmarks/poll.js';
 import { runSynthEngine } from './benchmarks/synth-engine.js';
 import { runSynthLong } from './benchmarks/synth-long.js';
 import { runSynthMp3 } from './benchmarks/synth-mp3.js';
+import { runStore } from './benchmarks/store.js';
 import { describeMachine, type MachineInfo } from './harness/machine.js';
 import { DIST } from './harness/processes.js';
 import type { BenchContext, BenchmarkOutput, TargetResult } from './harness/report-types.js';
@@ -32,6 +33,7 @@ const BENCHMARKS = {
   'synth-engine': runSynthEngine,
   'synth-mp3': runSynthMp3,
   'synth-long': runSynthLong,
+  store: runStore,
 } as const;
 type BenchmarkName = keyof typeof BENCHMARKS;
 const NAMES = Object.keys(BENCHMARKS) as BenchmarkName[];
