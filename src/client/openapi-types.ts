@@ -50,7 +50,7 @@ export interface paths {
          * Download the audio of a completed job
          * @description The `audio_url` of a completed job points here. The signed query (HMAC-SHA256 over the job id and expiry) is the capability: no Authorization header. Supports `Range` (206); download immediately after completion.
          *
-         *     A URL that is not valid — its signature tampered with, its expiry passed, or its audio deleted — answers **404 NOT_FOUND**, the status the error table of docs/api-rules.md#errors gives that code, with the message "This audio URL is not valid or has expired. GET the job again for a fresh audio_url." Why 404 and not 401/403: the signed URL is a capability, and an invalid capability names no resource; tampered, expired and deleted audio answer alike, so the URL reveals nothing, and the remedy is the same for all — GET the job, which answers with a fresh `audio_url` or NOT_FOUND. A `Range` that cannot be satisfied is the one exception to the table: HTTP 416 (the range protocol, RFC 9110) with the INVALID_REQUEST body.
+         *     A URL that is not valid — its signature tampered with, its expiry passed, or its audio deleted — answers **404 NOT_FOUND**, the status the error table of docs/api-rules.md#errors gives that code, with the message "This audio URL is not valid or has expired. GET the job again for a fresh audio_url." Why 404 and not 401/403: the signed URL is a capability, and an invalid capability names no resource; tampered, expired and deleted audio answer alike, so the URL reveals nothing, and the remedy is the same for all — GET the job, which answers with a fresh `audio_url` or NOT_FOUND. Two answers are exceptions to the table, each where HTTP has a status clients act on: a `Range` that cannot be satisfied is HTTP 416 (the range protocol, RFC 9110) with the INVALID_REQUEST body, and, in a deployment that keeps audio in an object store, a store that cannot be reached at that moment is HTTP 503 with `Retry-After` and the INTERNAL_ERROR body (the outage passes; players and proxies retry a 503).
          */
         get: operations["downloadAudio"];
         put?: never;
@@ -955,6 +955,30 @@ export interface operations {
                      * @example https://app.example.com
                      */
                     "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: the object store that keeps the deployment’s audio cannot be reached at the moment (deployments with `AUDIO_STORE=s3://…`). Retry after `Retry-After` seconds; the URL stays valid until its expiry. The message names no endpoint, bucket or store error. HTTP 503 rather than the 500 of the error table: a documented exception (docs/api-rules.md#audio-urls). */
+            503: {
+                headers: {
+                    /**
+                     * @description The request id, as in meta.request_id.
+                     * @example c4d5e6f7-a8b9-4c0d-9e1f-2a3b4c5d6e7f
+                     */
+                    "X-Request-Id": string;
+                    /**
+                     * @description The request’s Origin, when it is the first-party origin or a preview origin; absent otherwise.
+                     * @example https://app.example.com
+                     */
+                    "Access-Control-Allow-Origin"?: string;
+                    /**
+                     * @description Whole seconds to wait before retrying the download.
+                     * @example 5
+                     */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {

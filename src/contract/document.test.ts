@@ -173,6 +173,8 @@ describe('errors (docs/api-rules.md#errors)', () => {
       'GET /v1/audio/{job_id}.mp3 403 INVALID_KEY',
       // An unsatisfiable Range is 416 (RFC 9110), with the error body.
       'GET /v1/audio/{job_id}.mp3 416 INVALID_REQUEST',
+      // An object store that cannot be reached at the moment is 503 with Retry-After (docs/api-rules.md#audio-urls).
+      'GET /v1/audio/{job_id}.mp3 503 INTERNAL_ERROR',
     ]);
     const unexpected: string[] = [];
     for (const { path, method, operation: op } of operations(document)) {

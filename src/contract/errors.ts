@@ -81,3 +81,9 @@ export function asksForNewIdempotencyKey(message: string): boolean {
  * The remedy is the same for all: GET the job again for a fresh audio_url (or learn it is gone).
  */
 export const AUDIO_URL_INVALID_MESSAGE = 'This audio URL is not valid or has expired. GET the job again for a fresh audio_url.';
+
+/** Seconds a client is told to wait (Retry-After) when the deployment's audio store cannot be reached. */
+export const AUDIO_STORE_RETRY_AFTER_SECONDS = 5;
+
+/** The message of the audio route's 503: the object store keeping the audio cannot be reached (docs/api-rules.md#audio-urls). */
+export const AUDIO_STORE_UNREACHABLE_MESSAGE = `The audio store cannot be reached at the moment. Retry in ${AUDIO_STORE_RETRY_AFTER_SECONDS} seconds (Retry-After).`;

@@ -10,7 +10,7 @@ import {
 } from './examples.js';
 import { API_PATH, LIMITS, VOICES_PATH } from './limits.js';
 import { RATELIMIT_DRAFT } from './ratelimit-headers.js';
-import { AUDIO_URL_INVALID_MESSAGE } from './errors.js';
+import { AUDIO_STORE_RETRY_AFTER_SECONDS, AUDIO_STORE_UNREACHABLE_MESSAGE, AUDIO_URL_INVALID_MESSAGE } from './errors.js';
 import {
   AudioPathParams,
   AudioQuery,
@@ -225,7 +225,7 @@ export const getAudioRoute = createRoute({
     'The `audio_url` of a completed job points here. The signed query (HMAC-SHA256 over the job id and expiry) is the capability: no Authorization header. Supports `Range` (206); download immediately after completion.\n\n' +
     'A URL that is not valid — its signature tampered with, its expiry passed, or its audio deleted — answers **404 NOT_FOUND**, the status the error table of docs/api-rules.md#errors gives that code, with the message "' +
     AUDIO_URL_INVALID_MESSAGE +
-    '" Why 404 and not 401/403: the signed URL is a capability, and an invalid capability names no resource; tampered, expired and deleted audio answer alike, so the URL reveals nothing, and the remedy is the same for all — GET the job, which answers with a fresh `audio_url` or NOT_FOUND. A `Range` that cannot be satisfied is the one exception to the table: HTTP 416 (the range protocol, RFC 9110) with the INVALID_REQUEST body.',
+    '" Why 404 and not 401/403: the signed URL is a capability, and an invalid capability names no resource; tampered, expired and deleted audio answer alike, so the URL reveals nothing, and the remedy is the same for all — GET the job, which answers with a fresh `audio_url` or NOT_FOUND. Two answers are exceptions to the table, each where HTTP has a status clients act on: a `Range` that cannot be satisfied is HTTP 416 (the range protocol, RFC 9110) with the INVALID_REQUEST body, and, in a deployment that keeps audio in an object store, a store that cannot be reached at that moment is HTTP 503 with `Retry-After` and the INTERNAL_ERROR body (the outage passes; players and proxies retry a 503).',
   security: [],
   request: { params: AudioPathParams, query: AudioQuery },
   responses: {
@@ -265,6 +265,20 @@ export const getAudioRoute = createRoute({
       content: json(ErrorBody, errorExamples(['INVALID_REQUEST'])),
     },
     500: publicError(['INTERNAL_ERROR']),
+    503: {
+      description:
+        '`INTERNAL_ERROR`: the object store that keeps the deployment’s audio cannot be reached at the moment (deployments with `AUDIO_STORE=s3://…`). Retry after `Retry-After` seconds; the URL stays valid until its expiry. The message names no endpoint, bucket or store error. HTTP 503 rather than the 500 of the error table: a documented exception (docs/api-rules.md#audio-urls).',
+      headers: {
+        ...publicHeaders,
+        'Retry-After': header('Whole seconds to wait before retrying the download.', { type: 'string', pattern: '^\\d{1,6}$', maxLength: 6 }, String(AUDIO_STORE_RETRY_AFTER_SECONDS), true),
+      },
+      content: json(ErrorBody, {
+        audio_store_unreachable: {
+          summary: 'The audio store is unreachable for now',
+          value: { ...errorExamples(['INTERNAL_ERROR']).internal_error!.value, error: { code: 'INTERNAL_ERROR', message: AUDIO_STORE_UNREACHABLE_MESSAGE } },
+        },
+      }),
+    },
   },
 });
 

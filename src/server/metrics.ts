@@ -82,9 +82,9 @@ export function createOpsMetrics(): OpsMetrics {
  */
 export function instrumentRunner(runner: JobRun, store: Store, metrics: OpsMetrics): JobRun {
   return {
-    async run(jobId, signal) {
+    async run(jobId, signal, attempt) {
       const started = Date.now();
-      const ended = await runner.run(jobId, signal);
+      const ended = await runner.run(jobId, signal, attempt);
       const seconds = (Date.now() - started) / 1000;
       if (!ended) {
         metrics.jobsFinished.inc({ outcome: 'interrupted' });

@@ -209,6 +209,8 @@ export interface AudioStorage {
   /** The job's audio, whole or one byte range (already checked against `stat`); undefined when absent. */
   open(jobId: string, range?: ByteRange): Promise<ReadableStream<Uint8Array> | undefined>;
   delete(jobId: string): Promise<void>;
+  /** Deletes the audio of several jobs, as `delete` does each, in as few backend requests as it allows (the retention sweep). */
+  deleteMany(jobIds: readonly string[]): Promise<void>;
   /**
    * Removes partial writes of this job left by interrupted runs: those untouched for `olderThanMs`
    * (default: the adapter's own notion of stale, since another run may still be writing).

@@ -115,6 +115,21 @@ export function describeAudioStorageContract(name: string, open: () => Promise<A
       await expect(storage.delete(randomUUID())).resolves.toBeUndefined();
     });
 
+    it('deletes the audio of several jobs in one call, leaving other jobs alone; absent ids and an empty list are no error', async () => {
+      const gone = [randomUUID(), randomUUID(), randomUUID()];
+      const kept = randomUUID();
+      for (const job of [...gone, kept]) {
+        const w = await storage.createWriter(job);
+        await w.write(bytes(9));
+        await w.commit();
+      }
+      await storage.deleteMany([...gone, randomUUID()]);
+      for (const job of gone) expect(await storage.stat(job)).toBeUndefined();
+      expect(await storage.stat(kept)).toEqual({ size: 9 });
+      await expect(storage.deleteMany(gone)).resolves.toBeUndefined();
+      await expect(storage.deleteMany([])).resolves.toBeUndefined();
+    });
+
     it('finds and removes the partial writes of a dead run once stale, and leaves fresh ones and other jobs alone', async () => {
       const dead = randomUUID();
       const alive = randomUUID();

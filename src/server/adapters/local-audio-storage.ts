@@ -98,6 +98,11 @@ export class LocalAudioStorage implements AudioStorage {
     await rm(this.fileOf(jobId), { force: true });
   }
 
+  /** A directory has no batch delete: one removal per file. */
+  async deleteMany(jobIds: readonly string[]): Promise<void> {
+    for (const jobId of jobIds) await this.delete(jobId);
+  }
+
   async removeLeftovers(jobId: string, olderThanMs = this.partStaleMs): Promise<void> {
     const dir = this.partsDirOf(jobId);
     const names = await readdir(dir).catch(() => undefined);

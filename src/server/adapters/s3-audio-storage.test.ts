@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startS3Server, S3RVER_CREDENTIALS, type S3Server } from '../../../test/helpers/s3.js';
 import { describeAudioStorageContract } from './audio-storage.contract.js';
 import { parseS3Url } from '../config.js';
-import { createS3Client, S3AudioStorage, S3_PART_BYTES } from './s3-audio-storage.js';
+import { createS3Client, S3AudioStorage, S3_DELETE_BATCH, S3_PART_BYTES } from './s3-audio-storage.js';
 import { AudioStorageUnavailableError } from '../ports.js';
 
 Object.assign(process.env, S3RVER_CREDENTIALS);
@@ -56,6 +56,30 @@ describe('S3AudioStorage', () => {
     expect(Buffer.concat(parts)).toEqual(Buffer.from([7, 7, 7]));
   });
 
+  it('deletes many jobs with DeleteObjects requests of at most 1000 keys', async () => {
+    const client = createS3Client({ endpoint: s.endpoint, region: 'us-east-1', forcePathStyle: true });
+    const batches: number[] = [];
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === 'DeleteObjectsCommand') batches.push((args.input as { Delete: { Objects: unknown[] } }).Delete.Objects.length);
+        return next(args);
+      },
+      { step: 'initialize' },
+    );
+    const storage = new S3AudioStorage({ client, bucket: s.bucket, prefix: `t-${randomUUID()}` });
+    const stored = [randomUUID(), randomUUID()];
+    for (const job of stored) {
+      const w = await storage.createWriter(job);
+      await w.write(Buffer.alloc(10, 1));
+      await w.commit();
+    }
+    // 2,001 ids, the stored ones in the first and the last batch.
+    const ids = [stored[0]!, ...Array.from({ length: 1999 }, () => randomUUID()), stored[1]!];
+    await storage.deleteMany(ids);
+    expect(batches).toEqual([S3_DELETE_BATCH, S3_DELETE_BATCH, 1]);
+    for (const job of stored) expect(await storage.stat(job)).toBeUndefined();
+  });
+
   it('reports an unreachable store as AudioStorageUnavailableError naming the bucket, without credentials', async () => {
     const client = createS3Client({ endpoint: 'http://127.0.0.1:9', forcePathStyle: true });
     const storage = new S3AudioStorage({ client, bucket: 'nowhere', prefix: 'x' });
@@ -65,6 +89,7 @@ describe('S3AudioStorage', () => {
     expect(String((error as Error).message)).not.toContain('S3RVER');
     await expect(storage.stat(randomUUID())).rejects.toBeInstanceOf(AudioStorageUnavailableError);
     await expect(storage.open(randomUUID())).rejects.toBeInstanceOf(AudioStorageUnavailableError);
+    await expect(storage.deleteMany([randomUUID()])).rejects.toBeInstanceOf(AudioStorageUnavailableError);
   });
 
   it('parses s3:// URLs', () => {

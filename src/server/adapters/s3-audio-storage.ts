@@ -5,6 +5,7 @@ import { PassThrough } from 'node:stream';
 import {
   AbortMultipartUploadCommand,
   DeleteObjectCommand,
+  DeleteObjectsCommand,
   GetObjectCommand,
   HeadBucketCommand,
   HeadObjectCommand,
@@ -20,6 +21,8 @@ import { AudioStorageUnavailableError, type AudioStorage, type AudioWriter, type
 
 /** S3's smallest part (except the last): the most a writer holds in memory per part. */
 export const S3_PART_BYTES = 5 * 1024 * 1024;
+/** The most keys one DeleteObjects request takes. */
+export const S3_DELETE_BATCH = 1000;
 /** Running uploads whose marker is untouched this long are leftovers of a dead run. */
 export const S3_UPLOAD_STALE_MS = 60_000;
 
@@ -276,6 +279,22 @@ export class S3AudioStorage implements AudioStorage {
   async delete(jobId: string): Promise<void> {
     // Deleting an absent key is not an error in S3.
     await this.deleteKey(this.keyOf(jobId));
+  }
+
+  /** DeleteObjects, 1000 keys a request; a key the store could not delete fails the call (naming how many, not why). */
+  async deleteMany(jobIds: readonly string[]): Promise<void> {
+    for (let i = 0; i < jobIds.length; i += S3_DELETE_BATCH) {
+      const keys = jobIds.slice(i, i + S3_DELETE_BATCH).map((id) => ({ Key: this.keyOf(id) }));
+      const result = await this.send('deleting', () =>
+        this.client.send(new DeleteObjectsCommand({ Bucket: this.bucket, Delete: { Objects: keys, Quiet: true } })),
+      );
+      const failed = result.Errors ?? [];
+      if (failed.length > 0) {
+        throw new AudioStorageUnavailableError(
+          `audio store s3://${this.bucket}/${this.prefix}: deleting failed for ${failed.length} of ${keys.length} objects (${failed[0]?.Code ?? 'error'})`,
+        );
+      }
+    }
   }
 
   async removeLeftovers(jobId: string, olderThanMs = this.staleMs): Promise<void> {

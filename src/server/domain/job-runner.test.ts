@@ -3,11 +3,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSynthesizer, type Synthesizer } from '../../synth/index.js';
+import { startS3Server, S3RVER_CREDENTIALS, type S3Server } from '../../../test/helpers/s3.js';
 import { LocalAudioStorage } from '../adapters/local-audio-storage.js';
+import { LocalJobQueue } from '../adapters/local-queue.js';
+import { createS3Client, S3AudioStorage } from '../adapters/s3-audio-storage.js';
 import { SqliteStore } from '../adapters/sqlite-store.js';
 import { newAccount, newJob } from '../adapters/store.contract.js';
 import { createLogger } from '../log.js';
-import { JobRunner } from './job-runner.js';
+import { JobRunner, STORE_FAILURE_MESSAGE, type RunAttempt } from './job-runner.js';
+import { sweepExpiredJobs } from './retention.js';
 
 describe('JobRunner', () => {
   let dir: string;
@@ -53,4 +57,139 @@ describe('JobRunner', () => {
     expect((await store.getJob(job.id))?.status).toBe('completed');
     expect((await audio.stat(job.id))?.size).toBeGreaterThan(0);
   });
+});
+
+describe('JobRunner and the in-process queue with the audio store unreachable (S3 on s3rver)', () => {
+  let dir: string;
+  let store: SqliteStore;
+  let synth: Synthesizer;
+  let s3: S3Server;
+  let audio: S3AudioStorage;
+  beforeAll(async () => {
+    Object.assign(process.env, S3RVER_CREDENTIALS);
+    dir = await mkdtemp(join(tmpdir(), 'agent-tts-runner-s3-'));
+    store = new SqliteStore(join(dir, 'db.sqlite'));
+    synth = createSynthesizer({ threads: 1 });
+    s3 = await startS3Server();
+    const client = createS3Client({ endpoint: s3.endpoint, forcePathStyle: true });
+    audio = new S3AudioStorage({ client, bucket: s3.bucket, prefix: 'runner' });
+  });
+  afterAll(async () => {
+    await s3?.close();
+    await synth?.close();
+    await store?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  /** A job holding its usage reservation, run through a LocalJobQueue whose runs are counted. */
+  async function runQueued(text: string, before?: (attempt: RunAttempt) => Promise<void>, during?: () => Promise<void>) {
+    const account = newAccount();
+    await store.createAccount(account);
+    const job = newJob(account.id, { text, deleteAfter: Date.now() + 86_400_000, reservedCentiminutes: 40 });
+    expect(await store.createJob(job, 1_000_000)).toEqual({ kind: 'created' });
+    expect(await store.getUsage(account.id, job.usageMonth)).toEqual({ usedCentiminutes: 40 });
+    const speaking: Synthesizer = {
+      ...synth,
+      synthesize: async (req, sink, opts) => {
+        await during?.();
+        return synth.synthesize(req, sink, opts);
+      },
+    };
+    const runner = new JobRunner(store, audio, speaking, createLogger('silent'));
+    const attempts: RunAttempt[] = [];
+    const queue = new LocalJobQueue(
+      {
+        run: async (jobId, signal, attempt) => {
+          attempts.push(attempt!);
+          await before?.(attempt!);
+          return runner.run(jobId, signal, attempt);
+        },
+      },
+      1,
+      createLogger('silent'),
+      { attempts: 3, backoffMs: 20 },
+    );
+    try {
+      const finished = queue.waitForFinish(job.id, 170_000);
+      await queue.enqueue(job.id);
+      await finished;
+    } finally {
+      await queue.close();
+    }
+    return { job: (await store.getJob(job.id))!, usage: await store.getUsage(account.id, job.usageMonth), attempts, id: job.id };
+  }
+
+  it('the retention sweep deletes expired jobs’ objects in one DeleteObjects, and the partial write of a run that died', async () => {
+    const client = createS3Client({ endpoint: s3.endpoint, forcePathStyle: true });
+    const commands: string[] = [];
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        commands.push(context.commandName ?? '');
+        return next(args);
+      },
+      { step: 'initialize' },
+    );
+    const swept = new S3AudioStorage({ client, bucket: s3.bucket, prefix: `sweep-${Date.now()}` });
+    const account = newAccount();
+    await store.createAccount(account);
+    const expired = Array.from({ length: 3 }, () => newJob(account.id, { deleteAfter: Date.now() - 1 }));
+    const kept = newJob(account.id, { deleteAfter: Date.now() + 86_400_000 });
+    for (const job of [...expired, kept]) {
+      await store.createJob(job, 1_000_000);
+      const w = await swept.createWriter(job.id);
+      await w.write(new Uint8Array([1, 2, 3]));
+      // The first expired job's run died mid-upload: its marker (and upload) stay behind.
+      if (job !== expired[0]) await w.commit();
+    }
+    commands.length = 0;
+    expect(await sweepExpiredJobs(store, swept, createLogger('silent'))).toBe(3);
+    expect(commands.filter((c) => c === 'DeleteObjectsCommand')).toHaveLength(1);
+    // One single delete: the dead run's marker, not one per job's audio.
+    expect(commands.filter((c) => c === 'DeleteObjectCommand')).toHaveLength(1);
+    for (const job of expired) expect(await swept.stat(job.id)).toBeUndefined();
+    expect(await swept.listMarkers()).toEqual([]);
+    expect((await swept.stat(kept.id))?.size).toBe(3);
+  });
+
+  it('a store down before the job: every attempt of the policy, then a failed job with TTS_PROVIDER_ERROR and no charge', async () => {
+    await s3.stop();
+    try {
+      const { job, usage, attempts, id } = await runQueued('The store is down.');
+      expect(attempts).toEqual([
+        { number: 1, of: 3 },
+        { number: 2, of: 3 },
+        { number: 3, of: 3 },
+      ]);
+      expect(job).toMatchObject({ status: 'failed', errorCode: 'TTS_PROVIDER_ERROR', errorMessage: STORE_FAILURE_MESSAGE });
+      expect(job.errorMessage).toContain('audio store could not be reached');
+      expect(job.errorMessage).not.toMatch(/S3RVER|127\.0\.0\.1|runner\//);
+      expect(usage).toEqual({ usedCentiminutes: 0 });
+      await s3.start();
+      expect(await audio.stat(id)).toBeUndefined();
+    } finally {
+      await s3.start();
+    }
+  });
+
+  it('a store that goes down during the upload and is back for the next attempt: the job completes, charged once', async () => {
+    let stopped = false;
+    const { job, usage, attempts, id } = await runQueued(
+      'Gone, then back.',
+      async (attempt) => {
+        if (attempt.number === 2) await s3.start();
+      },
+      async () => {
+        // The writer (and its upload) exists: the store goes down before the first byte reaches it.
+        if (!stopped) {
+          stopped = true;
+          await s3.stop();
+        }
+      },
+    );
+    expect(attempts.map((a) => a.number)).toEqual([1, 2]);
+    expect(job).toMatchObject({ status: 'completed' });
+    expect(usage.usedCentiminutes).toBe(job.chargedCentiminutes);
+    expect((await audio.stat(id))?.size).toBe(job.fileSizeBytes);
+    // Two syntheses: generous on two shared cores.
+  }, 180_000);
 });

@@ -4,9 +4,33 @@ import { NEW_IDEMPOTENCY_KEY_PHRASE } from '../../contract/errors.js';
 
 /** The message of a job the speech engine failed (docs/api-rules.md#idempotency rule 5: retry with a new key). */
 export const PROVIDER_FAILURE_MESSAGE = `The speech engine failed on this job. Retry with backoff, using a ${NEW_IDEMPOTENCY_KEY_PHRASE}.`;
+/** The message of a job whose audio could not be saved: the audio store stayed unreachable through every run. */
+export const STORE_FAILURE_MESSAGE = `The audio store could not be reached to save this job's audio. Retry with backoff, using a ${NEW_IDEMPOTENCY_KEY_PHRASE}.`;
 import type { Logger } from '../log.js';
-import { type AudioStorage, type AudioWriter, type Clock, type Store, systemClock } from '../ports.js';
+import { AudioStorageUnavailableError, type AudioStorage, type AudioWriter, type Clock, type Store, systemClock } from '../ports.js';
 import { secondsToCentiminutes } from './usage.js';
+
+/** Which run of its job this is, of how many the queue's retry policy gives it. */
+export interface RunAttempt {
+  number: number;
+  of: number;
+}
+
+/**
+ * A run that could not reach the audio store, and is not its job's last: the job stays processing, and
+ * the queue runs it again after its backoff (BullMQ's attempts, or the in-process queue's).
+ */
+export class RetryLaterError extends Error {
+  override readonly name = 'RetryLaterError';
+}
+
+/** The audio store unreachable, whether thrown directly or as the cause of a synthesis failure (a sink write). */
+function storeUnreachable(error: unknown): error is Error {
+  for (let e = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    if (e instanceof AudioStorageUnavailableError) return true;
+  }
+  return false;
+}
 
 export interface LiveProgress {
   fraction: number;
@@ -15,8 +39,11 @@ export interface LiveProgress {
 
 /** What runs a job to its end (the runner itself, or the runner instrumented with metrics). */
 export interface JobRun {
-  /** False when the job was interrupted (shutdown) and stays processing. */
-  run(jobId: string, signal?: AbortSignal): Promise<boolean>;
+  /**
+   * False when the job was interrupted (shutdown) and stays processing. Rejects with RetryLaterError
+   * when the audio store could not be reached and `attempt` is not the last (default: the only one).
+   */
+  run(jobId: string, signal?: AbortSignal, attempt?: RunAttempt): Promise<boolean>;
 }
 
 /** Store writes of progress are throttled: polling reads it, and it need not be exact to the chunk. */
@@ -40,11 +67,10 @@ export class JobRunner implements JobRun {
   ) {}
 
   /** Returns false when the job was not run to an end (aborted for shutdown; it stays processing). */
-  async run(jobId: string, signal?: AbortSignal): Promise<boolean> {
+  async run(jobId: string, signal?: AbortSignal, attempt: RunAttempt = { number: 1, of: 1 }): Promise<boolean> {
     const job = await this.store.getJob(jobId);
     if (!job || job.status !== 'processing') return true;
     const started = this.clock.now();
-    await this.audio.removeLeftovers(jobId);
     let lastWrite = 0;
     this.live.set(jobId, { fraction: job.progress, elapsedMs: 0 });
     const onProgress = (p: SynthesisProgress) => {
@@ -57,6 +83,7 @@ export class JobRunner implements JobRun {
     };
     let writer: AudioWriter | undefined;
     try {
+      await this.audio.removeLeftovers(jobId);
       writer = await this.audio.createWriter(jobId);
       const result = await this.synth.synthesize(
         { text: job.text, voice: job.voice, language: job.language, speed: job.speed },
@@ -88,11 +115,19 @@ export class JobRunner implements JobRun {
         this.log.info({ job_id: jobId }, 'job interrupted by shutdown; it resumes at the next start');
         return false;
       }
-      const provider = error instanceof SynthesisError && error.code === 'TTS_PROVIDER_ERROR';
+      const unreachable = storeUnreachable(error);
+      if (unreachable && attempt.number < attempt.of) {
+        this.log.warn({ job_id: jobId, attempt: attempt.number, of: attempt.of, err: error }, 'audio store unreachable; the job runs again after the backoff');
+        throw new RetryLaterError(error.message, { cause: error });
+      }
+      // An audio store that stays unreachable is an upstream service failing: the spec's provider error.
+      const provider = unreachable || (error instanceof SynthesisError && error.code === 'TTS_PROVIDER_ERROR');
       const code = provider ? 'TTS_PROVIDER_ERROR' : 'INTERNAL_ERROR';
-      const message = provider
-        ? PROVIDER_FAILURE_MESSAGE
-        : `Synthesis failed on this job. Retry with backoff, using a ${NEW_IDEMPOTENCY_KEY_PHRASE}.`;
+      const message = unreachable
+        ? STORE_FAILURE_MESSAGE
+        : provider
+          ? PROVIDER_FAILURE_MESSAGE
+          : `Synthesis failed on this job. Retry with backoff, using a ${NEW_IDEMPOTENCY_KEY_PHRASE}.`;
       // Another run (a duplicate delivery in the distributed mode) may have settled the job meanwhile:
       // then its audio and status stand.
       const current = await this.store.getJob(jobId).catch(() => undefined);

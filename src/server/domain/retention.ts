@@ -1,7 +1,8 @@
 import type { Logger } from '../log.js';
 import type { AudioStorage, Store } from '../ports.js';
 
-const BATCH = 500;
+/** Jobs deleted per round: their audio goes in one batch (an S3 DeleteObjects takes up to 1000 keys). */
+const BATCH = 1000;
 
 /** Partial writes untouched this long belong to a dead run, whatever the mode. */
 const LEFTOVER_STALE_MS = 10 * 60_000;
@@ -11,12 +12,12 @@ export async function sweepExpiredJobs(store: Store, audio: AudioStorage, log: L
   let total = 0;
   for (;;) {
     const ids = await store.deleteExpiredJobs(now, BATCH);
-    await Promise.all(
-      ids.map(async (id) => {
-        await audio.delete(id);
-        await audio.removeLeftovers(id, 0);
-      }),
-    );
+    if (ids.length > 0) {
+      await audio.deleteMany(ids);
+      // Partial writes of these jobs (a run that died before they expired): one listing, not one per job.
+      const expired = new Set(ids);
+      for (const id of await audio.listLeftovers(0)) if (expired.has(id)) await audio.removeLeftovers(id, 0);
+    }
     total += ids.length;
     if (ids.length < BATCH) break;
   }

@@ -11,7 +11,10 @@ import { SYNTHESIS_QUEUE } from './keys.js';
 import { closeRedisClient, createRedisClient } from './client.js';
 import { loadDistributedSettings } from './settings.js';
 import { SynthesisWorker } from './synthesis-worker.js';
-import { JobRunner } from '../../domain/job-runner.js';
+import { JobRunner, STORE_FAILURE_MESSAGE, type JobRun } from '../../domain/job-runner.js';
+import type { AudioStorage } from '../../ports.js';
+import { startS3Server, S3RVER_CREDENTIALS } from '../../../../test/helpers/s3.js';
+import { createS3Client, S3AudioStorage } from '../s3-audio-storage.js';
 import { describeJobQueueContract } from '../job-queue.contract.js';
 import { LocalAudioStorage } from '../local-audio-storage.js';
 import { RedisJobQueue } from './job-queue.js';
@@ -28,23 +31,23 @@ afterAll(async () => {
 });
 
 /** The API side (RedisJobQueue) and a worker (SynthesisWorker) in one process, over one Redis prefix. */
-async function openDistributed(options: { worker: boolean } = { worker: true }) {
+async function openDistributed(options: { worker: boolean; audio?: AudioStorage; env?: Record<string, string> } = { worker: true }) {
   const url = testRedisUrl();
   const prefix = uniquePrefix('queue');
   prefixes.push(prefix);
   const dir = await mkdtemp(join(tmpdir(), 'agent-tts-queue-'));
   const log = pino({ level: 'silent' });
-  const settings = loadDistributedSettings({ QUEUE_RECONCILE_SECONDS: '3600' });
+  const settings = loadDistributedSettings({ QUEUE_RECONCILE_SECONDS: '3600', ...options.env });
   const client = createRedisClient(url, { name: 'queue-contract', commandTimeoutMs: settings.commandTimeoutMs });
   const store = new RedisStore(client, prefix);
-  const audio = new LocalAudioStorage(dir);
+  const audio = options.audio ?? new LocalAudioStorage(dir);
   const synth = createSynthesizer({ engine: 'espeak', threads: 1 });
   const runner = new JobRunner(store, audio, synth, log);
   const runs = new Map<string, number>();
-  const counting = {
-    run(jobId: string, signal?: AbortSignal) {
+  const counting: JobRun = {
+    run(jobId, signal, attempt) {
       runs.set(jobId, (runs.get(jobId) ?? 0) + 1);
-      return runner.run(jobId, signal);
+      return runner.run(jobId, signal, attempt);
     },
   };
   const queue = new RedisJobQueue({ url, prefix, store, publisher: client, settings, log });
@@ -114,6 +117,32 @@ describe.skipIf(!redis)('RedisJobQueue reconcile sweep (the outbox)', () => {
       await eventually(async () => (await h.queue.stats()).failed === 1, 'failed count');
     } finally {
       await h.close();
+    }
+  });
+});
+
+describe.skipIf(!redis)('SynthesisWorker with the audio store unreachable (S3 on s3rver)', () => {
+  it("runs the job as many times as the queue's attempts, then fails it with TTS_PROVIDER_ERROR and no charge", async () => {
+    Object.assign(process.env, S3RVER_CREDENTIALS);
+    const s3 = await startS3Server();
+    const audio = new S3AudioStorage({ client: createS3Client({ endpoint: s3.endpoint, forcePathStyle: true }), bucket: s3.bucket, prefix: 'queue' });
+    const h = await openDistributed({ worker: true, audio, env: { QUEUE_ATTEMPTS: '2' } });
+    try {
+      const account = newAccount();
+      await h.store.createAccount(account);
+      const job = newJob(account.id, { createdAt: Date.now(), deleteAfter: Date.now() + 86_400_000, reservedCentiminutes: 40 });
+      await h.store.createJob(job, 1_000_000);
+      expect(await h.store.getUsage(account.id, job.usageMonth)).toEqual({ usedCentiminutes: 40 });
+      await s3.stop();
+      const finished = h.queue.waitForFinish(job.id, 50_000);
+      await h.queue.enqueue(job.id);
+      await finished;
+      expect(await h.store.getJob(job.id)).toMatchObject({ status: 'failed', errorCode: 'TTS_PROVIDER_ERROR', errorMessage: STORE_FAILURE_MESSAGE });
+      expect(h.runsOf(job.id)).toBe(2);
+      expect(await h.store.getUsage(account.id, job.usageMonth)).toEqual({ usedCentiminutes: 0 });
+    } finally {
+      await h.close();
+      await s3.close();
     }
   });
 });

@@ -2,6 +2,8 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OpenApiDocument } from '../../../../conformance/openapi-document.js';
+import { AUDIO_STORE_UNREACHABLE_MESSAGE } from '../../../contract/errors.js';
 import { decodeMp3 } from '../../../../test/helpers/http.js';
 import { startInProcess, type InProcessServer } from '../../../../test/helpers/in-process.js';
 import { S3RVER_CREDENTIALS, startS3Server, type S3Server } from '../../../../test/helpers/s3.js';
@@ -52,11 +54,31 @@ describe('audio kept in an S3 store, in process', () => {
     expect(beyond.headers.get('content-range')).toBe(`bytes */${bytes.byteLength}`);
 
     await s3.close();
-    const down = await json(await server.app.request(path));
+    const answer = await server.app.request(path);
+    const text = await answer.clone().text();
+    const down = await json(answer);
     expect(down.status).toBe(503);
     expect(down.headers.get('retry-after')).toBe('5');
-    expect(down.body).toMatchObject({ success: false, error: { code: 'INTERNAL_ERROR' } });
-    const text = JSON.stringify(down.body);
+    expect(down.body).toMatchObject({ success: false, error: { code: 'INTERNAL_ERROR', message: AUDIO_STORE_UNREACHABLE_MESSAGE } });
+    const headers: Record<string, string> = {};
+    down.headers.forEach((value, name) => (headers[name] = value));
+    // The committed document declares this answer: its status, body and headers (Retry-After required).
+    const exchange = {
+      seq: 1,
+      owner: 'test',
+      startedAt: new Date().toISOString(),
+      ms: 0,
+      request: { method: 'GET', url: `http://localhost${path}`, headers: {} },
+      response: {
+        status: down.status,
+        headers,
+        contentType: down.headers.get('content-type') ?? '',
+        bytes: Buffer.from(text),
+        text,
+        json: down.body,
+      },
+    };
+    expect(OpenApiDocument.load().checkResponse(exchange, url.pathname)).toEqual([]);
     expect(text).not.toContain('S3RVER');
     expect(text).not.toMatch(/\n\s+at |s3:\/\/|127\.0\.0\.1/);
     const ready = await json(await server.opsApp.request('/readyz'));

@@ -1,5 +1,5 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import { AUDIO_URL_INVALID_MESSAGE } from '../../../contract/errors.js';
+import { AUDIO_STORE_RETRY_AFTER_SECONDS, AUDIO_STORE_UNREACHABLE_MESSAGE, AUDIO_URL_INVALID_MESSAGE } from '../../../contract/errors.js';
 import { AUDIO_PATH_PREFIX } from '../../../contract/limits.js';
 import { getAudioRoute } from '../../../contract/routes.js';
 import { AudioPathParams } from '../../../contract/schemas.js';
@@ -17,9 +17,6 @@ export interface AudioRouteDeps {
   clock?: Clock;
 }
 
-/** Seconds a client is told to wait when the audio store cannot be reached. */
-export const STORE_RETRY_AFTER_SECONDS = 5;
-
 /**
  * An audio store that cannot be reached answers 503 INTERNAL_ERROR with Retry-After (HTTP's status for
  * a passing outage; docs/api-rules.md#audio-urls), never the adapter's text.
@@ -29,13 +26,7 @@ async function fromStore<T>(run: () => Promise<T>): Promise<T> {
     return await run();
   } catch (error) {
     if (error instanceof AudioStorageUnavailableError) {
-      throw new ApiError(
-        'INTERNAL_ERROR',
-        `The audio store cannot be reached at the moment. Retry in ${STORE_RETRY_AFTER_SECONDS} seconds (Retry-After).`,
-        undefined,
-        { 'Retry-After': String(STORE_RETRY_AFTER_SECONDS) },
-        503,
-      );
+      throw new ApiError('INTERNAL_ERROR', AUDIO_STORE_UNREACHABLE_MESSAGE, undefined, { 'Retry-After': String(AUDIO_STORE_RETRY_AFTER_SECONDS) }, 503);
     }
     throw error;
   }

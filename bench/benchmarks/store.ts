@@ -1,0 +1,182 @@
+import { spawn } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { LocalAudioStorage } from '../../src/server/adapters/local-audio-storage.js';
+import { createS3Client, S3AudioStorage } from '../../src/server/adapters/s3-audio-storage.js';
+import type { AudioStorage } from '../../src/server/ports.js';
+import { createSynthesizer, type Synthesizer } from '../../src/synth/index.js';
+import { AgentServer } from '../harness/agent-server.js';
+import { describeFailure, getJob } from '../harness/api.js';
+import { downloadCounting } from '../harness/http-client.js';
+import { MB, RssSampler } from '../harness/proc.js';
+import { ADMIN_MAIN, DIST, runNode } from '../harness/processes.js';
+import { figuresTable, status, type BenchContext, type BenchmarkOutput } from '../harness/report-types.js';
+import { round } from '../harness/stats.js';
+import { proseOfLength } from '../harness/texts.js';
+import { defaultSynthesisRequest } from './inline.js';
+
+/** The object store's throughput target against the local directory, in the same run. */
+const TARGET_RATIO = 0.9;
+const BUCKET = 'bench';
+const S3RVER_CREDENTIALS = { AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER' };
+
+/** s3rver in a child process on a free loopback port (its memory and CPU are not this process's). */
+async function startS3rver(dir: string): Promise<{ endpoint: string; stop: () => void }> {
+  const script = `
+    const S3rver = require('s3rver');
+    new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: ${JSON.stringify(dir)}, configureBuckets: [{ name: '${BUCKET}' }] })
+      .run().then((a) => console.log('PORT ' + a.port), (e) => { console.error(e.message); process.exit(1); });`;
+  const child = spawn(process.execPath, ['-e', script], { cwd: join(DIST, '..'), stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise<number>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (d) => {
+      out += d;
+      const m = /PORT (\d+)/.exec(out);
+      if (m) resolve(Number(m[1]));
+    });
+    child.once('exit', (code) => reject(new Error(`s3rver exited with ${code}`)));
+  });
+  return { endpoint: `http://127.0.0.1:${port}`, stop: () => child.kill('SIGTERM') };
+}
+
+/** The long job streamed into one adapter as it is encoded, then committed: wall time, throughput, peak RSS. */
+async function synthesizeInto(synth: Synthesizer, storage: AudioStorage, jobId: string, text: string) {
+  const sampler = new RssSampler({ self: 'self' }, 100);
+  const started = performance.now();
+  const writer = await storage.createWriter(jobId);
+  const result = await synth.synthesize(defaultSynthesisRequest(text), writer);
+  await writer.commit();
+  const wallS = (performance.now() - started) / 1000;
+  const peak = sampler.stop().self!.peak_rss_bytes;
+  return { wall_s: round(wallS, 1), audio_s: round(result.durationSeconds, 1), audio_s_per_s: round(result.durationSeconds / wallS, 1), mp3_bytes: result.bytes, peak_rss_mb: round(peak / MB, 1) };
+}
+
+/** The audio route of a running server: one imported job with `file` as its audio, `count` downloads, `concurrency` at a time. */
+async function downloadThroughApi(server: AgentServer, file: string, durationS: number, count: number, concurrency: number) {
+  const admin = async (...args: string[]) => {
+    const r = await runNode(ADMIN_MAIN, [...args, '--json'], server.env, 300_000);
+    if (r.code !== 0) throw new Error(`admin ${args.slice(0, 2).join(' ')} failed: ${r.stderr.trim() || r.stdout.trim()}`);
+    return JSON.parse(r.stdout) as Record<string, string>;
+  };
+  const account = await admin('account', 'create', '--name', 'bench', '--plan', 'pro');
+  const accountId = account.id!;
+  const key = await admin('key', 'create', '--account', accountId);
+  const fullKey = key.key!;
+  const expires = new Date(Date.now() + 86_400_000).toISOString();
+  const imported = await admin('job', 'import-legacy', '--account', accountId, '--expires-at', expires, '--audio', file, '--duration', String(durationS));
+  const polled = await getJob(server.baseUrl, fullKey, imported.job_id!);
+  const url = polled.json?.audio_url;
+  if (polled.status !== 200 || typeof url !== 'string') throw new Error(`no audio_url for the imported job: ${describeFailure(polled)}`);
+  // One download first: the server's and the store's caches are warm for every measured one.
+  const first = await downloadCounting(url, 300_000);
+  if (first.status !== 200) throw new Error(`download answered ${first.status}`);
+  let bytes = 0;
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < count) {
+        next++;
+        const d = await downloadCounting(url, 300_000);
+        if (d.status !== 200 || d.bytes !== first.bytes) throw new Error(`download answered ${d.status} with ${d.bytes} of ${first.bytes} bytes`);
+        bytes += d.bytes;
+      }
+    }),
+  );
+  const wallS = (performance.now() - started) / 1000;
+  return { file_bytes: first.bytes, downloads: count, concurrency, wall_s: round(wallS, 2), mb_per_s: round(bytes / MB / wallS, 1) };
+}
+
+/**
+ * The object-store adapter against the local directory, in the same run: the long job synthesized into
+ * each (throughput ratio, target ≥ 0.9), then downloads of that job's MP3 through the API's audio route
+ * from a server on each (MB/s). S3 is s3rver on loopback, so this measures the adapter and the
+ * protocol, not a remote store's network.
+ */
+export async function runStore(ctx: BenchContext): Promise<BenchmarkOutput> {
+  const chars = ctx.quick ? 10_000 : 150_000;
+  const downloads = ctx.quick ? 2 : 8;
+  const concurrency = ctx.quick ? 1 : 4;
+  const text = proseOfLength(chars);
+  const scratch = await mkdtemp(join(tmpdir(), 'agent-tts-bench-store-'));
+  Object.assign(process.env, { ...S3RVER_CREDENTIALS, ...process.env });
+  const s3 = await startS3rver(join(scratch, 's3rver'));
+  const synth = createSynthesizer({ threads: ctx.synthThreads });
+  const servers: AgentServer[] = [];
+  try {
+    ctx.log(`store: ${chars.toLocaleString('en')} characters into the local directory, then into S3 (s3rver), ${ctx.synthThreads} threads`);
+    // Warm beyond one sentence (threads, WebAssembly, encoder), so the first measured run is not the cold one.
+    await synth.synthesizeToFile(defaultSynthesisRequest(proseOfLength(ctx.quick ? 1_000 : 5_000)), join(scratch, 'warm.mp3'));
+    const local = new LocalAudioStorage(join(scratch, 'audio'));
+    const bucket = new S3AudioStorage({ client: createS3Client({ endpoint: s3.endpoint, forcePathStyle: true }), bucket: BUCKET, prefix: 'synth' });
+    await bucket.ping();
+    const jobId = '00000000-0000-4000-8000-000000000001';
+    const intoLocal = await synthesizeInto(synth, local, jobId, text);
+    ctx.log(`  local directory: ${intoLocal.wall_s} s, ${intoLocal.audio_s_per_s} audio s/s`);
+    const intoS3 = await synthesizeInto(synth, bucket, jobId, text);
+    ctx.log(`  S3: ${intoS3.wall_s} s, ${intoS3.audio_s_per_s} audio s/s`);
+    const ratio = round(intoS3.audio_s_per_s / intoLocal.audio_s_per_s, 2);
+    await synth.close();
+
+    // The MP3 just made, as a file for the admin CLI's import: the same bytes go to both servers.
+    const mp3 = join(scratch, 'long.mp3');
+    await pipeline(Readable.fromWeb((await local.open(jobId))! as never), createWriteStream(mp3));
+    ctx.log(`  downloads through the API: ${downloads} of ${round(intoLocal.mp3_bytes / MB, 1)} MB, ${concurrency} at a time, local then S3`);
+    const serverEnv = { LOG_LEVEL: 'warn' };
+    const localServer = await AgentServer.start({ env: serverEnv, synthThreads: 1, label: 'store-local' });
+    servers.push(localServer);
+    const viaLocal = await downloadThroughApi(localServer, mp3, intoLocal.audio_s, downloads, concurrency);
+    const s3Server = await AgentServer.start({
+      env: { ...serverEnv, ...S3RVER_CREDENTIALS, AUDIO_STORE: `s3://${BUCKET}/api`, S3_ENDPOINT: s3.endpoint, S3_FORCE_PATH_STYLE: 'true' },
+      synthThreads: 1,
+      label: 'store-s3',
+    });
+    servers.push(s3Server);
+    const viaS3 = await downloadThroughApi(s3Server, mp3, intoLocal.audio_s, downloads, concurrency);
+    const downloadRatio = round(viaS3.mb_per_s / viaLocal.mb_per_s, 2);
+    ctx.log(`  local ${viaLocal.mb_per_s} MB/s, S3 ${viaS3.mb_per_s} MB/s`);
+
+    const figures = {
+      characters: chars,
+      'audio produced (s)': intoLocal.audio_s,
+      'MP3 (MB)': round(intoLocal.mp3_bytes / MB, 1),
+      'synthesis into the local directory: wall (s), audio s per s': `${intoLocal.wall_s}, ${intoLocal.audio_s_per_s}`,
+      'synthesis into S3: wall (s), audio s per s': `${intoS3.wall_s}, ${intoS3.audio_s_per_s}`,
+      'throughput S3 / local': ratio,
+      'peak RSS of this process, local / S3 (MB)': `${intoLocal.peak_rss_mb} / ${intoS3.peak_rss_mb}`,
+      [`download through the API, local (MB/s; ${downloads} downloads, ${concurrency} at a time)`]: viaLocal.mb_per_s,
+      'download through the API, S3 (MB/s)': viaS3.mb_per_s,
+      'download S3 / local': downloadRatio,
+    };
+    const md = [
+      `${chars.toLocaleString('en')} characters of prose through \`createSynthesizer({ threads: ${ctx.synthThreads} })\` in the benchmark process, on a warm pool, streamed into each audio-storage adapter as it is encoded and committed: the local directory first, then S3, after a 5,000-character warm-up job. ` +
+        'S3 is s3rver (npm) in a child process on loopback, on the same disk: the figures are of the adapter and the protocol (multipart parts of 5 MiB, two in flight), not of a remote store\'s network. ' +
+        `Downloads: the same MP3, imported as a job (\`agent-tts-admin job import-legacy\`) into a server on the local directory and into one with \`AUDIO_STORE=s3://…\`, then fetched whole through \`GET /v1/audio/{job_id}.mp3\` (${downloads} downloads, ${concurrency} at a time, after one warm-up download).`,
+      '',
+      figuresTable(figures),
+    ];
+    return {
+      name: 'store',
+      title: `Audio in an object store: ${chars.toLocaleString('en')} characters, and downloads through the API`,
+      data: { chars, threads: ctx.synthThreads, local: intoLocal, s3: intoS3, throughput_ratio: ratio, download_local: viaLocal, download_s3: viaS3, download_ratio: downloadRatio },
+      markdown: md.join('\n'),
+      targets: [
+        {
+          id: 'store-throughput',
+          target: `Long job into S3 at ≥ ${TARGET_RATIO} of the local directory's throughput`,
+          measured: `${ratio} (${intoS3.audio_s_per_s} / ${intoLocal.audio_s_per_s} audio s per s)`,
+          status: ctx.quick ? 'not evaluated' : status(ratio >= TARGET_RATIO),
+        },
+      ],
+    };
+  } finally {
+    for (const server of servers) await server.stop().catch(() => undefined);
+    await synth.close().catch(() => undefined);
+    s3.stop();
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
