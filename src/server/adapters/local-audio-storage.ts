@@ -114,9 +114,11 @@ export class LocalAudioStorage implements AudioStorage {
         .filter((n) => n.endsWith(PART_SUFFIX))
         .map(async (n) => {
           const path = join(dir, n);
-          const s = await stat(path).catch(() => undefined);
+          // Told to take them all, take them all: a file written within the current millisecond has an
+          // mtime (with its fraction) past Date.now(), and would be left behind by the comparison.
+          const stale = olderThanMs <= 0 || ((await stat(path).catch(() => undefined))?.mtimeMs ?? Infinity) <= staleBefore;
           // A file another process still holds (EBUSY on NFS) is left for a later clean-up.
-          if (s && s.mtimeMs <= staleBefore) await rm(path, { force: true }).catch(() => undefined);
+          if (stale) await rm(path, { force: true }).catch(() => undefined);
         }),
     );
     // Fails, harmlessly, while another run of the job still has a fresh partial file there.
@@ -132,7 +134,7 @@ export class LocalAudioStorage implements AudioStorage {
         const names = await readdir(join(root, jobId)).catch(() => [] as string[]);
         const times = await Promise.all(names.map((n) => stat(join(root, jobId, n)).then((s) => s.mtimeMs, () => Infinity)));
         // An empty directory is a leftover too (a run died between mkdir and open).
-        return times.every((t) => t <= staleBefore) ? jobId : undefined;
+        return olderThanMs <= 0 || times.every((t) => t <= staleBefore) ? jobId : undefined;
       }),
     );
     return stale.filter((id): id is string => id !== undefined);
