@@ -100,7 +100,9 @@ describe('start-up, shutdown, crash recovery and retention', () => {
     // No temporary file is left: the parts directory is empty, and only audio sits beside it.
     expect((await readdir(join(server.dataDir, 'audio'))).filter((f) => !f.endsWith('.mp3'))).toEqual(['.parts']);
     expect(await readdir(partsDir)).toEqual([]);
-  });
+    // Two starts, a long synthesis and, in the distributed mode, BullMQ's stalled-job check (30 s)
+    // before another run takes the job: more than the default minute on slow cores.
+  }, 180_000);
 
   it('deletes a job’s record and audio after its plan’s retention', async () => {
     server = await startServer({ env: { RETENTION_DAYS_ULTIMATE: '0.0001', RETENTION_SWEEP_SECONDS: '1' } });
