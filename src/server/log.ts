@@ -22,30 +22,16 @@ function redactValues(value: unknown, depth = 0): unknown {
 
 export interface LoggerOptions {
   /**
-   * Write to stdout asynchronously and in batches (servers): a log line no longer blocks the request
-   * that writes it, and lines leave in order, gathered into writes of up to LOG_BATCH_BYTES, at the
-   * latest LOG_FLUSH_MS after they were logged, rather than in one write system call per request
-   * line; whatever is pending is written synchronously when the process exits.
+   * Write to stdout asynchronously (servers): a log line no longer blocks the request that writes it;
+   * lines still leave in order, as soon as the previous write is done, and whatever is pending is
+   * written synchronously when the process exits.
    */
   asyncStdout?: boolean;
 }
 
-/** A batch is written once it holds this many bytes (about 20 request lines)... */
-const LOG_BATCH_BYTES = 4096;
-/** ...or this long after its first line, whichever comes first. */
-export const LOG_FLUSH_MS = 100;
-
 export function createLogger(level: string, name = 'agent-tts', options: LoggerOptions = {}): Logger {
-  const destination = options.asyncStdout ? pino.destination({ dest: 1, sync: false, minLength: LOG_BATCH_BYTES }) : undefined;
+  const destination = options.asyncStdout ? pino.destination({ dest: 1, sync: false }) : undefined;
   if (destination) {
-    // A quiet server's lines must not wait for a full batch.
-    setInterval(() => {
-      try {
-        destination.flush();
-      } catch {
-        // A write already in progress takes the pending lines with it.
-      }
-    }, LOG_FLUSH_MS).unref();
     process.on('exit', () => {
       try {
         destination.flushSync();
