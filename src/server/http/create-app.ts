@@ -31,13 +31,15 @@ export interface AppShellOptions {
 export function createApp(options: AppShellOptions): OpenAPIHono<AppEnv> {
   const { log } = options;
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  // Listed once, not per request (the server has none; the sandbox marks every answer).
+  const extraHeaders = Object.entries(options.headers ?? {});
 
   app.use(async (c, next) => {
     const requestId = randomUUID();
     c.set('requestId', requestId);
     c.set('receivedAt', Date.now());
     c.header('X-Request-Id', requestId);
-    for (const [name, value] of Object.entries(options.headers ?? {})) c.header(name, value);
+    for (const [name, value] of extraHeaders) c.header(name, value);
     await next();
     if (options.logRequests) {
       log.info(
