@@ -125,7 +125,7 @@ const POLL_COMPONENTS: ComponentRules = {
     { component: 'metrics middleware (prom-client)', match: /\/node_modules\/prom-client\/|\/node_modules\/hono\/dist\/helper\/route\/|\/src\/server\/http\/routes\/ops\.js|\/src\/server\/metrics\.js/ },
     { component: 'URL signing (HMAC)', match: /\/src\/server\/domain\/signing\.js/ },
     { component: 'rate limiter', match: /\/src\/server\/adapters\/(memory-rate-limiter|redis\/rate-limiter)\.js|\/src\/server\/http\/rate-headers\.js|^getBucket / },
-    { component: 'store reads (SQLite or Redis)', match: /\/node_modules\/better-sqlite3\/|\/src\/server\/adapters\/(sqlite-store|redis\/store)\.js/ },
+    { component: 'store reads (SQLite or Redis)', match: /\/node_modules\/better-sqlite3\/|\/src\/server\/adapters\/(sqlite-store|sqlite-driver|redis\/store)\.js/ },
     { component: 'auth (key parse, SHA-256, compare, key usage)', match: /\/src\/server\/domain\/(auth|keys|key-usage)\.js|^principalOf / },
     { component: 'job view and JSON body (jobView, sendJson, c.json)', match: /\/src\/server\/domain\/(jobs|usage)\.js|\/src\/server\/http\/(job-bodies|context|routes\/jobs)\.js|\/node_modules\/hono\/dist\/context\.js/ },
     { component: "request validation (zod: the contract's query and header schemas)", match: /\/node_modules\/(zod|@hono\/zod-openapi|@hono\/zod-validator)\/|\/node_modules\/hono\/dist\/validator\/|\/src\/server\/http\/validation\.js/ },
@@ -372,7 +372,7 @@ export async function runPoll(ctx: BenchContext): Promise<BenchmarkOutput> {
         `Servers: \`GET ${API_PATH}?id=<completed job>\` with a valid key, RATE_GET_LIMIT=${RAISED_LIMITS.RATE_GET_LIMIT}, RATE_WINDOW_SECONDS=${WINDOW_SECONDS}, LOG_LEVEL=info (a log line per request, to a file), SYNTH_THREADS=${ctx.synthThreads}; ` +
         'the embedded and the Redis server run side by side, each idle while the other is measured. ' +
         'Baselines, each in its own process on the same Node: bare Hono (hello world, `c.text`, @hono/node-server) and the lean poll handler ' +
-        '(`bench/harness/lean-poll.ts`: node:http and better-sqlite3 doing only the necessary work of a poll — bearer key, SHA-256 and constant-time compare, ' +
+        '(`bench/harness/lean-poll.ts`: node:http and SQLite (better-sqlite3 before Node 24, node:sqlite from 24) doing only the necessary work of a poll — bearer key, SHA-256 and constant-time compare, ' +
         'key, account, job and usage read with prepared statements, the GET counted in a rolling window, an HMAC-signed audio URL, the same JSON body and headers).',
       '',
       '| Side | req/s | p50 / p99 ms | req/s per round | CPU µs per request | Share |',

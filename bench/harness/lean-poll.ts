@@ -6,7 +6,8 @@
  * - parse the bearer key (`tts_<public_id>_<secret>`), SHA-256 its secret and compare it with the
  *   stored hash in constant time;
  * - read the key, its account, the job and the account's usage of the month from SQLite
- *   (better-sqlite3, prepared statements; the usage fills the body's billing figures);
+ *   (prepared statements, through the driver the server uses on this Node: node:sqlite from Node 24 on,
+ *   better-sqlite3 before; the usage fills the body's billing figures);
  * - count the GET in a rolling window per key (in memory, as the embedded server's limiter is);
  * - sign a fresh audio URL (HMAC-SHA256, base64url);
  * - send the same JSON body (a completed job, `meta.request_id` a random UUID) with the same headers
@@ -22,7 +23,7 @@
 import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { createRequire } from 'node:module';
 
 const API_PATH = '/v1/agent-tts';
 const API_VERSION = '2026-04';
@@ -43,9 +44,17 @@ const signingSecret = randomBytes(32).toString('base64url');
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 const DUMMY_HASH = Buffer.from(sha256('0'.repeat(48)), 'hex');
 
-const db = new Database(join(dataDir, 'lean.db'));
-db.pragma('journal_mode = WAL');
-db.pragma('synchronous = NORMAL');
+interface Statement {
+  run(...params: unknown[]): unknown;
+  get(...params: unknown[]): unknown;
+}
+const require = createRequire(import.meta.url);
+const dbPath = join(dataDir, 'lean.db');
+const db: { exec(sql: string): void; prepare(sql: string): Statement; close(): void } =
+  Number(process.versions.node.split('.')[0]) >= 24
+    ? new (require('node:sqlite').DatabaseSync)(dbPath)
+    : new (require('better-sqlite3'))(dbPath);
+db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;');
 db.exec(`
 CREATE TABLE accounts (id TEXT PRIMARY KEY, plan TEXT NOT NULL, subscription TEXT NOT NULL);
 CREATE TABLE api_keys (public_id TEXT PRIMARY KEY, account_id TEXT NOT NULL, secret_hash TEXT NOT NULL, revoked_at INTEGER);

@@ -47,7 +47,7 @@ describe('architecture', () => {
 
   it('the domain uses no web framework, database, queue or file system', async () => {
     const offending = [...(await packageImports('server/domain/'))].flatMap(([m, specs]) =>
-      specs.filter((s) => /^(hono|@hono\/|redis|better-sqlite3|bullmq|@aws-sdk\/|node:fs)/.test(s)).map((s) => `${m} → ${s}`),
+      specs.filter((s) => /^(hono|@hono\/|redis|better-sqlite3|node:sqlite|bullmq|@aws-sdk\/|node:fs)/.test(s)).map((s) => `${m} → ${s}`),
     );
     expect(offending).toEqual([]);
   });

@@ -1,4 +1,4 @@
-import Database from 'better-sqlite3';
+import { isUniqueViolation, openSqlite, type SqlDatabase, type SqlStatement, type SqliteDriverName } from './sqlite-driver.js';
 import type {
   Account,
   ApiKeyRecord,
@@ -168,12 +168,12 @@ function jobParams(job: JobRecord) {
 }
 
 /**
- * The embedded store: one SQLite file (WAL). better-sqlite3 is synchronous, so each method body runs
- * without interleaving inside this process; multi-step operations are also wrapped in transactions so
+ * The embedded store: one SQLite file (WAL), through this Node's driver (see `sqlite-driver.ts`). Both
+ * drivers are synchronous, so each method body runs without interleaving inside this process; multi-step operations are also wrapped in transactions so
  * they stay atomic against other connections to the same file (the admin CLI).
  */
 export class SqliteStore implements Store {
-  private readonly db: Database.Database;
+  private readonly db: SqlDatabase;
   private readonly stmts;
   /**
    * Records the request path reads on every call (keys, accounts, finished jobs, usage), kept while
@@ -196,14 +196,15 @@ export class SqliteStore implements Store {
   };
   private seenWrites = -1;
   private seenDataVersion = -1;
-  private readonly dataVersion: Database.Statement;
+  private readonly dataVersion: SqlStatement;
+  private readonly pingStmt: SqlStatement;
+  /** Account updates by the set of fields they change, prepared once each. */
+  private readonly accountUpdates = new Map<string, SqlStatement>();
 
-  constructor(path: string) {
-    this.db = new Database(path);
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = NORMAL');
-    this.db.pragma('busy_timeout = 5000');
-    this.db.pragma('foreign_keys = ON');
+  /** `driver` picks the SQLite driver (tests); by default this Node's (`defaultSqliteDriver`). */
+  constructor(path: string, driver?: SqliteDriverName) {
+    this.db = openSqlite(path, { busyTimeoutMs: 5000, driver });
+    this.db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;');
     this.db.exec(SCHEMA);
     const db = this.db;
     this.stmts = {
@@ -276,8 +277,7 @@ export class SqliteStore implements Store {
       ),
     };
     // Every statement that writes counts, so no write path can leave a stale record in the cache.
-    for (const stmt of Object.values(this.stmts) as Database.Statement[]) {
-      if (stmt.reader) continue;
+    for (const stmt of Object.values(this.stmts) as SqlStatement[]) {
       const run = stmt.run.bind(stmt);
       stmt.run = (...params: unknown[]) => {
         try {
@@ -287,7 +287,8 @@ export class SqliteStore implements Store {
         }
       };
     }
-    this.dataVersion = db.prepare('PRAGMA data_version').pluck();
+    this.dataVersion = db.prepare('PRAGMA data_version');
+    this.pingStmt = db.prepare('SELECT 1');
   }
 
   /**
@@ -302,7 +303,7 @@ export class SqliteStore implements Store {
     if (!this.versionReadThisTurn) {
       this.versionReadThisTurn = true;
       setImmediate(this.endTurn);
-      this.lastDataVersion = this.dataVersion.get() as number;
+      this.lastDataVersion = (this.dataVersion.get() as { data_version: number }).data_version;
     }
     const version = this.lastDataVersion;
     if (version !== this.seenDataVersion || this.writes !== this.seenWrites) {
@@ -335,8 +336,12 @@ export class SqliteStore implements Store {
     const sets = Object.keys(patch).filter((k) => ['name', 'plan', 'subscription'].includes(k));
     if (sets.length === 0) return (await this.getAccount(id)) !== undefined;
     const sql = `UPDATE accounts SET ${sets.map((k) => `${k} = @${k}`).join(', ')} WHERE id = @id`;
+    let stmt = this.accountUpdates.get(sql);
+    if (!stmt) this.accountUpdates.set(sql, (stmt = this.db.prepare(sql)));
+    const params: Record<string, unknown> = { id };
+    for (const k of sets) params[k] = patch[k as keyof typeof patch];
     try {
-      return this.db.prepare(sql).run({ ...patch, id }).changes > 0;
+      return stmt.run(params).changes > 0;
     } finally {
       this.writes++;
     }
@@ -357,7 +362,7 @@ export class SqliteStore implements Store {
       });
       return true;
     } catch (error) {
-      if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') return false;
+      if (isUniqueViolation(error)) return false;
       throw error;
     }
   }
@@ -387,7 +392,7 @@ export class SqliteStore implements Store {
   }
 
   async claimIdempotencyKey(accountId: string, key: string, jobId: string, now: number, staleAfterMs: number): Promise<ClaimResult> {
-    return this.db.transaction((): ClaimResult => {
+    return this.db.immediate((): ClaimResult => {
       const row = this.stmts.getClaim.get(accountId, key) as Row | undefined;
       if (!row) {
         this.stmts.insertClaim.run(accountId, key, jobId, now);
@@ -399,7 +404,7 @@ export class SqliteStore implements Store {
         return { kind: 'claimed' };
       }
       return { kind: 'pending' };
-    }).immediate();
+    });
   }
 
   async releaseIdempotencyKey(accountId: string, key: string, jobId: string): Promise<void> {
@@ -407,7 +412,7 @@ export class SqliteStore implements Store {
   }
 
   async createJob(job: JobRecord, limitCentiminutes: number): Promise<CreateJobResult> {
-    return this.db.transaction((): CreateJobResult => {
+    return this.db.immediate((): CreateJobResult => {
       this.stmts.ensureUsage.run(job.accountId, job.usageMonth);
       const usage = this.stmts.getUsage.get(job.accountId, job.usageMonth) as Row;
       const used = (usage.settled_cm as number) + (usage.reserved_cm as number);
@@ -418,7 +423,7 @@ export class SqliteStore implements Store {
       this.stmts.insertJob.run(jobParams(job));
       if (job.idempotencyKey !== undefined) this.stmts.bindClaim.run(job.accountId, job.idempotencyKey, job.id);
       return { kind: 'created' };
-    }).immediate();
+    });
   }
 
   async getJob(id: string): Promise<JobRecord | undefined> {
@@ -440,7 +445,7 @@ export class SqliteStore implements Store {
     id: string,
     r: { durationSeconds: number; fileSizeBytes: number; completedAt: number; processingTimeMs: number; chargedCentiminutes: number },
   ): Promise<boolean> {
-    return this.db.transaction((): boolean => {
+    return this.db.immediate((): boolean => {
       const job = this.stmts.getJob.get(id) as Row | undefined;
       if (!job || job.status !== 'processing') return false;
       this.stmts.complete.run({
@@ -453,17 +458,17 @@ export class SqliteStore implements Store {
       });
       this.stmts.settle.run(job.reserved_cm, r.chargedCentiminutes, job.account_id, job.usage_month);
       return true;
-    }).immediate();
+    });
   }
 
   async failJob(id: string, e: { code: 'TTS_PROVIDER_ERROR' | 'INTERNAL_ERROR'; message: string; completedAt: number }): Promise<boolean> {
-    return this.db.transaction((): boolean => {
+    return this.db.immediate((): boolean => {
       const job = this.stmts.getJob.get(id) as Row | undefined;
       if (!job || job.status !== 'processing') return false;
       this.stmts.fail.run({ id, error_code: e.code, error_message: e.message, completed_at: e.completedAt });
       this.stmts.settle.run(job.reserved_cm, 0, job.account_id, job.usage_month);
       return true;
-    }).immediate();
+    });
   }
 
   async listProcessingJobIds(): Promise<string[]> {
@@ -471,7 +476,7 @@ export class SqliteStore implements Store {
   }
 
   async deleteExpiredJobs(now: number, limit: number): Promise<string[]> {
-    return this.db.transaction((): string[] => {
+    return this.db.immediate((): string[] => {
       const rows = this.stmts.expiredIds.all(now, limit) as Row[];
       for (const r of rows) {
         // A job deleted while still processing gives its reservation back.
@@ -480,7 +485,7 @@ export class SqliteStore implements Store {
         this.stmts.deleteJob.run(r.id);
       }
       return rows.map((r) => r.id as string);
-    }).immediate();
+    });
   }
 
   async importLegacyJob(job: JobRecord): Promise<void> {
@@ -512,11 +517,11 @@ export class SqliteStore implements Store {
   }
 
   async consumeSignInToken(tokenHash: string, now: number): Promise<string | undefined> {
-    return this.db.transaction((): string | undefined => {
+    return this.db.immediate((): string | undefined => {
       this.stmts.deleteExpiredTokens.run(now);
       const r = this.stmts.takeToken.get(tokenHash) as Row | undefined;
       return r && (r.expires_at as number) > now ? (r.account_id as string) : undefined;
-    }).immediate();
+    });
   }
 
   async getUsage(accountId: string, month: string): Promise<UsageFigures> {
@@ -535,7 +540,7 @@ export class SqliteStore implements Store {
   }
 
   async ping(): Promise<void> {
-    this.db.prepare('SELECT 1').get();
+    this.pingStmt.get();
   }
 
   async close(): Promise<void> {
