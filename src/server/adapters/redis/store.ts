@@ -1,5 +1,6 @@
 import { RedisKeys } from './keys.js';
 import { LuaScript, asRedisUnavailable, closeRedisClient, type RedisClient } from './client.js';
+import { type DecodedRecords, decodedRecordsOf } from './decoded-records.js';
 import type {
   Account,
   ApiKeyRecord,
@@ -256,6 +257,8 @@ function recordExpiry(deleteAfter: number): string {
  */
 export class RedisStore implements Store {
   readonly keys: RedisKeys;
+  /** With a caching client: decoded accounts, keys and jobs, dropped on Redis's invalidations. */
+  private readonly decoded: DecodedRecords | undefined;
 
   /** `ownsClient`: close() also closes the client (the admin CLI); services that share it close it themselves. */
   constructor(
@@ -264,6 +267,7 @@ export class RedisStore implements Store {
     private readonly ownsClient = false,
   ) {
     this.keys = new RedisKeys(prefix);
+    this.decoded = decodedRecordsOf(client);
   }
 
   /** Every operation runs through here, so an unreachable Redis is reported as such (see asRedisUnavailable). */
@@ -278,6 +282,13 @@ export class RedisStore implements Store {
   private async hash(key: string): Promise<Hash> {
     await this.invalidationsIn();
     return (await this.client.hGetAll(key)) as unknown as Hash;
+  }
+
+  /** The record at `key`, decoded: from the decoded records when the client caches reads. */
+  private async record<T>(key: string, decode: (hash: Hash) => T): Promise<T> {
+    if (!this.decoded) return decode(await this.hash(key));
+    await this.invalidationsIn();
+    return this.decoded.get(key, async () => decode((await this.client.hGetAll(key)) as unknown as Hash));
   }
 
   /**
@@ -302,7 +313,7 @@ export class RedisStore implements Store {
 
   async getAccount(id: string): Promise<Account | undefined> {
     return this.guard('getAccount', async () => {
-      return toAccount(await this.hash(this.keys.account(id)));
+      return this.record(this.keys.account(id), toAccount);
     });
   }
 
@@ -340,7 +351,7 @@ export class RedisStore implements Store {
 
   async getKey(publicId: string): Promise<ApiKeyRecord | undefined> {
     return this.guard('getKey', async () => {
-      return toKey(await this.hash(this.keys.apiKey(publicId)));
+      return this.record(this.keys.apiKey(publicId), toKey);
     });
   }
 
@@ -429,7 +440,7 @@ export class RedisStore implements Store {
 
   async getJob(id: string): Promise<JobRecord | undefined> {
     return this.guard('getJob', async () => {
-      return toJob(await this.hash(this.keys.job(id)));
+      return this.record(this.keys.job(id), toJob);
     });
   }
 
