@@ -614,9 +614,13 @@ export class RedisStore implements Store {
 
   async getUsage(accountId: string, month: string): Promise<UsageFigures> {
     return this.guard('getUsage', async () => {
+      const key = this.keys.usage(accountId, month);
+      const read = async () => {
+        const [settled, reserved] = await this.client.hmGet(key, ['settled', 'reserved']);
+        return Number(settled ?? 0) + Number(reserved ?? 0);
+      };
       await this.invalidationsIn();
-      const [settled, reserved] = await this.client.hmGet(this.keys.usage(accountId, month), ['settled', 'reserved']);
-      return { usedCentiminutes: Number(settled ?? 0) + Number(reserved ?? 0) };
+      return { usedCentiminutes: this.decoded ? await this.decoded.get(key, read) : await read() };
     });
   }
 
