@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSynthesizer, type Synthesizer } from '../../synth/index.js';
+import { createSynthesizer, SynthesisError, type Synthesizer } from '../../synth/index.js';
 import { startS3Server, S3RVER_CREDENTIALS, type S3Server } from '../../../test/helpers/s3.js';
 import { LocalAudioStorage } from '../adapters/local-audio-storage.js';
 import { LocalJobQueue } from '../adapters/local-queue.js';
@@ -10,7 +10,8 @@ import { createS3Client, S3AudioStorage } from '../adapters/s3-audio-storage.js'
 import { SqliteStore } from '../adapters/sqlite-store.js';
 import { newAccount, newJob } from '../adapters/store.contract.js';
 import { createLogger } from '../log.js';
-import { JobRunner, STORE_FAILURE_MESSAGE, type RunAttempt } from './job-runner.js';
+import { AudioStorageUnavailableError } from '../ports.js';
+import { JobRunner, PROVIDER_FAILURE_MESSAGE, RetryLaterError, STORE_FAILURE_MESSAGE, type RunAttempt } from './job-runner.js';
 import { sweepExpiredJobs } from './retention.js';
 
 describe('JobRunner', () => {
@@ -48,6 +49,81 @@ describe('JobRunner', () => {
     expect(await audio.stat(job.id)).toBeUndefined();
   });
 
+  /** The local audio storage, with its writer made only once `ready` lets it (or 2 s have passed). */
+  function gatedAudio(ready: Promise<void>, open: 'opens' | 'unreachable' = 'opens') {
+    const seen = { gateOpened: false };
+    const gated = Object.create(audio) as LocalAudioStorage;
+    gated.createWriter = async (jobId) => {
+      seen.gateOpened = await Promise.race([ready.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 2_000).unref())]);
+      if (open === 'unreachable') throw new AudioStorageUnavailableError('the audio store is down');
+      return audio.createWriter(jobId);
+    };
+    return { gated, seen };
+  }
+
+  it('starts synthesizing while the audio storage gets ready; the first bytes wait for the writer', async () => {
+    const account = newAccount();
+    await store.createAccount(account);
+    const job = newJob(account.id, { text: 'Speaking before the file is open.', deleteAfter: Date.now() + 86_400_000 });
+    await store.createJob(job, 1_000_000);
+    let started!: () => void;
+    const synthesisStarted = new Promise<void>((r) => (started = r));
+    const { gated, seen } = gatedAudio(synthesisStarted);
+    const speaking: Synthesizer = {
+      ...synth,
+      synthesize: (req, sink, opts) => {
+        started();
+        return synth.synthesize(req, sink, opts);
+      },
+    };
+    expect(await new JobRunner(store, gated, speaking, createLogger('silent')).run(job.id)).toBe(true);
+    expect(seen.gateOpened).toBe(true);
+    const done = await store.getJob(job.id);
+    expect(done?.status).toBe('completed');
+    expect((await audio.stat(job.id))?.size).toBe(done?.fileSizeBytes);
+    expect(await audio.listLeftovers(0)).not.toContain(job.id);
+  });
+
+  it('a synthesis that fails before the writer is ready: the writer is discarded once made, the job fails', async () => {
+    const account = newAccount();
+    await store.createAccount(account);
+    const job = newJob(account.id, { text: 'The engine fails at once.', deleteAfter: Date.now() + 86_400_000 });
+    await store.createJob(job, 1_000_000);
+    let failed!: () => void;
+    const synthesisFailed = new Promise<void>((r) => (failed = r));
+    const { gated } = gatedAudio(synthesisFailed);
+    const failing: Synthesizer = {
+      ...synth,
+      synthesize: async () => {
+        failed();
+        throw new SynthesisError('TTS_PROVIDER_ERROR', 'engine down');
+      },
+    };
+    expect(await new JobRunner(store, gated, failing, createLogger('silent')).run(job.id)).toBe(true);
+    expect(await store.getJob(job.id)).toMatchObject({ status: 'failed', errorCode: 'TTS_PROVIDER_ERROR', errorMessage: PROVIDER_FAILURE_MESSAGE });
+    expect(await audio.stat(job.id)).toBeUndefined();
+    expect(await audio.listLeftovers(0)).not.toContain(job.id);
+  });
+
+  it('the audio store unreachable while the synthesis also fails: the run is retried, as the store failing first was', async () => {
+    const account = newAccount();
+    await store.createAccount(account);
+    const job = newJob(account.id, { text: 'Both fail.', deleteAfter: Date.now() + 86_400_000 });
+    await store.createJob(job, 1_000_000);
+    let failed!: () => void;
+    const synthesisFailed = new Promise<void>((r) => (failed = r));
+    const { gated } = gatedAudio(synthesisFailed, 'unreachable');
+    const failing: Synthesizer = {
+      ...synth,
+      synthesize: async () => {
+        failed();
+        throw new SynthesisError('TTS_PROVIDER_ERROR', 'engine down');
+      },
+    };
+    await expect(new JobRunner(store, gated, failing, createLogger('silent')).run(job.id, undefined, { number: 1, of: 3 })).rejects.toBeInstanceOf(RetryLaterError);
+    expect((await store.getJob(job.id))?.status).toBe('processing');
+  });
+
   it('keeps the audio of a job it settles', async () => {
     const account = newAccount();
     await store.createAccount(account);
@@ -82,7 +158,7 @@ describe('JobRunner and the in-process queue with the audio store unreachable (S
   });
 
   /** A job holding its usage reservation, run through a LocalJobQueue whose runs are counted. */
-  async function runQueued(text: string, before?: (attempt: RunAttempt) => Promise<void>, during?: () => Promise<void>) {
+  async function runQueued(text: string, before?: (attempt: RunAttempt) => Promise<void>, during?: (jobId: string) => Promise<void>) {
     const account = newAccount();
     await store.createAccount(account);
     const job = newJob(account.id, { text, deleteAfter: Date.now() + 86_400_000, reservedCentiminutes: 40 });
@@ -91,7 +167,7 @@ describe('JobRunner and the in-process queue with the audio store unreachable (S
     const speaking: Synthesizer = {
       ...synth,
       synthesize: async (req, sink, opts) => {
-        await during?.();
+        await during?.(job.id);
         return synth.synthesize(req, sink, opts);
       },
     };
@@ -178,10 +254,12 @@ describe('JobRunner and the in-process queue with the audio store unreachable (S
       async (attempt) => {
         if (attempt.number === 2) await s3.start();
       },
-      async () => {
-        // The writer (and its upload) exists: the store goes down before the first byte reaches it.
+      async (jobId) => {
+        // The writer (and its upload) exists: the store goes down before the first byte reaches it. The
+        // writer is made while the synthesis starts: its marker tells that it is there.
         if (!stopped) {
           stopped = true;
+          while ((await audio.listMarkers(jobId)).length === 0) await new Promise((r) => setTimeout(r, 5));
           await s3.stop();
         }
       },

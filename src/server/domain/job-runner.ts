@@ -1,4 +1,4 @@
-import type { Synthesizer, SynthesisProgress } from '../../synth/index.js';
+import type { AudioSink, Synthesizer, SynthesisProgress } from '../../synth/index.js';
 import { SynthesisError } from '../../synth/index.js';
 import { NEW_IDEMPOTENCY_KEY_PHRASE } from '../../contract/errors.js';
 
@@ -7,7 +7,7 @@ export const PROVIDER_FAILURE_MESSAGE = `The speech engine failed on this job. R
 /** The message of a job whose audio could not be saved: the audio store stayed unreachable through every run. */
 export const STORE_FAILURE_MESSAGE = `The audio store could not be reached to save this job's audio. Retry with backoff, using a ${NEW_IDEMPOTENCY_KEY_PHRASE}.`;
 import type { Logger } from '../log.js';
-import { AudioStorageUnavailableError, type AudioStorage, type AudioWriter, type Clock, type Store, systemClock } from '../ports.js';
+import { AudioStorageUnavailableError, type AudioStorage, type Clock, type Store, systemClock } from '../ports.js';
 import { secondsToCentiminutes } from './usage.js';
 
 /** Which run of its job this is, of how many the queue's retry policy gives it. */
@@ -81,36 +81,51 @@ export class JobRunner implements JobRun {
         this.store.updateProgress(jobId, p.fraction).catch((error: unknown) => this.log.warn({ err: error, job_id: jobId }, 'progress not saved'));
       }
     };
-    let writer: AudioWriter | undefined;
-    try {
+    // The audio storage gets ready (a dead run's leftovers removed, the partial write started) while the
+    // first chunks are synthesized: the first bytes wait for it, the synthesis does not. Its failure
+    // (the store unreachable) is the run's, as when it came first.
+    const opening = (async () => {
       await this.audio.removeLeftovers(jobId);
-      writer = await this.audio.createWriter(jobId);
+      return this.audio.createWriter(jobId);
+    })();
+    opening.catch(() => undefined);
+    const sink: AudioSink = { write: async (bytes) => (await opening).write(bytes) };
+    let committed = false;
+    try {
       const result = await this.synth.synthesize(
         { text: job.text, voice: job.voice, language: job.language, speed: job.speed },
-        writer,
+        sink,
         { onProgress, signal },
       );
-      await writer.commit();
-      writer = undefined;
+      await (await opening).commit();
+      committed = true;
       // This run's audio is in place; any other partial write of the job belongs to a dead run (or to
-      // one that lost its queue lock, which can no longer settle the job): remove them whatever their age.
-      await this.audio.removeLeftovers(jobId, 0);
+      // one that lost its queue lock, which can no longer settle the job): remove them whatever their age,
+      // while the job is settled (a crash in between leaves them to the periodic leftover sweep).
+      const cleared = this.audio.removeLeftovers(jobId, 0);
       const completedAt = this.clock.now();
-      const settled = await this.store.completeJob(jobId, {
+      const settling = this.store.completeJob(jobId, {
         durationSeconds: Math.round(result.durationSeconds * 1000) / 1000,
         fileSizeBytes: result.bytes,
         completedAt,
         processingTimeMs: completedAt - job.createdAt,
         chargedCentiminutes: secondsToCentiminutes(result.durationSeconds),
       });
+      const [settled] = await Promise.all([settling, cleared]);
       if (!settled && !(await this.store.getJob(jobId).catch(() => undefined))) {
         // The record went while the job ran (its retention ended, e.g. a plan with 0 days): its audio goes too.
         await this.audio.delete(jobId).catch(() => undefined);
       }
       this.log.info({ job_id: jobId, audio_seconds: result.durationSeconds, wall_ms: completedAt - started }, 'job completed');
       return true;
-    } catch (error) {
-      await writer?.abort().catch(() => undefined);
+    } catch (thrown) {
+      // The storage failing to get ready is what the run failed on, whatever the synthesis did meanwhile.
+      const openError = await opening.then(
+        () => undefined,
+        (e: unknown) => e ?? new Error('the audio storage failed to open a write'),
+      );
+      const error = openError ?? thrown;
+      if (!committed && openError === undefined) await (await opening).abort().catch(() => undefined);
       if (signal?.aborted) {
         this.log.info({ job_id: jobId }, 'job interrupted by shutdown; it resumes at the next start');
         return false;

