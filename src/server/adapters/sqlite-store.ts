@@ -169,8 +169,9 @@ function jobParams(job: JobRecord) {
 
 /**
  * The embedded store: one SQLite file (WAL), through this Node's driver (see `sqlite-driver.ts`). Both
- * drivers are synchronous, so each method body runs without interleaving inside this process; multi-step operations are also wrapped in transactions so
- * they stay atomic against other connections to the same file (the admin CLI).
+ * drivers are synchronous, so each method body runs without interleaving inside this process;
+ * multi-step operations are also wrapped in transactions so they stay atomic against other connections
+ * to the same file (the admin CLI).
  */
 export class SqliteStore implements Store {
   private readonly db: SqlDatabase;
