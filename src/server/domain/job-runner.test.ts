@@ -124,6 +124,30 @@ describe('JobRunner', () => {
     expect((await store.getJob(job.id))?.status).toBe('processing');
   });
 
+  it('completes a job whose audio is committed even when removing its leftovers fails (the sweep takes them)', async () => {
+    const account = newAccount();
+    await store.createAccount(account);
+    const job = newJob(account.id, { text: 'Saved, then the store blinks.', deleteAfter: Date.now() + 86_400_000 });
+    await store.createJob(job, 1_000_000);
+    // The store goes away right after the commit: the clean-up of leftovers fails at once, while the
+    // job's settlement takes a moment (as a Redis round trip does).
+    const blinking = Object.create(audio) as LocalAudioStorage;
+    blinking.removeLeftovers = async (jobId, olderThanMs) => {
+      if (olderThanMs === 0) throw new AudioStorageUnavailableError('the audio store is down');
+      return audio.removeLeftovers(jobId, olderThanMs);
+    };
+    const slowSettling = Object.create(store) as SqliteStore;
+    slowSettling.completeJob = async (...args) => {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      return store.completeJob(...args);
+    };
+    const runner = new JobRunner(slowSettling, blinking, synth, createLogger('silent'));
+    expect(await runner.run(job.id, undefined, { number: 3, of: 3 })).toBe(true);
+    const done = await store.getJob(job.id);
+    expect(done?.status).toBe('completed');
+    expect((await audio.stat(job.id))?.size).toBe(done?.fileSizeBytes);
+  });
+
   it('keeps the audio of a job it settles', async () => {
     const account = newAccount();
     await store.createAccount(account);

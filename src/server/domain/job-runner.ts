@@ -101,8 +101,11 @@ export class JobRunner implements JobRun {
       committed = true;
       // This run's audio is in place; any other partial write of the job belongs to a dead run (or to
       // one that lost its queue lock, which can no longer settle the job): remove them whatever their age,
-      // while the job is settled (a crash in between leaves them to the periodic leftover sweep).
-      const cleared = this.audio.removeLeftovers(jobId, 0);
+      // while the job is settled. Best effort: the audio is committed, so a failure here (or a crash in
+      // between) leaves them to the periodic leftover sweep rather than failing the job.
+      const cleared = this.audio
+        .removeLeftovers(jobId, 0)
+        .catch((error: unknown) => this.log.warn({ job_id: jobId, err: error }, 'leftovers of the job not removed; the leftover sweep takes them'));
       const completedAt = this.clock.now();
       const settling = this.store.completeJob(jobId, {
         durationSeconds: Math.round(result.durationSeconds * 1000) / 1000,
