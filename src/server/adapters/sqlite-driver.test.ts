@@ -40,6 +40,40 @@ describe('the SQLite driver', () => {
     db.close();
   });
 
+  it('rolls back a transaction whose commit fails, so the connection is not left inside it', () => {
+    const db = openSqlite(':memory:', { busyTimeoutMs: 100 });
+    db.exec(`CREATE TABLE p (id TEXT PRIMARY KEY);
+      CREATE TABLE c (id TEXT PRIMARY KEY, p TEXT REFERENCES p(id) DEFERRABLE INITIALLY DEFERRED);
+      PRAGMA foreign_keys = ON;`);
+    const insertChild = db.prepare('INSERT INTO c (id, p) VALUES (?, ?)');
+    // The deferred foreign key is checked at COMMIT: the commit itself fails.
+    expect(() => db.immediate(() => insertChild.run('c1', 'missing'))).toThrow();
+    db.immediate(() => db.prepare('INSERT INTO p (id) VALUES (?)').run('p1'));
+    db.immediate(() => insertChild.run('c2', 'p1'));
+    expect(db.prepare('SELECT id FROM c').all()).toEqual([{ id: 'c2' }]);
+    db.close();
+  });
+
+  it('runs a nested transaction as a savepoint, and refuses a function that returns a promise', () => {
+    const db = openSqlite(':memory:', { busyTimeoutMs: 100 });
+    db.exec('CREATE TABLE t (n INTEGER)');
+    const insert = db.prepare('INSERT INTO t (n) VALUES (?)');
+    db.immediate(() => {
+      insert.run(1);
+      expect(() =>
+        db.immediate(() => {
+          insert.run(2);
+          throw new Error('inner fails');
+        }),
+      ).toThrow('inner fails');
+      db.immediate(() => insert.run(3));
+    });
+    expect(db.prepare('SELECT n FROM t ORDER BY n').all()).toEqual([{ n: 1 }, { n: 3 }]);
+    expect(() => db.immediate(() => Promise.resolve(insert.run(4)))).toThrow(TypeError);
+    expect(db.prepare('SELECT COUNT(*) AS c FROM t').get()).toEqual({ c: 2 });
+    db.close();
+  });
+
   it('tells a unique violation apart from other errors, and ignores parameters a statement does not name', () => {
     const db = openSqlite(':memory:', { busyTimeoutMs: 100 });
     db.exec('CREATE TABLE t (id TEXT PRIMARY KEY, name TEXT UNIQUE, n INTEGER NOT NULL)');
@@ -53,7 +87,8 @@ describe('the SQLite driver', () => {
       }
       throw new Error('expected an error');
     };
-    expect(isUniqueViolation(caught(() => insert.run({ id: 'a', name: 'y', n: 1 })))).toBe(true);
+    // A primary-key clash is not a unique violation (a colliding id is an error, not a refusal).
+    expect(isUniqueViolation(caught(() => insert.run({ id: 'a', name: 'y', n: 1 })))).toBe(false);
     expect(isUniqueViolation(caught(() => insert.run({ id: 'b', name: 'x', n: 1 })))).toBe(true);
     expect(isUniqueViolation(caught(() => insert.run({ id: 'c', name: 'z', n: null })))).toBe(false);
     db.close();

@@ -15,6 +15,11 @@ import { createRequire } from 'node:module';
  */
 export type SqliteDriverName = 'node:sqlite' | 'better-sqlite3';
 
+/**
+ * Parameters: positional, or an object for `@name`s. Bind every name a statement uses, never
+ * `undefined` (use null): the drivers differ there (better-sqlite3 refuses a missing name and binds
+ * undefined as NULL; node:sqlite binds a missing name as NULL and refuses undefined).
+ */
 export interface SqlStatement {
   run(...params: unknown[]): { changes: number | bigint };
   get(...params: unknown[]): unknown;
@@ -48,12 +53,11 @@ export function openSqlite(path: string, options: { busyTimeoutMs: number; drive
   return driver === 'node:sqlite' ? openNodeSqlite(path, options.busyTimeoutMs) : openBetterSqlite(path, options.busyTimeoutMs);
 }
 
-/** True for a UNIQUE (or PRIMARY KEY) constraint violation, whichever driver threw it. */
+/** True for a UNIQUE constraint violation (not a PRIMARY KEY one), whichever driver threw it. */
 export function isUniqueViolation(error: unknown): boolean {
   const e = error as { code?: unknown; errcode?: unknown };
-  // better-sqlite3 names the extended result code; node:sqlite gives its number (SQLITE_CONSTRAINT_UNIQUE
-  // 2067, SQLITE_CONSTRAINT_PRIMARYKEY 1555).
-  return e.code === 'SQLITE_CONSTRAINT_UNIQUE' || e.code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || e.errcode === 2067 || e.errcode === 1555;
+  // better-sqlite3 names the extended result code; node:sqlite gives its number (SQLITE_CONSTRAINT_UNIQUE).
+  return e.code === 'SQLITE_CONSTRAINT_UNIQUE' || e.errcode === 2067;
 }
 
 interface BetterSqliteDatabase {
@@ -111,29 +115,42 @@ function openNodeSqlite(path: string, busyTimeoutMs: number): SqlDatabase {
     stmt.setAllowUnknownNamedParameters(true);
     return stmt;
   };
-  let begin: SqlStatement | undefined;
-  let commit: SqlStatement | undefined;
-  let rollback: SqlStatement | undefined;
+  const statements = new Map<string, SqlStatement>();
+  const run = (sql: string) => {
+    let stmt = statements.get(sql);
+    if (!stmt) statements.set(sql, (stmt = prepare(sql)));
+    stmt.run();
+  };
+  let depth = 0;
   return {
     driver: 'node:sqlite',
     prepare,
     exec: (sql) => db.exec(sql),
+    // As better-sqlite3's `transaction(fn).immediate()`: BEGIN IMMEDIATE, or a savepoint inside an open
+    // transaction; a commit that fails is rolled back too, so the connection never stays inside one.
     immediate<T>(fn: () => T): T {
-      // The store never nests its transactions; a nested call joins the one already open.
-      if (db.isTransaction) return fn();
-      begin ??= prepare('BEGIN IMMEDIATE');
-      commit ??= prepare('COMMIT');
-      rollback ??= prepare('ROLLBACK');
-      begin.run();
-      let result: T;
+      const nested = db.isTransaction;
+      const savepoint = `agent_tts_${depth}`;
+      run(nested ? `SAVEPOINT ${savepoint}` : 'BEGIN IMMEDIATE');
+      depth++;
       try {
-        result = fn();
+        const result = fn();
+        if (result !== null && typeof (result as { then?: unknown })?.then === 'function') {
+          throw new TypeError('A transaction function must not return a promise: its work would run outside the transaction');
+        }
+        run(nested ? `RELEASE ${savepoint}` : 'COMMIT');
+        return result;
       } catch (error) {
-        if (db.isTransaction) rollback.run();
+        if (db.isTransaction) {
+          if (nested) {
+            run(`ROLLBACK TO ${savepoint}`);
+            run(`RELEASE ${savepoint}`);
+          } else run('ROLLBACK');
+        }
         throw error;
+      } finally {
+        depth--;
       }
-      commit.run();
-      return result;
     },
     get open() {
       return db.isOpen;
