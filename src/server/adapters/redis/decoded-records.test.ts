@@ -55,6 +55,19 @@ describe.skipIf(!redis)('decoded records of a caching client', () => {
     expect(first?.voice).toBe(job.voice);
   });
 
+  it('does not keep a running job decoded (its progress changes, its text may be long)', async () => {
+    const client = await cachingClient();
+    const store = storeOn(client);
+    const account = newAccount();
+    await store.createAccount(account);
+    const job = newJob(account.id, { status: 'processing' });
+    await store.createJob(job, 10_000);
+    const first = await store.getJob(job.id);
+    expect(first?.status).toBe('processing');
+    expect(await store.getJob(job.id)).not.toBe(first);
+    expect(await store.getJob(job.id)).toEqual(first);
+  });
+
   it('keeps nothing read across the connection being dropped, and reads afresh after it is back', async () => {
     const client = await cachingClient();
     const store = storeOn(client);

@@ -1,6 +1,6 @@
 import type { RedisClient } from './client.js';
 
-/** Records kept (LRU-ish: past this many, the oldest goes), as the client's own reply cache. */
+/** Records kept: past this many, the one kept longest goes first. */
 const ENTRIES = 10_000;
 
 /**
@@ -36,12 +36,15 @@ export class DecodedRecords {
     client.on('ready', clear);
   }
 
-  /** The record at `key`: kept, or read with `read` (and kept unless an invalidation came meanwhile). */
-  async get<T>(key: string, read: () => Promise<T>): Promise<T> {
+  /**
+   * The record at `key`: kept, or read with `read` and kept unless an invalidation came meanwhile or
+   * `keep` says no (a running job, whose progress changes and whose text may be long).
+   */
+  async get<T>(key: string, read: () => Promise<T>, keep: (value: T) => boolean = () => true): Promise<T> {
     if (this.records.has(key)) return this.records.get(key) as T;
     const generation = this.generation;
     const value = await read();
-    if (generation === this.generation) {
+    if (generation === this.generation && keep(value)) {
       if (this.records.size >= ENTRIES) this.records.delete(this.records.keys().next().value as string);
       this.records.set(key, value);
     }

@@ -285,10 +285,10 @@ export class RedisStore implements Store {
   }
 
   /** The record at `key`, decoded: from the decoded records when the client caches reads. */
-  private async record<T>(key: string, decode: (hash: Hash) => T): Promise<T> {
+  private async record<T>(key: string, decode: (hash: Hash) => T, keep?: (value: T) => boolean): Promise<T> {
     if (!this.decoded) return decode(await this.hash(key));
     await this.invalidationsIn();
-    return this.decoded.get(key, async () => decode((await this.client.hGetAll(key)) as unknown as Hash));
+    return this.decoded.get(key, async () => decode((await this.client.hGetAll(key)) as unknown as Hash), keep);
   }
 
   /**
@@ -440,7 +440,8 @@ export class RedisStore implements Store {
 
   async getJob(id: string): Promise<JobRecord | undefined> {
     return this.guard('getJob', async () => {
-      return this.record(this.keys.job(id), toJob);
+      // Only ended jobs are kept decoded: a running one changes with every progress write.
+      return this.record(this.keys.job(id), toJob, (job) => job !== undefined && job.status !== 'processing');
     });
   }
 
