@@ -20,6 +20,15 @@ const storeOn = (client: RedisClient) => {
   prefixes.push(prefix);
   return new RedisStore(client, prefix);
 };
+/** A store on a caching client of its own, holding one account and one job with `status`. */
+const storeWithJob = async (status: 'completed' | 'processing') => {
+  const store = storeOn(await cachingClient());
+  const account = newAccount();
+  await store.createAccount(account);
+  const job = newJob(account.id, { status });
+  await store.createJob(job, 10_000);
+  return { store, account, job };
+};
 // Redis sends a reader its invalidation before the writer's answer, but two clients in one process can
 // see that answer a moment ahead (see store.test.ts); nothing here expires, so what follows the pause
 // is fresh only because it was invalidated.
@@ -34,12 +43,7 @@ afterAll(async () => {
 
 describe.skipIf(!redis)('decoded records of a caching client', () => {
   it('answers a repeated read with the record decoded the first time, and decodes again after an invalidation', async () => {
-    const client = await cachingClient();
-    const store = storeOn(client);
-    const account = newAccount();
-    await store.createAccount(account);
-    const job = newJob(account.id, { status: 'completed' });
-    await store.createJob(job, 10_000);
+    const { store, account, job } = await storeWithJob('completed');
 
     const first = await store.getJob(job.id);
     expect(first?.status).toBe('completed');
@@ -56,12 +60,7 @@ describe.skipIf(!redis)('decoded records of a caching client', () => {
   });
 
   it('does not keep a running job decoded (its progress changes, its text may be long)', async () => {
-    const client = await cachingClient();
-    const store = storeOn(client);
-    const account = newAccount();
-    await store.createAccount(account);
-    const job = newJob(account.id, { status: 'processing' });
-    await store.createJob(job, 10_000);
+    const { store, job } = await storeWithJob('processing');
     const first = await store.getJob(job.id);
     expect(first?.status).toBe('processing');
     expect(await store.getJob(job.id)).not.toBe(first);

@@ -284,11 +284,15 @@ export class RedisStore implements Store {
     return (await this.client.hGetAll(key)) as unknown as Hash;
   }
 
-  /** The record at `key`, decoded: from the decoded records when the client caches reads. */
-  private async record<T>(key: string, decode: (hash: Hash) => T, keep?: (value: T) => boolean): Promise<T> {
-    if (!this.decoded) return decode(await this.hash(key));
+  /** What `read` makes of `key`: from the decoded records when the client caches reads (see `keep` there). */
+  private async cached<T>(key: string, read: () => Promise<T>, keep?: (value: T) => boolean): Promise<T> {
     await this.invalidationsIn();
-    return this.decoded.get(key, async () => decode((await this.client.hGetAll(key)) as unknown as Hash), keep);
+    return this.decoded ? this.decoded.get(key, read, keep) : read();
+  }
+
+  /** The hash at `key`, decoded. */
+  private record<T>(key: string, decode: (hash: Hash) => T, keep?: (value: T) => boolean): Promise<T> {
+    return this.cached(key, async () => decode((await this.client.hGetAll(key)) as unknown as Hash), keep);
   }
 
   /**
@@ -616,12 +620,11 @@ export class RedisStore implements Store {
   async getUsage(accountId: string, month: string): Promise<UsageFigures> {
     return this.guard('getUsage', async () => {
       const key = this.keys.usage(accountId, month);
-      const read = async () => {
+      const used = await this.cached(key, async () => {
         const [settled, reserved] = await this.client.hmGet(key, ['settled', 'reserved']);
         return Number(settled ?? 0) + Number(reserved ?? 0);
-      };
-      await this.invalidationsIn();
-      return { usedCentiminutes: this.decoded ? await this.decoded.get(key, read) : await read() };
+      });
+      return { usedCentiminutes: used };
     });
   }
 
