@@ -98,6 +98,23 @@ export type CreateJobResult =
   | { kind: 'created' }
   | { kind: 'usage_exceeded'; usedCentiminutes: number; limitCentiminutes: number };
 
+/**
+ * The store's backend did not answer within its deadline, or is unreachable: the operation was given
+ * up (and, for a write, either happened before the backend stopped answering or never will; see the
+ * adapter). Answered as INTERNAL_ERROR; the client retries with backoff and the same Idempotency-Key.
+ */
+export class StoreUnavailableError extends Error {
+  override name = 'StoreUnavailableError';
+
+  /** `timedOut`: the backend did not answer in time (rather than refusing the connection). */
+  constructor(message: string, options?: { cause?: unknown; timedOut?: boolean }) {
+    super(message, options);
+    this.timedOut = options?.timedOut ?? false;
+  }
+
+  readonly timedOut: boolean;
+}
+
 export interface Store {
   createAccount(account: Account): Promise<void>;
   getAccount(id: string): Promise<Account | undefined>;

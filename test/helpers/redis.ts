@@ -154,6 +154,12 @@ export interface OwnRedis {
   start(): Promise<void>;
   /** Stops it for good (SIGKILL; the directory is temporary). */
   stop(): Promise<void>;
+  /**
+   * SIGSTOP: the process stops answering but its connections stay open (the kernel still accepts and
+   * acknowledges), as behind a partition that drops packets. `thaw()` (SIGCONT) lets it go on.
+   */
+  freeze(): void;
+  thaw(): void;
 }
 
 /**
@@ -189,8 +195,15 @@ export async function startOwnRedis(): Promise<OwnRedis> {
       c.kill('SIGKILL');
     });
   };
+  const signal = (name: NodeJS.Signals) => {
+    if (child && child.exitCode === null && child.signalCode === null) child.kill(name);
+  };
+  const stop = async () => {
+    signal('SIGCONT');
+    await kill();
+  };
   await start();
-  return { url, port, dir, kill, start, stop: kill };
+  return { url, port, dir, kill, start, stop, freeze: () => signal('SIGSTOP'), thaw: () => signal('SIGCONT') };
 }
 
 /** Is a redis-server binary on PATH (needed only by the test that restarts its own Redis)? */

@@ -9,6 +9,7 @@ import {
   createClient,
 } from 'redis';
 import type { Logger } from '../../log.js';
+import { StoreUnavailableError } from '../../ports.js';
 
 export type RedisClient = ReturnType<typeof createRedisClient>;
 
@@ -81,20 +82,131 @@ export function logConnectionState(
 /**
  * A node-redis client that starts connecting at once and keeps reconnecting by itself. Commands sent
  * while it is connecting wait in its offline queue (bounded by `commandTimeoutMs` when set).
+ *
+ * With `commandTimeoutMs`, the client also gets a deadline (see `withinDeadline`): node-redis drops a
+ * command's own timeout once the command is written to the socket, so against a Redis that stops
+ * answering without closing its connections (a frozen process, a partition that drops packets) a
+ * written command would otherwise wait for ever.
  */
 export function createRedisClient(url: string, options: RedisClientOptions) {
+  const breaker = options.commandTimeoutMs ? new ConnectionBreaker() : undefined;
   const client = createClient({
     url,
     name: options.name,
-    socket: { reconnectStrategy: reconnectDelay, connectTimeout: 5_000 },
+    // `signal` reaches net.connect: pulling the breaker destroys this client's sockets (see ConnectionBreaker).
+    socket: { reconnectStrategy: reconnectDelay, connectTimeout: 5_000, ...(breaker ? { signal: breaker as unknown as AbortSignal } : {}) },
     ...(options.cacheReads ? { RESP: 3 as const, clientSideCache: { ttl: 0, maxEntries: READ_CACHE_ENTRIES, evictPolicy: 'LRU' as const } } : {}),
     ...(options.commandTimeoutMs ? { commandOptions: { timeout: options.commandTimeoutMs } } : {}),
   });
   if (options.log) logConnectionState(client, options.name, url, options.log);
   else client.on('error', () => undefined);
+  if (breaker && options.commandTimeoutMs) {
+    const deadline: ClientDeadline = { ms: options.commandTimeoutMs, breaker, clockOffsetMs: 0, lastBreak: 0, log: options.log, name: options.name };
+    deadlines.set(client, deadline);
+    // Redis's clock against ours, for fences (`fenceAt`): measured at every (re)connection.
+    client.on('ready', () => void measureClockOffset(client, deadline));
+  }
   // The first connection may fail; the reconnect strategy keeps trying and 'error' reports it.
   client.connect().catch(() => undefined);
   return client;
+}
+
+/**
+ * What node-redis's sockets take as their `signal` (net.connect's option, which Node accepts from any
+ * object shaped like an AbortSignal): each socket of the client registers its abort listener here, so
+ * `break()` destroys every socket the client has open or is opening. node-redis sees a socket error,
+ * rejects what was waiting for a reply on it, and reconnects on its own with a new socket.
+ */
+export class ConnectionBreaker {
+  readonly aborted = false;
+  reason: unknown = undefined;
+  private readonly listeners = new Set<() => void>();
+
+  addEventListener(_type: 'abort', listener: () => void): void {
+    this.listeners.add(listener);
+  }
+
+  removeEventListener(_type: 'abort', listener: () => void): void {
+    this.listeners.delete(listener);
+  }
+
+  /** Tears down every connection registered so far; returns how many. */
+  break(reason: Error): number {
+    this.reason = reason;
+    const listeners = [...this.listeners];
+    this.listeners.clear();
+    for (const listener of listeners) listener();
+    return listeners.length;
+  }
+}
+
+interface ClientDeadline {
+  ms: number;
+  breaker: ConnectionBreaker;
+  /** Redis's clock minus this process's, in ms (0 until measured). */
+  clockOffsetMs: number;
+  /** When the breaker was last pulled: operations started before then already lost their connection. */
+  lastBreak: number;
+  log?: Logger;
+  name: string;
+}
+
+const deadlines = new WeakMap<object, ClientDeadline>();
+
+async function measureClockOffset(client: RedisClient, deadline: ClientDeadline): Promise<void> {
+  try {
+    const before = Date.now();
+    const [seconds, micros] = (await withinDeadline(client, 'TIME', () => client.sendCommand(['TIME']))) as [string, string];
+    const after = Date.now();
+    deadline.clockOffsetMs = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000) - Math.round((before + after) / 2);
+  } catch {
+    // Keeps the last figure; the next reconnection measures again.
+  }
+}
+
+/**
+ * Runs one operation (one or more commands) against a client made with `commandTimeoutMs`, and gives
+ * up when that time is over: the operation rejects with RedisUnavailableError and the client's
+ * connections are torn down (their replies can no longer be matched to the commands that are still
+ * waiting), so node-redis reconnects and service resumes by itself once Redis answers. A command that
+ * was written before the tear-down may still run when Redis wakes up: a write whose late effect
+ * matters carries a fence (`fenceAt`). A client without a deadline runs the operation as it is.
+ */
+export async function withinDeadline<T>(client: RedisClient, what: string, operation: () => Promise<T>): Promise<T> {
+  const deadline = deadlines.get(client);
+  if (!deadline) return operation();
+  const started = Date.now();
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const error = new RedisUnavailableError(`Redis did not answer (${what}): no answer within ${deadline.ms} ms`, { timedOut: true });
+      if (started >= deadline.lastBreak) {
+        deadline.lastBreak = Date.now();
+        const sockets = deadline.breaker.break(error);
+        deadline.log?.warn({ client: deadline.name, operation: what, timeout_ms: deadline.ms, connections: sockets }, 'redis did not answer within the command deadline; reconnecting');
+      }
+      reject(error);
+    }, deadline.ms);
+  });
+  const running = operation();
+  // The operation's own failure after the deadline (the torn-down connection) is no one's to handle.
+  running.catch(() => undefined);
+  try {
+    return await Promise.race([running, expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * The time, on Redis's clock (ms since the epoch), after which an operation started now has been
+ * given up by its caller: a script that receives it refuses to act later than that (see CREATE_JOB),
+ * so a command written just before Redis froze cannot take effect after the client got its error.
+ * Clients without a deadline get no fence (0: never refuse).
+ */
+export function fenceAt(client: RedisClient): number {
+  const deadline = deadlines.get(client);
+  return deadline ? Date.now() + deadline.clockOffsetMs + deadline.ms : 0;
 }
 
 /** Closes a client politely when it is connected, and drops it at once when it is not. */
@@ -108,8 +220,8 @@ export async function closeRedisClient(client: RedisClient): Promise<void> {
 }
 
 /** Redis did not answer: down, unreachable, or slower than the command timeout. */
-export class RedisUnavailableError extends Error {
-  override readonly name = 'RedisUnavailableError';
+export class RedisUnavailableError extends StoreUnavailableError {
+  override name = 'RedisUnavailableError';
 }
 
 const UNAVAILABLE = [TimeoutError, ClientOfflineError, ClientClosedError, SocketClosedUnexpectedlyError, ConnectionTimeoutError];
@@ -119,9 +231,12 @@ const UNAVAILABLE = [TimeoutError, ClientOfflineError, ClientClosedError, Socket
  * admin CLI's message and the logs). Other errors pass through unchanged.
  */
 export function asRedisUnavailable(error: unknown, what: string): unknown {
-  if (!UNAVAILABLE.some((type) => error instanceof type)) return error;
-  const detail = error instanceof TimeoutError ? 'no answer within the command timeout' : (error as Error).message;
-  return new RedisUnavailableError(`Redis did not answer (${what}): ${detail}`, { cause: error });
+  // AbortError: the connection was torn down under the command (a deadline ran out; see withinDeadline).
+  const torn = error instanceof Error && error.name === 'AbortError';
+  if (!torn && !UNAVAILABLE.some((type) => error instanceof type)) return error;
+  const detail =
+    error instanceof TimeoutError ? 'no answer within the command timeout' : torn ? 'its connection was reset after a missed deadline' : (error as Error).message;
+  return new RedisUnavailableError(`Redis did not answer (${what}): ${detail}`, { cause: error, timedOut: torn || error instanceof TimeoutError });
 }
 
 /**

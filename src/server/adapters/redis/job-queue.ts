@@ -2,7 +2,7 @@ import { Queue } from 'bullmq';
 import { NEW_IDEMPOTENCY_KEY_PHRASE } from '../../../contract/errors.js';
 import { bullConnection, synthesisJobOptions } from './bullmq.js';
 import { RedisKeys, SYNTHESIS_QUEUE } from './keys.js';
-import { closeRedisClient, createRedisClient, logConnectionState, type RedisClient } from './client.js';
+import { closeRedisClient, createRedisClient, logConnectionState, withinDeadline, type RedisClient } from './client.js';
 import type { DistributedSettings } from './settings.js';
 import { withTimeout } from '../../timeout.js';
 import type { Logger } from '../../log.js';
@@ -68,13 +68,14 @@ export class RedisJobQueue implements JobQueue {
     this.reconcileTimer.unref();
   }
 
+  /**
+   * Hands the job to the queue without holding the request for it: the job is already safe in the
+   * store, and an enqueue that Redis does not answer in time is made by the reconcile sweep later.
+   */
   async enqueue(jobId: string): Promise<void> {
-    try {
-      await withTimeout(this.queue.add('synthesize', {}, { jobId }), this.opts.settings.commandTimeoutMs * 2, 'enqueue');
-    } catch (error) {
-      // The job is already safe in the store; the reconcile sweep queues it once Redis answers again.
+    this.bounded(this.queue.add('synthesize', {}, { jobId }), 'enqueue').catch((error: unknown) => {
       this.opts.log.warn({ job_id: jobId, err: error }, 'job not queued yet; the reconcile sweep will queue it');
-    }
+    });
   }
 
   waitForFinish(jobId: string, timeoutMs: number, signal?: AbortSignal): Promise<void> {
@@ -118,7 +119,7 @@ export class RedisJobQueue implements JobQueue {
   /** Announces a job this process settled (the reconcile sweep's failures), to every API instance. */
   private async announce(jobId: string): Promise<void> {
     this.wake(jobId);
-    await this.opts.publisher.publish(this.keys.jobFinishedChannel(), jobId).catch(() => undefined);
+    await withinDeadline(this.opts.publisher, 'announce', () => this.opts.publisher.publish(this.keys.jobFinishedChannel(), jobId)).catch(() => undefined);
   }
 
   /**
@@ -133,16 +134,16 @@ export class RedisJobQueue implements JobQueue {
       let queued = 0;
       for (const jobId of await this.opts.store.listProcessingJobIds()) {
         if (this.closed) break;
-        const state = await this.queue.getJobState(jobId);
+        const state = await this.bounded(this.queue.getJobState(jobId), 'reconcile: job state');
         if (state === 'unknown' || state === 'completed') {
           // Re-read: the job may have finished (and left the queue) since the list was taken.
           if ((await this.opts.store.jobStatus(jobId)) !== 'processing') continue;
-          if (state === 'completed') await this.queue.remove(jobId);
-          await this.queue.add('synthesize', {}, { jobId });
+          if (state === 'completed') await this.bounded(this.queue.remove(jobId), 'reconcile: remove');
+          await this.bounded(this.queue.add('synthesize', {}, { jobId }), 'reconcile: enqueue');
           queued++;
           this.opts.log.info({ job_id: jobId }, 'reconcile: processing job was not in the queue; queued it');
         } else if (state === 'failed') {
-          const entry = await this.queue.getJob(jobId);
+          const entry = await this.bounded(this.queue.getJob(jobId), 'reconcile: job entry');
           const failed = await this.opts.store.failJob(jobId, {
             code: 'INTERNAL_ERROR',
             message: `Synthesis could not be finished. Retry with backoff, using a ${NEW_IDEMPOTENCY_KEY_PHRASE}.`,
@@ -161,7 +162,7 @@ export class RedisJobQueue implements JobQueue {
   }
 
   async stats(): Promise<QueueStats> {
-    const counts = await this.queue.getJobCounts('waiting', 'prioritized', 'active', 'delayed', 'failed');
+    const counts = await this.bounded(this.queue.getJobCounts('waiting', 'prioritized', 'active', 'delayed', 'failed'), 'queue stats');
     return {
       waiting: (counts.waiting ?? 0) + (counts.prioritized ?? 0),
       active: counts.active ?? 0,
@@ -171,8 +172,19 @@ export class RedisJobQueue implements JobQueue {
   }
 
   async ping(): Promise<void> {
-    // A round trip through BullMQ's own connection, bounded (its commands wait out reconnects).
-    await withTimeout(this.queue.getJobCounts('waiting'), this.opts.settings.commandTimeoutMs, 'queue');
+    // A round trip through BullMQ's own connection.
+    await this.bounded(this.queue.getJobCounts('waiting'), 'queue');
+  }
+
+  /**
+   * BullMQ's connections have no command timeout (a worker's blocks for seconds at a time, and queue
+   * commands wait out a reconnect), so every call of the API side is given up after the command
+   * deadline here. A call given up may still take effect when Redis answers again; each one is
+   * harmless then (an enqueue of a job the store holds, a read).
+   */
+  private bounded<T>(call: Promise<T>, what: string): Promise<T> {
+    call.catch(() => undefined);
+    return withTimeout(call, this.opts.settings.commandTimeoutMs, what);
   }
 
   async close(): Promise<void> {

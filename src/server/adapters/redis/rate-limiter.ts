@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { RedisKeys } from './keys.js';
-import { LuaScript, type RedisClient } from './client.js';
+import { LuaScript, asRedisUnavailable, withinDeadline, type RedisClient } from './client.js';
 import type { RateLimitDecision, RateLimiter } from '../../ports.js';
 
 /**
@@ -54,10 +54,12 @@ export class RedisRateLimiter implements RateLimiter {
   async check(bucket: string, limit: number, windowMs: number, consume: boolean): Promise<RateLimitDecision> {
     // Unique per request even within one millisecond, so no two admissions collapse into one member.
     const member = `${Date.now()}-${randomBytes(6).toString('hex')}`;
-    const reply = (await SLIDING_WINDOW.run(
-      this.client,
-      [this.keys.rateBucket(bucket)],
-      [windowMs, limit, consume ? '1' : '0', member, this.now ? String(this.now()) : ''],
+    const reply = (await this.bounded('rate limit check', () =>
+      SLIDING_WINDOW.run(
+        this.client,
+        [this.keys.rateBucket(bucket)],
+        [windowMs, limit, consume ? '1' : '0', member, this.now ? String(this.now()) : ''],
+      ),
     )) as number[];
     const [allowed, count, resetSeconds] = reply.map(Number);
     const decision: RateLimitDecision = { allowed: allowed === 1, limit, remaining: Math.max(0, limit - count), resetSeconds };
@@ -66,7 +68,16 @@ export class RedisRateLimiter implements RateLimiter {
   }
 
   async refund(bucket: string, admission: string): Promise<void> {
-    await this.client.zRem(this.keys.rateBucket(bucket), admission);
+    await this.bounded('rate limit refund', () => this.client.zRem(this.keys.rateBucket(bucket), admission));
+  }
+
+  /** Within the client's command deadline, an outage reported as such (as the store's operations). */
+  private async bounded<T>(what: string, operation: () => Promise<T>): Promise<T> {
+    try {
+      return await withinDeadline(this.client, what, operation);
+    } catch (error) {
+      throw asRedisUnavailable(error, what);
+    }
   }
 
   /** The client belongs to the services that created it. */

@@ -1,5 +1,5 @@
 import { RedisKeys } from './keys.js';
-import { LuaScript, asRedisUnavailable, closeRedisClient, type RedisClient } from './client.js';
+import { LuaScript, RedisUnavailableError, asRedisUnavailable, closeRedisClient, fenceAt, withinDeadline, type RedisClient } from './client.js';
 import { type DecodedRecords, decodedRecordsOf } from './decoded-records.js';
 import type {
   Account,
@@ -100,7 +100,13 @@ return 0
 
 const CREATE_JOB = new LuaScript(`
 -- KEYS: usage hash, job hash, processing index, expiry index, claim hash
--- ARGV: limit, reserve, jobId, createdAt, deleteAfter, expireAt ('' = never), bind ('1'/'0'), job field/value pairs...
+-- ARGV: limit, reserve, jobId, createdAt, deleteAfter, expireAt ('' = never), bind ('1'/'0'), fence, job field/value pairs...
+-- The fence (ms on Redis's clock, 0 = none) is when the caller gave up waiting for this answer: a
+-- script that only runs later (Redis froze with it unread) must not create a job nobody was told of.
+if tonumber(ARGV[8]) > 0 then
+  local t = redis.call('TIME')
+  if tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) > tonumber(ARGV[8]) then return {2} end
+end
 local usage = redis.call('HMGET', KEYS[1], 'settled', 'reserved')
 local used = tonumber(usage[1] or '0') + tonumber(usage[2] or '0')
 local reserve = tonumber(ARGV[2])
@@ -108,7 +114,7 @@ if used + reserve > tonumber(ARGV[1]) then return {0, used} end
 if redis.call('EXISTS', KEYS[2]) == 1 then return redis.error_reply('ERR job ' .. ARGV[3] .. ' exists') end
 redis.call('HINCRBY', KEYS[1], 'reserved', reserve)
 local fields = {}
-for i = 8, #ARGV do fields[#fields + 1] = ARGV[i] end
+for i = 9, #ARGV do fields[#fields + 1] = ARGV[i] end
 redis.call('HSET', KEYS[2], unpack(fields))
 if ARGV[6] ~= '' then redis.call('PEXPIREAT', KEYS[2], ARGV[6]) end
 redis.call('ZADD', KEYS[3], ARGV[4], ARGV[3])
@@ -270,10 +276,13 @@ export class RedisStore implements Store {
     this.decoded = decodedRecordsOf(client);
   }
 
-  /** Every operation runs through here, so an unreachable Redis is reported as such (see asRedisUnavailable). */
+  /**
+   * Every operation runs through here: within the client's command deadline (see withinDeadline), and
+   * an unreachable Redis is reported as such (see asRedisUnavailable).
+   */
   private async guard<T>(what: string, operation: () => Promise<T>): Promise<T> {
     try {
-      return await operation();
+      return await withinDeadline(this.client, what, operation);
     } catch (error) {
       throw asRedisUnavailable(error, what);
     }
@@ -431,9 +440,11 @@ export class RedisStore implements Store {
           job.deleteAfter,
           recordExpiry(job.deleteAfter),
           bind ? '1' : '0',
+          fenceAt(this.client),
           ...pairs(job),
         ],
       )) as number[];
+      if (reply[0] === 2) throw new RedisUnavailableError('Redis ran the job creation after its caller had given up; nothing was created');
       if (reply[0] === 1) {
         await this.client.zAdd(this.keys.accountJobs(job.accountId), { score: job.createdAt, value: job.id });
         return { kind: 'created' };

@@ -3,7 +3,7 @@ import type { JobRun } from '../../domain/job-runner.js';
 import type { Logger } from '../../log.js';
 import { bullConnection } from './bullmq.js';
 import { RedisKeys, SYNTHESIS_QUEUE } from './keys.js';
-import { redactRedisUrl, type RedisClient } from './client.js';
+import { redactRedisUrl, withinDeadline, type RedisClient } from './client.js';
 import type { DistributedSettings } from './settings.js';
 import { withTimeout } from '../../timeout.js';
 
@@ -96,7 +96,7 @@ export class SynthesisWorker {
         this.opts.log.info({ job_id: jobId }, 'job handed back to the queue (shutdown)');
         throw new WaitingError();
       }
-      await this.opts.publisher.publish(this.keys.jobFinishedChannel(), jobId).catch((error: unknown) => {
+      await withinDeadline(this.opts.publisher, 'announce', () => this.opts.publisher.publish(this.keys.jobFinishedChannel(), jobId)).catch((error: unknown) => {
         this.opts.log.warn({ job_id: jobId, err: error }, 'finish not announced; waiting requests see it in the store');
       });
     } finally {

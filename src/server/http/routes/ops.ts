@@ -5,7 +5,7 @@ import { PROBE_TIMEOUT_MS, TimeoutError, withTimeout } from '../../timeout.js';
 import { ApiError } from '../../domain/errors.js';
 import type { Logger } from '../../log.js';
 import type { OpsMetrics } from '../../metrics.js';
-import type { AudioStorage, JobQueue, Store } from '../../ports.js';
+import { type AudioStorage, type JobQueue, type Store, StoreUnavailableError } from '../../ports.js';
 import { type AppEnv, sendError, sendJson } from '../context.js';
 
 /**
@@ -53,7 +53,7 @@ async function probe(check: () => Promise<void>, what: string): Promise<'ok' | '
     await withTimeout(check(), PROBE_TIMEOUT_MS, what);
     return 'ok';
   } catch (error) {
-    return error instanceof TimeoutError ? 'timeout' : 'unreachable';
+    return error instanceof TimeoutError || (error instanceof StoreUnavailableError && error.timedOut) ? 'timeout' : 'unreachable';
   }
 }
 
