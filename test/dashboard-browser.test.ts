@@ -11,10 +11,11 @@ import { ROOT, removeDir, startServer, type RunningServer } from './helpers/serv
 
 /**
  * The account dashboard and the API reference in headless Chromium (Debian's package), against the
- * built reference server: sign-in with a link from the admin CLI, keys (refused second key, revoke,
- * create shown once, rename, revoke), usage, a job's audio played, /docs listing every operation;
- * then the conformance and load reports. No page may request anything outside the deployment.
- * Screenshots go to a temporary folder, or to docs/screenshots/ with UPDATE_SCREENSHOTS=1.
+ * built reference server: sign-in with a link from the admin CLI (opening it shows a button, which
+ * signs in), keys (refused second key, revoke, create shown once, rename, revoke), usage, a job's
+ * audio played, /docs listing every operation; then the conformance and load reports. No page may
+ * request anything outside the deployment. Screenshots go to a temporary folder, or to
+ * docs/screenshots/ with UPDATE_SCREENSHOTS=1.
  */
 const DESKTOP = { width: 1280, height: 860 };
 const PHONE = { width: 390, height: 844 };
@@ -99,6 +100,10 @@ describe.skipIf(!browserAvailable('dashboard and API reference'))('dashboard and
     dash = await openPage(browser, link.url);
     opened.push(dash);
     const { page } = dash;
+    // Opening the link signs nobody in (a link preview would not use it up): the button does.
+    expect(await page.locator('h1').textContent()).toBe('Sign in to the account dashboard');
+    expect(await page.context().cookies()).toEqual([]);
+    await Promise.all([page.waitForURL(`${server.baseUrl}/dashboard`), page.getByRole('button', { name: 'Sign in' }).click()]);
     expect(new URL(page.url()).pathname).toBe('/dashboard');
     expect(await page.locator('h1').textContent()).toBe('Ada Lovelace');
     const cookies = await page.context().cookies();
@@ -113,6 +118,7 @@ describe.skipIf(!browserAvailable('dashboard and API reference'))('dashboard and
     // The same link a second time signs nobody in.
     const reused = await openPage(browser, link.url);
     opened.push(reused);
+    await Promise.all([reused.page.waitForURL(`${server.baseUrl}/dashboard/sign-in`), reused.page.getByRole('button', { name: 'Sign in' }).click()]);
     expect(await reused.page.locator('.error').textContent()).toContain('used already');
     expect(await reused.page.context().cookies()).toEqual([]);
     expectClean(dash);

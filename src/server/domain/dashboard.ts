@@ -11,9 +11,42 @@ export const SIGN_IN_TTL_MS = 15 * 60_000;
 export const SESSION_TTL_MS = 8 * 3_600_000;
 export const DASHBOARD_PATH = '/dashboard';
 export const SIGN_IN_PATH = `${DASHBOARD_PATH}/sign-in`;
+/** Sign-in attempts (form submissions) admitted per client address and window. */
+export const SIGN_IN_ATTEMPTS = 10;
+export const SIGN_IN_WINDOW_MS = 60_000;
 
 const sha256 = (value: string) => createHash('sha256').update(value, 'utf8').digest('hex');
 const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+
+/** True when `token` has the shape of a sign-in token (or session id): says nothing of its validity. */
+export function looksLikeToken(token: string): boolean {
+  return TOKEN_PATTERN.test(token);
+}
+
+/**
+ * The rate-limit bucket of sign-in attempts from a client address. An IPv6 client counts by its /64
+ * (one subscriber usually holds a whole /64, so single addresses would be free to change); an
+ * IPv4-mapped IPv6 address counts as its IPv4 address. Without an address (no socket, as under
+ * `app.request()`), every such attempt shares one bucket.
+ */
+export function signInBucket(address: string | undefined): string {
+  return `dashboard-sign-in:${address ? addressGroup(address) : 'unknown'}`;
+}
+
+function addressGroup(address: string): string {
+  const bare = address.split('%')[0]!.toLowerCase();
+  const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/.exec(bare);
+  if (mapped) return mapped[1]!;
+  if (!bare.includes(':')) return bare;
+  const [head = '', tail] = bare.split('::');
+  const parts = (text: string) => (text ? text.split(':') : []);
+  // A dotted IPv4 ending stands for two groups.
+  const width = (groups: string[]) => groups.reduce((n, g) => n + (g.includes('.') ? 2 : 1), 0);
+  const groups =
+    tail === undefined ? parts(head) : [...parts(head), ...Array<string>(Math.max(0, 8 - width(parts(head)) - width(parts(tail)))).fill('0'), ...parts(tail)];
+  const prefix = groups.slice(0, 4).map((g) => (/^[0-9a-f]{1,4}$/.test(g) ? parseInt(g, 16).toString(16) : g));
+  return `${prefix.join(':')}::/64`;
+}
 
 export interface SignedIn {
   /** The session id for the cookie (only its SHA-256 is stored). */

@@ -64,6 +64,8 @@ export function createApiApp({ services, log, shutdown, withOps, extend }: ApiAp
     signer: services.signer,
     publicBaseUrl: config.publicBaseUrl,
     billingUrl: config.billingUrl,
+    limiter: services.limiter,
+    log,
   });
   registerDocsRoutes(app);
   return app;

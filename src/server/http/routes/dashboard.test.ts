@@ -1,6 +1,13 @@
+import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startInProcess, type InProcessServer } from '../../../../test/helpers/in-process.js';
-import { DashboardSessions, SIGN_IN_TTL_MS } from '../../domain/dashboard.js';
+import { RedisUnavailableError } from '../../adapters/redis/client.js';
+import { DashboardSessions, SIGN_IN_ATTEMPTS, SIGN_IN_TTL_MS } from '../../domain/dashboard.js';
+import type { Store } from '../../ports.js';
+import { createApiApp } from '../apps.js';
+import { closeServer, listen } from '../listen.js';
 
 let s: InProcessServer;
 let sessions: DashboardSessions;
@@ -13,20 +20,59 @@ afterAll(async () => {
   await s?.close();
 });
 
-const get = (path: string, cookie?: string) => Promise.resolve(s.app.request(path, { headers: cookie ? { cookie } : {} }));
-const post = (path: string, cookie: string | undefined, form: Record<string, string>) =>
+/**
+ * What @hono/node-server hands the app for a connection from `address` (its socket), so that
+ * `app.request()` sees a client address. Sign-in attempts are limited per address: each sign-in of
+ * these tests comes from an address of its own unless a test says otherwise.
+ */
+const peer = (address: string) => ({ incoming: { socket: { remoteAddress: address, remotePort: 40_000, remoteFamily: address.includes(':') ? 'IPv6' : 'IPv4' } } });
+let addresses = 0;
+const freshAddress = () => `10.${Math.floor(++addresses / 250)}.${addresses % 250}.1`;
+
+const SAME_ORIGIN = 'https://tts.example.test';
+const PAGE_HEADERS = {
+  'content-security-policy': expect.stringContaining("default-src 'self'"),
+  'x-frame-options': 'DENY',
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'cache-control': 'no-store',
+  'content-type': expect.stringMatching(/^text\/html/),
+};
+const headersOf = (res: Response) => {
+  const all: Record<string, string> = {};
+  res.headers.forEach((value, name) => (all[name] = value));
+  return all;
+};
+
+const get = (path: string, cookie?: string, init: RequestInit = {}) =>
+  Promise.resolve(s.app.request(path, { ...init, headers: { ...(cookie ? { cookie } : {}), ...(init.headers as Record<string, string>) } }));
+const post = (path: string, cookie: string | undefined, form: Record<string, string>, options: { origin?: string; address?: string } = {}) =>
   Promise.resolve(
-    s.app.request(path, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', ...(cookie ? { cookie } : {}) },
-      body: new URLSearchParams(form).toString(),
-    }),
+    s.app.request(
+      path,
+      {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          ...(cookie ? { cookie } : {}),
+          ...(options.origin ? { origin: options.origin } : {}),
+        },
+        body: new URLSearchParams(form).toString(),
+      },
+      peer(options.address ?? freshAddress()) as never,
+    ),
   );
 
-/** Signs in through a fresh link; returns the cookie and the page's CSRF token. */
+const linkPath = (url: string) => new URL(url).pathname + new URL(url).search;
+const tokenOf = (url: string) => new URL(url).searchParams.get('token')!;
+
+/** Opens a fresh link and selects "Sign in" (the form's POST); returns the cookie and the page's CSRF token. */
 async function signIn(accountId: string): Promise<{ cookie: string; csrf: string; setCookie: string }> {
   const { url } = await sessions.createSignInLink(accountId, s.services.config.publicBaseUrl);
-  const res = await get(new URL(url).pathname + new URL(url).search);
+  const opened = await get(linkPath(url));
+  expect(opened.status).toBe(200);
+  const token = /name="token" value="([^"]+)"/.exec(await opened.text())![1]!;
+  const res = await post('/dashboard/sign-in', undefined, { token }, { origin: SAME_ORIGIN });
   expect(res.status).toBe(303);
   expect(res.headers.get('location')).toBe('/dashboard');
   const setCookie = res.headers.get('set-cookie')!;
@@ -37,15 +83,43 @@ async function signIn(accountId: string): Promise<{ cookie: string; csrf: string
 }
 
 describe('dashboard sign-in', () => {
-  it('a link signs in once, with a rotated HttpOnly, SameSite=Lax, Secure session cookie; the page shows the keys', async () => {
+  it('opening a link (GET, HEAD, a link previewer) signs nobody in and spends nothing: it shows a button that POSTs the token', async () => {
+    const { accountId } = await s.newKey();
+    const { url } = await sessions.createSignInLink(accountId, s.services.config.publicBaseUrl);
+    const path = linkPath(url);
+
+    const preview = await get(path, undefined, { headers: { 'user-agent': 'Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)' } });
+    expect(preview.status).toBe(200);
+    expect(preview.headers.get('set-cookie')).toBeNull();
+    expect(headersOf(preview)).toMatchObject(PAGE_HEADERS);
+    expect(preview.headers.get('x-robots-tag')).toBe('noindex, nofollow');
+    const page = await preview.text();
+    // The token goes in the form's body, not in its action URL; the page has no inline script.
+    expect(page).toContain('<form class="inline" method="post" action="/dashboard/sign-in">');
+    expect(page).toContain(`<input type="hidden" name="token" value="${tokenOf(url)}" />`);
+    expect(page).not.toMatch(/<script(?![^>]*\bsrc=)/);
+
+    const head = await get(path, undefined, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('set-cookie')).toBeNull();
+    expect(await get(path)).toHaveProperty('status', 200);
+
+    // After all these, the link still signs in, once.
+    const signedIn = await post('/dashboard/sign-in', undefined, { token: tokenOf(url) });
+    expect(signedIn.status).toBe(303);
+    expect(signedIn.headers.get('set-cookie')).toMatch(/^__Host-agent_tts_session=/);
+  });
+
+  it('the POST signs in once, with a rotated HttpOnly, SameSite=Lax, Secure session cookie; the page shows the keys', async () => {
     const { key, accountId } = await s.newKey();
     const { url, expiresAt } = await sessions.createSignInLink(accountId, s.services.config.publicBaseUrl);
     expect(url).toMatch(/^https:\/\/tts\.example\.test\/dashboard\/sign-in\?token=[A-Za-z0-9_-]{43}$/);
     expect(expiresAt - Date.now()).toBeLessThanOrEqual(SIGN_IN_TTL_MS);
-    const path = new URL(url).pathname + new URL(url).search;
+    const token = tokenOf(url);
 
-    const first = await get(path, 'agent_tts_session=old; __Host-agent_tts_session=older');
+    const first = await post('/dashboard/sign-in', 'agent_tts_session=old; __Host-agent_tts_session=older', { token }, { origin: SAME_ORIGIN });
     expect(first.status).toBe(303);
+    expect(first.headers.get('location')).toBe('/dashboard');
     const cookie = first.headers.get('set-cookie')!;
     expect(cookie).toMatch(/^__Host-agent_tts_session=[A-Za-z0-9_-]{43};/);
     expect(cookie).toMatch(/HttpOnly/);
@@ -61,24 +135,118 @@ describe('dashboard sign-in', () => {
     expect(body).toContain(`tts_${key.slice(4, 12)}`);
     expect(body).not.toContain(key);
 
-    // Used once: the same link again is refused, and makes no session.
-    const again = await get(path);
+    // Used once: the same token again is refused, and makes no session.
+    const again = await post('/dashboard/sign-in', undefined, { token });
     expect(again.status).toBe(400);
     expect(again.headers.get('set-cookie')).toBeNull();
+    expect(headersOf(again)).toMatchObject(PAGE_HEADERS);
     expect(await again.text()).toContain('used already');
+    // The token is read from the form only: one in the query string signs nobody in.
+    const inQuery = await post(`/dashboard/sign-in?token=${token}`, undefined, {});
+    expect(inQuery.status).toBe(400);
   });
 
   it('refuses an expired link and a made-up one', async () => {
     const { accountId } = await s.newKey();
     const { url } = await sessions.createSignInLink(accountId, s.services.config.publicBaseUrl, Date.now() - SIGN_IN_TTL_MS - 1);
-    const expired = await get(new URL(url).pathname + new URL(url).search);
+    const expired = await post('/dashboard/sign-in', undefined, { token: tokenOf(url) });
     expect(expired.status).toBe(400);
     expect(expired.headers.get('set-cookie')).toBeNull();
+    expect(await expired.text()).toContain('This sign-in link is not valid');
     for (const token of ['', 'x', 'A'.repeat(43), '<script>']) {
-      const res = await get(`/dashboard/sign-in?token=${encodeURIComponent(token)}`);
+      const res = await post('/dashboard/sign-in', undefined, { token });
       expect(res.status).toBe(400);
       expect(await res.text()).not.toContain('<script>');
     }
+    // A link whose token cannot be one is refused when opened (a shape check: nothing is read or spent).
+    for (const token of ['', 'x', '<script>']) {
+      const res = await get(`/dashboard/sign-in?token=${encodeURIComponent(token)}`);
+      expect(res.status).toBe(400);
+      const page = await res.text();
+      expect(page).toContain('This sign-in link is not valid');
+      expect(page).not.toContain('<script>');
+    }
+  });
+
+  it(`limits sign-in attempts to ${SIGN_IN_ATTEMPTS} a minute per client address (429 with Retry-After); a refused attempt spends no token`, async () => {
+    // Through a real socket: the address is the connection's (127.0.0.1 here), X-Forwarded-For is not read.
+    // As src/server/main.ts does: the adapter hands app.fetch the connection along with the request.
+    const server = await listen(s.app.fetch, 0, '127.0.0.1', 'PORT');
+    try {
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const attempt = (token: string, headers: Record<string, string> = {}) =>
+        fetch(`${base}/dashboard/sign-in`, { method: 'POST', body: new URLSearchParams({ token }), redirect: 'manual', headers });
+      for (let i = 0; i < SIGN_IN_ATTEMPTS; i++) {
+        const res = await attempt('A'.repeat(43), { 'x-forwarded-for': `192.0.2.${i}` });
+        expect(res.status, `attempt ${i + 1}`).toBe(400);
+        await res.arrayBuffer();
+      }
+      const { accountId } = await s.newKey();
+      const { url } = await sessions.createSignInLink(accountId, s.services.config.publicBaseUrl);
+      const limited = await attempt(tokenOf(url), { 'x-forwarded-for': '192.0.2.200' });
+      expect(limited.status).toBe(429);
+      const retryAfter = Number(limited.headers.get('retry-after'));
+      expect(retryAfter).toBeGreaterThanOrEqual(1);
+      expect(retryAfter).toBeLessThanOrEqual(60);
+      expect(limited.headers.get('set-cookie')).toBeNull();
+      expect(headersOf(limited)).toMatchObject(PAGE_HEADERS);
+      const page = await limited.text();
+      expect(page).toContain('Too many sign-in attempts');
+      expect(page).toContain(`Wait ${retryAfter} second`);
+
+      // Another address is not limited, and the token refused above still signs in.
+      const elsewhere = await post('/dashboard/sign-in', undefined, { token: tokenOf(url) }, { address: '203.0.113.7' });
+      expect(elsewhere.status).toBe(303);
+    } finally {
+      await closeServer(server);
+    }
+  });
+
+  it('counts an IPv6 client by its /64', async () => {
+    for (let i = 0; i < SIGN_IN_ATTEMPTS; i++) {
+      expect((await post('/dashboard/sign-in', undefined, { token: 'x' }, { address: `2001:db8:aa:bb::${i + 1}` })).status).toBe(400);
+    }
+    expect((await post('/dashboard/sign-in', undefined, { token: 'x' }, { address: '2001:db8:aa:bb:ffff:1:2:3' })).status).toBe(429);
+    expect((await post('/dashboard/sign-in', undefined, { token: 'x' }, { address: '2001:db8:aa:bc::1' })).status).toBe(400);
+  });
+
+  it('refuses a form sent from another origin (403, nothing spent or changed); its own origin and no Origin pass', async () => {
+    const { key, accountId } = await s.newKey();
+    const { url } = await sessions.createSignInLink(accountId, s.services.config.publicBaseUrl);
+    for (const origin of ['https://evil.example', 'http://tts.example.test', 'null']) {
+      const res = await post('/dashboard/sign-in', undefined, { token: tokenOf(url) }, { origin });
+      expect(res.status, origin).toBe(403);
+      expect(res.headers.get('set-cookie')).toBeNull();
+      expect(headersOf(res)).toMatchObject(PAGE_HEADERS);
+      expect(await res.text()).toContain('This form was sent from another site');
+    }
+    // The token was not spent by the refusals.
+    const signedIn = await post('/dashboard/sign-in', undefined, { token: tokenOf(url) }, { origin: SAME_ORIGIN });
+    expect(signedIn.status).toBe(303);
+    const cookie = signedIn.headers.get('set-cookie')!.split(';')[0]!;
+    const csrf = /name="csrf" value="([^"]+)"/.exec(await (await get('/dashboard', cookie)).text())![1]!;
+
+    const shown = `tts_${key.slice(4, 12)}`;
+    for (const [path, form] of [
+      [`/dashboard/keys/${shown}/revoke`, { csrf }],
+      [`/dashboard/keys/${shown}/rename`, { csrf, name: 'hijacked' }],
+      ['/dashboard/keys', { csrf, name: 'x' }],
+      ['/dashboard/sign-out', { csrf }],
+    ] as const) {
+      const res = await post(path, cookie, form, { origin: 'https://evil.example' });
+      expect(res.status, path).toBe(403);
+    }
+    const [record] = await s.services.store.listKeys(accountId);
+    expect(record!.revokedAt).toBeUndefined();
+    expect(record!.name).toBe('default');
+    expect((await get('/dashboard', cookie)).status).toBe(200);
+    expect(await (await get('/dashboard', cookie)).text()).toContain('Sign out');
+
+    // The request's own origin (here app.request's http://localhost) and no Origin at all are accepted.
+    expect((await post(`/dashboard/keys/${shown}/rename`, cookie, { csrf, name: 'same origin' }, { origin: SAME_ORIGIN })).status).toBe(303);
+    expect((await post(`/dashboard/keys/${shown}/rename`, cookie, { csrf, name: 'addressed' }, { origin: 'http://localhost' })).status).toBe(303);
+    expect((await post(`/dashboard/keys/${shown}/rename`, cookie, { csrf, name: 'no origin' })).status).toBe(303);
+    expect((await s.services.store.getKey(shown.slice(4)))!.name).toBe('no origin');
   });
 
   it('without a session shows the sign-in explanation, and refuses forms', async () => {
@@ -97,6 +265,84 @@ describe('dashboard sign-in', () => {
     expect(out.headers.get('set-cookie')).toMatch(/Max-Age=0/);
     // The old cookie, replayed, is no session any more.
     expect(await (await get('/dashboard', cookie)).text()).toContain('one-time sign-in link');
+  });
+});
+
+describe('dashboard pages when the store fails', () => {
+  /** The API app over the same services, but a store that throws `outage.error` while it is set. */
+  const outage: { error?: Error } = {};
+  const logged: Record<string, unknown>[] = [];
+  let app: ReturnType<typeof createApiApp>;
+  beforeAll(() => {
+    const store = new Proxy(s.services.store, {
+      get(target, name, receiver) {
+        const value = Reflect.get(target, name, receiver) as unknown;
+        if (typeof value !== 'function') return value;
+        return async (...args: unknown[]) => {
+          if (outage.error) throw outage.error;
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    }) as Store;
+    const log = pino(
+      { level: 'warn' },
+      new Writable({
+        write(chunk: Buffer, _encoding, done) {
+          logged.push(JSON.parse(chunk.toString()));
+          done();
+        },
+      }),
+    );
+    app = createApiApp({ services: { ...s.services, store }, log, shutdown: new AbortController().signal, withOps: false });
+  });
+
+  it('answers an HTML page with the security headers: 503 with Retry-After when the store does not answer, 500 otherwise', async () => {
+    const { accountId } = await s.newKey();
+    const { url } = await sessions.createSignInLink(accountId, s.services.config.publicBaseUrl);
+    const signedIn = await app.request('/dashboard/sign-in', { method: 'POST', body: new URLSearchParams({ token: tokenOf(url) }) });
+    expect(signedIn.status).toBe(303);
+    const cookie = signedIn.headers.get('set-cookie')!.split(';')[0]!;
+    const { url: unused } = await sessions.createSignInLink(accountId, s.services.config.publicBaseUrl);
+
+    outage.error = new RedisUnavailableError('Redis did not answer (GET agent-tts:session:…): no answer within the command timeout');
+    try {
+      const failures = [
+        await app.request('/dashboard', { headers: { cookie } }),
+        await app.request('/dashboard/sign-in', { method: 'POST', body: new URLSearchParams({ token: tokenOf(unused) }) }),
+      ];
+      for (const res of failures) {
+        expect(res.status).toBe(503);
+        expect(headersOf(res)).toMatchObject({ ...PAGE_HEADERS, 'retry-after': '30' });
+        const page = await res.text();
+        expect(page).toContain('temporarily unavailable');
+        expect(page).not.toContain('Redis');
+      }
+      // One warning line per outage answered (no stack: an outage is not a bug).
+      expect(logged.map((line) => [line.level, line.msg])).toEqual([
+        [40, 'dashboard: store unavailable'],
+        [40, 'dashboard: store unavailable'],
+      ]);
+      expect(logged[0]).toMatchObject({ request_id: failures[0]!.headers.get('x-request-id'), path: '/dashboard', error: outage.error.message });
+
+      // Opening a link reads nothing from the store: it still shows the button.
+      expect((await app.request(linkPath(unused))).status).toBe(200);
+
+      outage.error = new Error('SQLITE_CORRUPT: database disk image is malformed');
+      const broken = await app.request('/dashboard', { headers: { cookie } });
+      expect(broken.status).toBe(500);
+      expect(headersOf(broken)).toMatchObject(PAGE_HEADERS);
+      expect(broken.headers.get('retry-after')).toBeNull();
+      const page = await broken.text();
+      expect(page).toContain('Something went wrong');
+      expect(page).toContain(broken.headers.get('x-request-id'));
+      expect(page).not.toContain('SQLITE');
+      expect(logged[2]).toMatchObject({ level: 50, msg: 'dashboard: unhandled error', request_id: broken.headers.get('x-request-id'), err: { message: outage.error.message } });
+    } finally {
+      outage.error = undefined;
+    }
+    // Once the store answers again, so do the pages, and the link that failed still signs in.
+    expect((await app.request('/dashboard', { headers: { cookie } })).status).toBe(200);
+    expect((await app.request('/dashboard/sign-in', { method: 'POST', body: new URLSearchParams({ token: tokenOf(unused) }) })).status).toBe(303);
   });
 });
 

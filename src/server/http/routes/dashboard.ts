@@ -1,5 +1,6 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import type { Context } from 'hono';
+import { getConnInfo } from '@hono/node-server/conninfo';
+import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { html } from 'hono/html';
@@ -10,13 +11,18 @@ import {
   DASHBOARD_PATH,
   DashboardSessions,
   SESSION_TTL_MS,
+  SIGN_IN_ATTEMPTS,
   SIGN_IN_PATH,
+  SIGN_IN_WINDOW_MS,
   dashboardView,
+  looksLikeToken,
+  signInBucket,
   type DashboardView,
   type KeyView,
 } from '../../domain/dashboard.js';
 import type { AudioUrlSigner } from '../../domain/signing.js';
-import type { Account, Store } from '../../ports.js';
+import type { Logger } from '../../log.js';
+import type { Account, RateLimiter, Store } from '../../ports.js';
 import type { AppEnv } from '../context.js';
 import { DASHBOARD_CSS, DASHBOARD_JS } from './dashboard-assets.js';
 
@@ -26,6 +32,9 @@ export interface DashboardDeps {
   signer: AudioUrlSigner;
   publicBaseUrl: string;
   billingUrl: string;
+  /** Counts sign-in attempts per client address (the deployment's limiter: shared by every instance with Redis). */
+  limiter: RateLimiter;
+  log: Logger;
 }
 
 type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
@@ -184,6 +193,42 @@ function dashboardPage(view: DashboardView, csrf: string, extra: { notice?: stri
   return page('Dashboard', body, { account: view.account, csrf });
 }
 
+/** The errors by which a store says its backend did not answer (the Redis adapter's, the port's). */
+const STORE_OUTAGES = new Set(['RedisUnavailableError', 'StoreUnavailableError']);
+
+const LINK_NOT_VALID =
+  'This sign-in link is not valid: it has expired (links last 15 minutes), was used already, or is incomplete. Ask the operator for a new one.';
+
+/**
+ * What opening a sign-in link shows: a button that submits the token. Opening the link (GET, HEAD)
+ * spends nothing, so a link preview or a mail scanner that fetches it cannot use it up; only the
+ * form's POST signs in. The token travels in the form's body, not in its action URL, and the page is
+ * sent with `Referrer-Policy: no-referrer` (the link's URL never leaves in a Referer) and `no-store`.
+ */
+function signInPage(token: string): Html {
+  return page(
+    'Sign in',
+    html`<h1>Sign in to the account dashboard</h1>
+      <p>This one-time link signs you in once: select “Sign in” to continue. After that the link no longer works.</p>
+      <form class="inline" method="post" action="${SIGN_IN_PATH}">
+        <input type="hidden" name="token" value="${token}" />
+        <button type="submit">Sign in</button>
+      </form>
+      <p class="muted">Opening the link alone signs nobody in, so a link preview or a mail scanner cannot use it up.</p>`,
+  );
+}
+
+/** A page that only says what went wrong and what to do (refusals and failures of the dashboard). */
+function problemPage(title: string, text: string, more: Html | string = ''): Html {
+  return page(
+    title,
+    html`<h1>${title}</h1>
+      <p class="error" role="alert">${text}</p>
+      ${more}
+      <p><a href="${DASHBOARD_PATH}">Back to the dashboard</a></p>`,
+  );
+}
+
 function landing(message?: { text: string; error?: boolean }): Html {
   return page(
     'Sign in',
@@ -198,13 +243,17 @@ function landing(message?: { text: string; error?: boolean }): Html {
 /**
  * The account dashboard on the API origin (server-rendered, not part of the API contract): sign-in by
  * one-time link, API keys (create, rename, revoke: the same rules as the admin CLI, through
- * AccountAdmin), usage and recent jobs. Every form carries the session's CSRF token.
+ * AccountAdmin), usage and recent jobs. Every form carries the session's CSRF token, and every form
+ * sent from another origin is refused. The pages are a sub-app with their own error handler, so a
+ * failure (the store down) answers an HTML page with the pages' security headers, not the API's JSON.
  */
 export function registerDashboardRoutes(app: OpenAPIHono<AppEnv>, deps: DashboardDeps): void {
+  const dash = new Hono<AppEnv>();
   const sessions = new DashboardSessions(deps.store);
   const admin = new AccountAdmin(deps.store);
   const secure = deps.publicBaseUrl.startsWith('https:');
   const cookieName = secure ? '__Host-agent_tts_session' : 'agent_tts_session';
+  const publicOrigin = new URL(deps.publicBaseUrl).origin;
 
   const render = (c: Ctx, body: Html, status = 200) => {
     pageHeaders(c);
@@ -221,18 +270,43 @@ export function registerDashboardRoutes(app: OpenAPIHono<AppEnv>, deps: Dashboar
     return render(c, dashboardPage(view, s.csrf, extra), status);
   };
 
-  app.get(`${DASHBOARD_PATH}/assets/dashboard.css`, (c) => {
+  dash.onError((error, c) => {
+    // A store outage is answered 503 with Retry-After: a page says "try again" (the API answers it
+    // 500 INTERNAL_ERROR). It is recognised by name, as this layer imports no adapter.
+    if (STORE_OUTAGES.has(error.name)) {
+      // An outage, not a bug: one warning line, without a stack.
+      deps.log.warn({ request_id: c.get('requestId'), path: c.req.path, error: error.message }, 'dashboard: store unavailable');
+      c.header('Retry-After', '30');
+      return render(
+        c,
+        problemPage('Temporarily unavailable', 'The dashboard is temporarily unavailable: the service cannot reach its data right now. Try again in a minute.'),
+        503,
+      );
+    }
+    deps.log.error({ request_id: c.get('requestId'), path: c.req.path, err: error }, 'dashboard: unhandled error');
+    return render(
+      c,
+      problemPage(
+        'Something went wrong',
+        'The dashboard could not answer because of an error on our side. Try again; if it keeps happening, tell the operator.',
+        html`<p class="muted">Request id: <code>${c.get('requestId')}</code></p>`,
+      ),
+      500,
+    );
+  });
+
+  dash.get(`${DASHBOARD_PATH}/assets/dashboard.css`, (c) => {
     c.header('Cache-Control', 'public, max-age=3600');
     c.header('X-Content-Type-Options', 'nosniff');
     return c.body(DASHBOARD_CSS, 200, { 'Content-Type': 'text/css; charset=utf-8' });
   });
-  app.get(`${DASHBOARD_PATH}/assets/dashboard.js`, (c) => {
+  dash.get(`${DASHBOARD_PATH}/assets/dashboard.js`, (c) => {
     c.header('Cache-Control', 'public, max-age=3600');
     c.header('X-Content-Type-Options', 'nosniff');
     return c.body(DASHBOARD_JS, 200, { 'Content-Type': 'text/javascript; charset=utf-8' });
   });
 
-  app.get(DASHBOARD_PATH, async (c) => {
+  dash.get(DASHBOARD_PATH, async (c) => {
     const s = await sessionOf(c);
     if (!s) {
       const notice = NOTICES[c.req.query('notice') ?? ''];
@@ -241,15 +315,66 @@ export function registerDashboardRoutes(app: OpenAPIHono<AppEnv>, deps: Dashboar
     return show(c, s, { notice: NOTICES[c.req.query('notice') ?? ''] });
   });
 
-  app.get(SIGN_IN_PATH, async (c) => {
-    const signedIn = await sessions.signIn(c.req.query('token') ?? '');
-    if (!signedIn) {
+  // Opening the link (GET, and HEAD through it) reads nothing and spends nothing: it shows the button.
+  dash.get(SIGN_IN_PATH, (c) => {
+    const token = c.req.query('token') ?? '';
+    if (!looksLikeToken(token)) return render(c, landing({ error: true, text: LINK_NOT_VALID }), 400);
+    c.header('X-Robots-Tag', 'noindex, nofollow');
+    return render(c, signInPage(token));
+  });
+
+  /**
+   * A form sent from another site is refused: a present `Origin` must be this deployment's, either
+   * PUBLIC_BASE_URL's origin (behind a proxy that ends TLS) or the origin the request was addressed to
+   * (a browser sets Host itself, so another site cannot make it match its own Origin). An absent
+   * Origin (older browsers, curl) is let through: the CSRF token still guards the session's forms.
+   */
+  const sameOrigin: MiddlewareHandler<AppEnv> = async (c, next) => {
+    const origin = c.req.header('origin');
+    if (origin !== undefined && origin !== publicOrigin && origin !== new URL(c.req.url).origin) {
       return render(
         c,
-        landing({ error: true, text: 'This sign-in link is not valid: it has expired (links last 15 minutes), was used already, or is incomplete. Ask the operator for a new one.' }),
-        400,
+        problemPage('Request refused', 'This form was sent from another site, so it was refused and nothing was changed. Open the dashboard and use its own forms.'),
+        403,
       );
     }
+    await next();
+  };
+
+  /**
+   * Sign-in attempts per client address. The RateLimiter port already fits (a rolling window per
+   * named bucket), so no map of its own: in memory in the embedded mode (idle buckets are swept), in
+   * Redis in the distributed mode, where every API instance counts alike. The address is the
+   * connection's peer (getConnInfo): X-Forwarded-For is never read, as the server has no
+   * trusted-proxy setting; behind a proxy, every client shares the proxy's address. A refused attempt
+   * spends no token.
+   */
+  const signInLimit: MiddlewareHandler<AppEnv> = async (c, next) => {
+    const decision = await deps.limiter.check(signInBucket(clientAddress(c)), SIGN_IN_ATTEMPTS, SIGN_IN_WINDOW_MS, true);
+    if (!decision.allowed) {
+      const wait = Math.max(1, decision.resetSeconds);
+      c.header('Retry-After', String(wait));
+      return render(
+        c,
+        problemPage(
+          'Too many sign-in attempts',
+          `Too many sign-in attempts came from your network in the last minute. Wait ${wait} ${wait === 1 ? 'second' : 'seconds'}, then go back and select “Sign in” again: a refused attempt does not use up the link.`,
+        ),
+        429,
+      );
+    }
+    await next();
+  };
+
+  // Every state-changing request: from this origin, a form body of bounded size, and (but sign-in)
+  // a live session and its CSRF token.
+  const limit = bodyLimit({ maxSize: 16 * 1024, onError: (c) => render(c as Ctx, landing({ error: true, text: 'The form is too large.' }), 413) });
+  const post = (path: string, ...handlers: MiddlewareHandler<AppEnv>[]) => dash.post(path, sameOrigin, ...handlers);
+
+  post(SIGN_IN_PATH, signInLimit, limit, async (c) => {
+    const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
+    const signedIn = await sessions.signIn(typeof form.token === 'string' ? form.token : '');
+    if (!signedIn) return render(c, landing({ error: true, text: LINK_NOT_VALID }), 400);
     // A new session id at every sign-in; the one this browser had before ends here.
     await sessions.signOut(getCookie(c, cookieName));
     setCookie(c, cookieName, signedIn.sessionId, {
@@ -264,8 +389,6 @@ export function registerDashboardRoutes(app: OpenAPIHono<AppEnv>, deps: Dashboar
     return c.redirect(DASHBOARD_PATH, 303);
   });
 
-  // Every state-changing request: a form body of bounded size, a live session and its CSRF token.
-  const limit = bodyLimit({ maxSize: 16 * 1024, onError: (c) => render(c as Ctx, landing({ error: true, text: 'The form is too large.' }), 413) });
   const guarded = (handler: (c: Ctx, s: { id: string; account: Account; csrf: string }, form: Record<string, unknown>) => Promise<Response>) =>
     async (c: Ctx) => {
       const s = await sessionOf(c);
@@ -285,7 +408,7 @@ export function registerDashboardRoutes(app: OpenAPIHono<AppEnv>, deps: Dashboar
     return key && key.accountId === account.id ? key : undefined;
   };
 
-  app.post(
+  post(
     `${DASHBOARD_PATH}/sign-out`,
     limit,
     guarded(async (c, s) => {
@@ -295,7 +418,7 @@ export function registerDashboardRoutes(app: OpenAPIHono<AppEnv>, deps: Dashboar
     }),
   );
 
-  app.post(
+  post(
     `${DASHBOARD_PATH}/keys`,
     limit,
     guarded(async (c, s, form) => {
@@ -312,7 +435,7 @@ export function registerDashboardRoutes(app: OpenAPIHono<AppEnv>, deps: Dashboar
     }),
   );
 
-  app.post(
+  post(
     `${DASHBOARD_PATH}/keys/:key/rename`,
     limit,
     guarded(async (c, s, form) => {
@@ -325,7 +448,7 @@ export function registerDashboardRoutes(app: OpenAPIHono<AppEnv>, deps: Dashboar
     }),
   );
 
-  app.get(`${DASHBOARD_PATH}/keys/:key/revoke`, async (c) => {
+  dash.get(`${DASHBOARD_PATH}/keys/:key/revoke`, async (c) => {
     const s = await sessionOf(c);
     if (!s) return render(c, landing({ error: true, text: 'Your session has ended. Sign in again with a new link.' }), 401);
     const key = await ownKey(s.account, c.req.param('key') ?? '');
@@ -347,7 +470,7 @@ export function registerDashboardRoutes(app: OpenAPIHono<AppEnv>, deps: Dashboar
     );
   });
 
-  app.post(
+  post(
     `${DASHBOARD_PATH}/keys/:key/revoke`,
     limit,
     guarded(async (c, s) => {
@@ -357,4 +480,15 @@ export function registerDashboardRoutes(app: OpenAPIHono<AppEnv>, deps: Dashboar
       return c.redirect(`${DASHBOARD_PATH}?notice=revoked#keys`, 303);
     }),
   );
+
+  app.route('/', dash);
+}
+
+/** The connection's peer address; undefined where there is no socket (`app.request()` in tests). */
+function clientAddress(c: Ctx): string | undefined {
+  try {
+    return getConnInfo(c).remote.address;
+  } catch {
+    return undefined;
+  }
 }
