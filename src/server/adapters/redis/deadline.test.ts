@@ -111,6 +111,24 @@ describe.skipIf(!canRun)('Redis command deadlines: a frozen Redis', () => {
     expect((await store.getJob(retry.id))?.status).toBe('processing');
   });
 
+  it('never claims an Idempotency-Key that Redis only gets to after its caller gave up', async () => {
+    const account = newAccount();
+    await store.createAccount(account);
+    await store.claimIdempotencyKey(account.id, 'warm-up', 'job-0', Date.now(), 30_000);
+    redis.freeze();
+    let outcome;
+    try {
+      outcome = await timed(store.claimIdempotencyKey(account.id, 'fenced-2', 'job-1', Date.now(), 30_000));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    } finally {
+      redis.thaw();
+    }
+    expect(outcome.error).toBeInstanceOf(StoreUnavailableError);
+    await eventually(() => store.ping().then(() => true, () => false), 'the store answers again', 100, 100);
+    // Not left pending for 30 s (the stale-claim takeover): the retry claims the key at once.
+    expect((await store.claimIdempotencyKey(account.id, 'fenced-2', 'job-2', Date.now(), 30_000)).kind).toBe('claimed');
+  });
+
   it('a fence lies one deadline ahead on Redis\'s clock', async () => {
     const [seconds, micros] = (await client.sendCommand(['TIME'])) as [string, string];
     const redisNow = Number(seconds) * 1000 + Number(micros) / 1000;

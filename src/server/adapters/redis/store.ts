@@ -73,7 +73,11 @@ return 1
 `);
 
 const CLAIM_IDEMPOTENCY_KEY = new LuaScript(`
--- KEYS: claim hash. ARGV: jobId, now, staleAfterMs, claimTtlMs, job key prefix
+-- KEYS: claim hash. ARGV: jobId, now, staleAfterMs, claimTtlMs, job key prefix, fence (see CREATE_JOB)
+if tonumber(ARGV[6]) > 0 then
+  local t = redis.call('TIME')
+  if tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) > tonumber(ARGV[6]) then return {'late'} end
+end
 local held = redis.call('HMGET', KEYS[1], 'jobId', 'claimedAt', 'bound')
 local function claim()
   redis.call('HSET', KEYS[1], 'jobId', ARGV[1], 'claimedAt', ARGV[2], 'bound', '0')
@@ -132,7 +136,9 @@ return {1, used + reserve}
 
 const UPDATE_PROGRESS = new LuaScript(`
 -- KEYS: job hash. ARGV: progress
+-- Only ever raised: a run started again, or a write that arrives late, never lowers what was shown.
 if redis.call('HGET', KEYS[1], 'status') ~= 'processing' then return 0 end
+if tonumber(redis.call('HGET', KEYS[1], 'progress') or '0') >= tonumber(ARGV[1]) then return 0 end
 redis.call('HSET', KEYS[1], 'progress', ARGV[1])
 return 1
 `);
@@ -405,8 +411,10 @@ export class RedisStore implements Store {
         this.client,
         [this.keys.idempotency(accountId, key)],
         // An unbound claim expires on its own well after it went stale, so abandoned claims do not pile up.
-        [jobId, now, staleAfterMs, Math.max(60_000, staleAfterMs * 4), this.keys.jobPrefix()],
+        [jobId, now, staleAfterMs, Math.max(60_000, staleAfterMs * 4), this.keys.jobPrefix(), fenceAt(this.client)],
       )) as string[];
+      // Run after its caller gave up (Redis froze with it unread): it claimed nothing, and no one waits for this.
+      if (reply[0] === 'late') throw new RedisUnavailableError('Redis ran the Idempotency-Key claim after its caller had given up; nothing was claimed');
       if (reply[0] === 'claimed') return { kind: 'claimed' };
       if (reply[0] === 'existing') return { kind: 'existing', jobId: reply[1] };
       return { kind: 'pending' };
