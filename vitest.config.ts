@@ -3,6 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['src/**/*.test.ts', 'conformance/**/*.test.ts', 'mock/**/*.test.ts', 'test/**/*.test.ts', 'examples/**/*.test.ts'],
+    // The fault suite runs on its own (vitest.faults.config.ts, `npm run test:faults`).
+    exclude: ['**/node_modules/**', 'test/fault-*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     // Two cores: end-to-end files start servers and synthesis pools of their own.
