@@ -53,7 +53,7 @@ describe.skipIf(!canRun)('a frozen Redis (SIGSTOP) under two API instances and a
     a = await startServer({ backend: 'redis', dataDir, env: shared });
     b = await startServer({ backend: 'redis', dataDir, env: shared, seed: false });
     b.fixtures = a.fixtures;
-    worker = await startWorker({ ...shared });
+    worker = await startWorker({ ...shared, WORKER_OPS_PORT: '0' });
   }, 120_000);
 
   afterAll(async () => {
@@ -108,14 +108,18 @@ describe.skipIf(!canRun)('a frozen Redis (SIGSTOP) under two API instances and a
         at('GET /metrics', await timedCall(`${server.baseUrl}/metrics`));
         at('GET /healthz', await timedCall(`${server.baseUrl}/healthz`));
       }
-      // The worker's operations listener is not asked here: it has none in this deployment.
+      // The worker's operations listener too.
+      for (const path of ['/healthz', '/readyz', '/metrics']) {
+        const res = await timedCall(`${worker.opsUrl}${path}`);
+        answers.push({ what: `worker ${path}`, status: res.status, ms: res.ms });
+      }
     } finally {
       // Frozen past every deadline above before it goes on, as a long partition would be.
       await sleep(500);
       own.thaw();
     }
     for (const answer of answers) expect(answer.ms, `${answer.what} answered ${answer.status} in ${Math.round(answer.ms)} ms`).toBeLessThan(ANSWER_WITHIN_MS);
-    expect(answers.every((x) => x.status !== 0)).toBe(true);
+    expect(answers.find((x) => x.what === 'worker /readyz')?.status).toBe(503);
 
     // Back by itself: both instances answer again, without a restart.
     for (const server of [a, b]) {
