@@ -12,6 +12,7 @@ import { DEFAULT_ACCEPTANCE_KEYS, seed, writeFixtures } from './seed.js';
 import { openStorage } from './compose.js';
 import { sweepExpiredJobs, sweepLeftovers } from './domain/retention.js';
 import { createLogger } from './log.js';
+import { describeError } from './redact.js';
 import { constants } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 
@@ -245,7 +246,10 @@ async function main(argv: string[]): Promise<void> {
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {
-  if (error instanceof AdminError || error instanceof ConfigError) fail(error.message);
+  // An invalid setting exits 2, as with the server and the worker.
+  if (error instanceof ConfigError) fail(describeError(error), 2);
+  if (error instanceof AdminError) fail(error.message);
   if (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS')) fail(`${error.message}\n\n${HELP}`, 2);
-  fail(error instanceof Error ? error.message : String(error));
+  // A library's message may quote a URL setting, credentials and all: printed only redacted.
+  fail(describeError(error));
 });

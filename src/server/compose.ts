@@ -8,6 +8,7 @@ import type { RedisBackends } from './adapters/redis/index.js';
 import type { SynthesisWorker } from './adapters/redis/synthesis-worker.js';
 import { SqliteStore } from './adapters/sqlite-store.js';
 import { ConfigError, type Config } from './config.js';
+import { redactText } from './redact.js';
 import { Authenticator } from './domain/auth.js';
 import { JobRunner } from './domain/job-runner.js';
 import { JobService } from './domain/jobs.js';
@@ -59,7 +60,7 @@ async function openObjectStore(s3: NonNullable<Config['s3']>): Promise<AudioStor
     client.destroy();
     const where = s3.endpoint ?? `the AWS endpoint of region ${s3.region}`;
     throw new ConfigError(
-      `AUDIO_STORE: the bucket "${s3.bucket}" at ${where} cannot be used (${(error as Error).message}); check AUDIO_STORE, S3_ENDPOINT, S3_REGION, S3_FORCE_PATH_STYLE and the credentials`,
+      `AUDIO_STORE: the bucket "${s3.bucket}" at ${where} cannot be used (${redactText((error as Error).message)}); check AUDIO_STORE, S3_ENDPOINT, S3_REGION, S3_FORCE_PATH_STYLE and the credentials`,
     );
   }
   return audio;

@@ -4,21 +4,64 @@ import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { LIMITS } from '../contract/limits.js';
 import { PLANS, type PlanId } from '../contract/plans.js';
+import { NOT_A_URL, redactText, redactUrl } from './redact.js';
 
 const port = z.coerce.number().int().min(0).max(65535);
 const positiveInt = z.coerce.number().int().min(1);
-// Credentials in a URL would end up in logs and error messages (and fetch refuses such URLs);
-// the upstream key has its own variable, UPSTREAM_API_KEY.
-const optionalUrl = z
-  .string()
-  .url()
-  .refine((u) => {
-    // Runs even when .url() failed (that issue is reported already): only judge what parses.
-    const url = URL.canParse(u) ? new URL(u) : undefined;
-    return !url || (url.username === '' && url.password === '');
-  }, 'must not contain a user name or password (give an upstream key as UPSTREAM_API_KEY)')
+
+/**
+ * What is wrong with an http(s) URL setting, if anything; never the value itself (it may hold a
+ * password). `base`: paths are appended to it, so a query or fragment cannot work.
+ */
+function httpUrlIssue(value: string, options: { base: boolean; credentials: string }): string | undefined {
+  if (!URL.canParse(value)) return 'expected an http(s) URL such as https://tts.example.com';
+  const url = new URL(value);
+  // Credentials in a URL would end up in logs and error messages (and fetch refuses such URLs).
+  if (url.username !== '' || url.password !== '') return `must not contain a user name or password (${options.credentials})`;
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'expected an http(s) URL such as https://tts.example.com';
+  if (options.base && (url.search !== '' || url.hash !== '')) return 'must not have a query (?…) or fragment (#…): paths are appended to it';
+  return undefined;
+}
+
+const httpUrl = (options: { base: boolean; credentials: string }) =>
+  z.string().superRefine((value, ctx) => {
+    const issue = httpUrlIssue(value, options);
+    if (issue) ctx.addIssue({ code: 'custom', message: issue });
+  });
+
+/** A base URL of the API or the voice catalog, given to clients. */
+const publicUrl = httpUrl({ base: true, credentials: 'clients are given this URL' })
   .transform((u) => u.replace(/\/+$/, ''))
   .optional();
+/** A speech server's base URL; its key has a variable of its own. */
+const upstreamUrl = httpUrl({ base: true, credentials: 'give an upstream key as UPSTREAM_API_KEY' })
+  .transform((u) => u.replace(/\/+$/, ''))
+  .optional();
+
+// Written without `scheme://user:password@`, which redaction would mask in the message.
+const REDIS_URL_FORMS = 'redis://host[:port][/db], rediss://host[:port][/db] (TLS) or unix:///path/to/socket[?db=N], with user:password@ after the // if Redis wants them';
+
+/** What node-redis would refuse in a REDIS_URL (or cannot connect with), checked at start; never the value. */
+export function redisUrlIssue(value: string): string | undefined {
+  const expected = `expected ${REDIS_URL_FORMS}`;
+  if (value.startsWith('unix:')) {
+    // node-redis's own grammar for a socket path (WHATWG URL cannot parse user info without a host).
+    const m = /^unix:\/\/(?:[^:@/]*(?::[^@/]*)?@)?(\/[^?#]*)(?:\?([^#]*))?(?:#.*)?$/.exec(value);
+    if (!m || m[1] === '/') return `${expected}; this unix: URL has no socket path`;
+    const db = m[2] === undefined ? null : new URLSearchParams(m[2]).get('db');
+    if (db !== null && !/^\d+$/.test(db)) return `the db query parameter must be a database number; ${expected}`;
+    return undefined;
+  }
+  if (!URL.canParse(value)) return `${expected}; the value is not a URL`;
+  const url = new URL(value);
+  if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') return `${expected}; the scheme is not redis: or rediss:`;
+  if (url.hostname === '') return `${expected}; the URL has no host`;
+  if (url.pathname !== '' && url.pathname !== '/' && !/^\/\d+$/.test(url.pathname)) return `the path must be a database number (/0, /1…); ${expected}`;
+  return undefined;
+}
+
+/** Where the SDK's credentials come from: never a URL (see the README). */
+const S3_CREDENTIALS = 'S3 credentials come from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, AWS_PROFILE or a role';
 
 /**
  * Every setting, from environment variables. Names and defaults are documented in the README;
@@ -31,8 +74,8 @@ const EnvSchema = z.object({
   /** Operations endpoints (/healthz, /readyz, /metrics) on a listener of their own; unset: on PORT. */
   OPS_PORT: port.optional(),
   /** Origin clients use to reach the API; audio URLs are built on it. Default: http://HOST:PORT. */
-  PUBLIC_BASE_URL: optionalUrl,
-  PUBLIC_VOICES_URL: optionalUrl,
+  PUBLIC_BASE_URL: publicUrl,
+  PUBLIC_VOICES_URL: publicUrl,
   DATA_DIR: z.string().min(1).default('./data'),
   INLINE_WAIT_MS: z.coerce.number().int().min(0).max(120_000).default(LIMITS.inlineWaitSeconds * 1000),
   RATE_POST_LIMIT: positiveInt.default(LIMITS.postPerMinute),
@@ -44,7 +87,8 @@ const EnvSchema = z.object({
   CORS_ORIGINS: z.string().default('http://localhost:3000'),
   /** Preview deployments, one `*` label; empty to allow none. */
   CORS_PREVIEW_PATTERN: z.string().default('https://*.preview.localhost'),
-  BILLING_URL: z.string().url().default('https://tts.example.com/billing'),
+  /** Given to clients in USAGE_LIMIT_EXCEEDED answers: no credentials; a query is fine. */
+  BILLING_URL: httpUrl({ base: false, credentials: 'clients are given this URL' }).default('https://tts.example.com/billing'),
   PLAN_MINUTES_FREE: z.coerce.number().min(0).default(PLANS.free.monthlyMinutes),
   PLAN_MINUTES_PRO: z.coerce.number().min(0).default(PLANS.pro.monthlyMinutes),
   PLAN_MINUTES_ULTIMATE: z.coerce.number().min(0).default(PLANS.ultimate.monthlyMinutes),
@@ -58,18 +102,33 @@ const EnvSchema = z.object({
   JOB_CONCURRENCY: positiveInt.max(64).default(8),
   MAX_BODY_BYTES: positiveInt.default(8 * 1024 * 1024),
   TTS_ENGINE: z.enum(['espeak', 'openai-compatible']).default('espeak'),
-  UPSTREAM_KOKORO_URL: optionalUrl,
-  UPSTREAM_SUPERTONIC_URL: optionalUrl,
+  UPSTREAM_KOKORO_URL: upstreamUrl,
+  UPSTREAM_SUPERTONIC_URL: upstreamUrl,
   UPSTREAM_MODEL: z.string().optional(),
   UPSTREAM_API_KEY: z.string().optional(),
   UPSTREAM_TIMEOUT_MS: positiveInt.default(30_000),
-  REDIS_URL: z.string().url().optional(),
+  REDIS_URL: z
+    .string()
+    .superRefine((value, ctx) => {
+      const issue = redisUrlIssue(value);
+      if (issue) ctx.addIssue({ code: 'custom', message: issue });
+    })
+    .optional(),
   REDIS_PREFIX: z.string().min(1).default('agent-tts:'),
   /** Where audio is kept: unset = `<DATA_DIR>/audio`; `s3://bucket/prefix` = an object store. */
   AUDIO_STORE: z.string().optional(),
   S3_ENDPOINT: z
     .string()
-    .regex(/^https?:\/\/[^/\s]+\/?$/i, 'expected an http(s) origin such as http://127.0.0.1:9000')
+    .superRefine((value, ctx) => {
+      const url = URL.canParse(value) ? new URL(value) : undefined;
+      const issue =
+        url && (url.username !== '' || url.password !== '')
+          ? `must not contain a user name or password (${S3_CREDENTIALS})`
+          : !url || !/^https?:$/.test(url.protocol) || url.pathname !== '/' || url.search !== '' || url.hash !== ''
+            ? 'expected an http(s) origin such as http://127.0.0.1:9000'
+            : undefined;
+      if (issue) ctx.addIssue({ code: 'custom', message: issue });
+    })
     .optional(),
   S3_REGION: z.string().regex(/^[a-z0-9-]+$/, 'expected a region name such as us-east-1').optional(),
   S3_FORCE_PATH_STYLE: z.enum(['true', 'false']).default('false'),
@@ -121,7 +180,7 @@ export class ConfigError extends Error {}
 function previewPatternToRegExp(pattern: string): RegExp {
   const url = /^(https?):\/\/([a-z0-9*.-]+)(:\d+)?$/i.exec(pattern);
   if (!url || !url[2].includes('*')) {
-    throw new ConfigError(`CORS_PREVIEW_PATTERN: expected an origin with one "*" label, e.g. https://*.preview.example.com; got "${pattern}"`);
+    throw new ConfigError(`CORS_PREVIEW_PATTERN: expected an origin with one "*" label, e.g. https://*.preview.example.com; got "${redactText(pattern)}"`);
   }
   const host = url[2]
     .split('.')
@@ -169,7 +228,14 @@ function s3Settings(e: z.infer<typeof EnvSchema>, env: NodeJS.ProcessEnv): Confi
   }
   const location = parseS3Url(e.AUDIO_STORE);
   if (!location) {
-    throw new ConfigError(`AUDIO_STORE: expected s3://bucket/prefix (a bucket name of 3-63 lower-case letters, digits, dots and hyphens); got "${e.AUDIO_STORE}"`);
+    const url = URL.canParse(e.AUDIO_STORE) ? new URL(e.AUDIO_STORE) : undefined;
+    if (url && (url.username !== '' || url.password !== '')) {
+      throw new ConfigError(`AUDIO_STORE: must not contain a user name or password (${S3_CREDENTIALS}); expected s3://bucket/prefix`);
+    }
+    // Shown only as redactUrl shows it: a malformed value may still hold a secret.
+    const shown = redactUrl(e.AUDIO_STORE);
+    const got = shown === NOT_A_URL ? 'a value that is not a URL' : `"${shown}"`;
+    throw new ConfigError(`AUDIO_STORE: expected s3://bucket/prefix (a bucket name of 3-63 lower-case letters, digits, dots and hyphens); got ${got}`);
   }
   return {
     ...location,
@@ -186,16 +252,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
+  // Every value is checked before anything is created on disk.
+  const s3 = s3Settings(e, env);
+  const origins = e.CORS_ORIGINS.split(',').map((o) => o.trim().replace(/\/+$/, '')).filter(Boolean);
+  for (const origin of origins) {
+    if (!/^https?:\/\/[^/\s@?#]+$/i.test(origin)) throw new ConfigError(`CORS_ORIGINS: "${redactText(origin)}" is not an origin like https://app.example.com`);
+  }
+  const previewPattern = e.CORS_PREVIEW_PATTERN ? previewPatternToRegExp(e.CORS_PREVIEW_PATTERN) : undefined;
   const dataDir = resolve(e.DATA_DIR);
   try {
     mkdirSync(join(dataDir, 'audio'), { recursive: true, mode: 0o700 });
     accessSync(dataDir, constants.R_OK | constants.W_OK);
   } catch (error) {
     throw new ConfigError(`DATA_DIR: cannot use "${dataDir}" as the data directory (${(error as NodeJS.ErrnoException).code ?? String(error)}); it must be a writable directory`);
-  }
-  const origins = e.CORS_ORIGINS.split(',').map((o) => o.trim().replace(/\/+$/, '')).filter(Boolean);
-  for (const origin of origins) {
-    if (!/^https?:\/\/[^/\s]+$/i.test(origin)) throw new ConfigError(`CORS_ORIGINS: "${origin}" is not an origin like https://app.example.com`);
   }
   const hostForUrl = e.HOST === '0.0.0.0' || e.HOST === '::' ? '127.0.0.1' : e.HOST.includes(':') ? `[${e.HOST}]` : e.HOST;
   return {
@@ -212,7 +281,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     audioUrlTtlSeconds: e.AUDIO_URL_TTL_SECONDS,
     cors: {
       origins,
-      previewPattern: e.CORS_PREVIEW_PATTERN ? previewPatternToRegExp(e.CORS_PREVIEW_PATTERN) : undefined,
+      previewPattern,
       previewPatternText: e.CORS_PREVIEW_PATTERN || undefined,
     },
     billingUrl: e.BILLING_URL,
@@ -235,7 +304,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     redisUrl: e.REDIS_URL,
     redisPrefix: e.REDIS_PREFIX,
-    s3: s3Settings(e, env),
+    s3,
     localWorkers: e.LOCAL_WORKERS === 'true',
     logLevel: e.LOG_LEVEL,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,

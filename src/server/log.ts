@@ -1,17 +1,24 @@
 import { pino, type Logger, type LoggerOptions as LoggerOptionsOfPino } from 'pino';
 import { redactKeys } from '../contract/limits.js';
+import { redactText } from './redact.js';
 
 /**
- * Structured JSON logs. Keys are never logged whole: every string that reaches a log line passes
- * through `redactKeys`, so a key pasted into a text or a header shows only as `tts_<public_id>`.
+ * Structured JSON logs. Secrets are never logged whole: every string that reaches a log line passes
+ * through `redactString`, so a key pasted into a text or a header shows only as `tts_<public_id>`,
+ * and a URL quoted by a library's error (REDIS_URL, an endpoint) without its credentials.
  */
+function redactString(value: string): string {
+  const keysOut = value.includes('tts_') ? redactKeys(value) : value;
+  return keysOut.includes('://') || keysOut.includes('=') ? redactText(keysOut) : keysOut;
+}
+
 /**
- * Redacts keys in every string of a log record. Errors go through pino's serializer first (as plain
- * objects they would log as {}). Strings without `tts_` are returned untouched, so an ordinary
+ * Redacts every string of a log record. Errors go through pino's serializer first (as plain objects
+ * they would log as {}). Strings without `tts_`, `://` or `=` are returned untouched, so an ordinary
  * request line costs a few `includes` calls.
  */
 function redactValues(value: unknown, depth = 0): unknown {
-  if (typeof value === 'string') return value.includes('tts_') ? redactKeys(value) : value;
+  if (typeof value === 'string') return redactString(value);
   if (value === null || typeof value !== 'object' || depth > 8) return value;
   if (value instanceof Error) return redactValues(pino.stdSerializers.err(value), depth + 1);
   if (Array.isArray(value)) return value.map((v) => redactValues(v, depth + 1));
@@ -50,7 +57,7 @@ export function createLogger(level: string, name = 'agent-tts', options: LoggerO
       logMethod(args, method) {
         method.apply(
           this,
-          args.map((a) => (typeof a === 'string' ? redactKeys(a) : a)) as Parameters<typeof method>,
+          args.map((a) => (typeof a === 'string' ? redactString(a) : a)) as Parameters<typeof method>,
         );
       },
     },

@@ -6,6 +6,7 @@ import { sweepExpiredJobs, sweepLeftovers } from './domain/retention.js';
 import { createApiApp, createOpsApp, createVoicesApp, opsDepsOf } from './http/apps.js';
 import { closeServer, listen } from './http/listen.js';
 import { createLogger } from './log.js';
+import { describeError } from './redact.js';
 import { handleProcessArgs, SERVER_HELP } from './process-args.js';
 
 /** `agent-tts-server`: the API, the voice catalog and (with OPS_PORT) the operations listener. */
@@ -72,10 +73,12 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
+  // A library's message may quote a URL setting, credentials and all: printed only redacted.
+  const message = describeError(error);
   if (error instanceof ConfigError) {
-    process.stderr.write(`agent-tts-server: ${error.message}\n`);
+    process.stderr.write(`agent-tts-server: ${message}\n`);
     process.exit(2);
   }
-  process.stderr.write(`agent-tts-server: failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.stderr.write(`agent-tts-server: failed to start: ${message}\n`);
   process.exit(1);
 });

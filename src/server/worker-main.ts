@@ -1,11 +1,11 @@
 import type { Server } from 'node:http';
-import { redactRedisUrl } from './adapters/redis/client.js';
 import { loadDistributedSettings } from './adapters/redis/settings.js';
 import { composeWorker } from './compose.js';
 import { ConfigError, loadConfig } from './config.js';
 import { createOpsApp } from './http/apps.js';
 import { closeServer, listen } from './http/listen.js';
 import { createLogger } from './log.js';
+import { describeError, redactUrl } from './redact.js';
 import { handleProcessArgs, WORKER_HELP } from './process-args.js';
 
 /**
@@ -31,7 +31,7 @@ async function main(): Promise<void> {
     ops = await listen(app.fetch, settings.workerOpsPort, config.host, 'WORKER_OPS_PORT');
   }
   log.info(
-    { redis: redactRedisUrl(config.redisUrl), prefix: config.redisPrefix, concurrency: config.jobConcurrency, data_dir: config.dataDir, ops_port: ops ? (ops.address() as { port: number }).port : undefined },
+    { redis: redactUrl(config.redisUrl), prefix: config.redisPrefix, concurrency: config.jobConcurrency, data_dir: config.dataDir, ops_port: ops ? (ops.address() as { port: number }).port : undefined },
     'agent-tts worker started',
   );
   // Without Redis at start, this waits (reconnecting) rather than exiting: workers come up in any order.
@@ -55,10 +55,12 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
+  // A library's message may quote a URL setting, credentials and all: printed only redacted.
+  const message = describeError(error);
   if (error instanceof ConfigError) {
-    process.stderr.write(`agent-tts-worker: ${error.message}\n`);
+    process.stderr.write(`agent-tts-worker: ${message}\n`);
     process.exit(2);
   }
-  process.stderr.write(`agent-tts-worker: failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.stderr.write(`agent-tts-worker: failed to start: ${message}\n`);
   process.exit(1);
 });

@@ -9,6 +9,7 @@ import {
   createClient,
 } from 'redis';
 import type { Logger } from '../../log.js';
+import { redactUrl as redactRedisUrl } from '../../redact.js';
 import { StoreUnavailableError } from '../../ports.js';
 
 export type RedisClient = ReturnType<typeof createRedisClient>;
@@ -36,15 +37,7 @@ export interface RedisClientOptions {
 const READ_CACHE_ENTRIES = 10_000;
 
 /** `redis://user:secret@host:6379/2` → `redis://user:***@host:6379/2`: URLs reach logs only like this. */
-export function redactRedisUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return '(unparsable REDIS_URL)';
-  }
-}
+export { redactRedisUrl };
 
 /** Reconnects quickly at first, then every 2 s at most, with jitter so a fleet does not reconnect in step. */
 export function reconnectDelay(retries: number): number {
