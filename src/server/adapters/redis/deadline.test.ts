@@ -57,7 +57,7 @@ describe.skipIf(!canRun)('Redis command deadlines: a frozen Redis', () => {
     try {
       // One after another: each meets the frozen Redis on a new connection, after the last was torn down.
       for (const work of [
-        () => store.getJob('no-such-job'),
+        (): Promise<unknown> => store.getJob('no-such-job'),
         () => store.updateAccount(account.id, { name: 'renamed while frozen' }),
         () => limiter.check('post:frozen', 1, 60_000, true),
         () => store.ping(),
