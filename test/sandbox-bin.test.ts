@@ -14,8 +14,8 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** Starts the bin and resolves with what it printed once it says it has started. */
-function start(args: string[]): Promise<{ child: ChildProcess; stdout: string }> {
+/** Starts the bin and resolves with what it printed once it says it has started (`stderr()`: what it wrote there so far). */
+function start(args: string[]): Promise<{ child: ChildProcess; stdout: string; stderr: () => string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     children.push(child);
@@ -23,7 +23,7 @@ function start(args: string[]): Promise<{ child: ChildProcess; stdout: string }>
     let stderr = '';
     child.stdout!.on('data', (d) => {
       stdout += d;
-      if (/Started in \d+ ms/.test(stdout)) resolve({ child, stdout });
+      if (/Started in \d+ ms/.test(stdout)) resolve({ child, stdout, stderr: () => stderr });
     });
     child.stderr!.on('data', (d) => (stderr += d));
     child.on('error', reject);
@@ -53,13 +53,85 @@ describe('agent-tts-sandbox (the bin)', () => {
     expect(fixtures.clock?.url).toBe(`${baseUrl}/sandbox/clock`);
     expect(fixtures.keys.active.length).toBeGreaterThanOrEqual(8);
     expect(fixtures.keys.acceptance).toHaveLength(64);
-    const moved = await fetch(fixtures.clock!.url, { method: 'POST', body: JSON.stringify({ advance_seconds: 5 }) });
+    const moved = await fetch(fixtures.clock!.url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ advance_seconds: 5 }) });
     expect(moved.status).toBe(200);
     expect(((await moved.json()) as { offset_seconds: number }).offset_seconds).toBeGreaterThanOrEqual(5);
 
     const closed = new Promise((resolve) => child.once('close', resolve));
     child.kill('SIGTERM');
     expect(await closed).toBe(0);
+  }, 60_000);
+
+  it('refuses writes to /sandbox/* from web pages: another Origin (403), a body not declared JSON (400)', async () => {
+    const { child, stdout } = await start(['--port', '0']);
+    const baseUrl = /agent-tts sandbox on (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout)![1]!;
+    const clock = `${baseUrl}/sandbox/clock`;
+    // What a page elsewhere can send without a preflight.
+    const simple = await fetch(clock, { method: 'POST', headers: { Origin: 'https://evil.example', 'Content-Type': 'text/plain' }, body: '{"set": "2030-01-01T00:00:00Z"}' });
+    expect(simple.status).toBe(403);
+    expect(simple.headers.get('agent-tts-sandbox')).toBe('1');
+    const plain = await fetch(clock, { method: 'POST', headers: { 'Content-Type': 'text/plain' }, body: '{"advance_seconds": 60}' });
+    expect(plain.status).toBe(400);
+    expect(((await plain.json()) as { error: { message: string } }).error.message).toMatch(/^Content-Type must be application\/json/);
+    const untyped = await fetch(clock, { method: 'POST', body: new TextEncoder().encode('{"advance_seconds": 60}') });
+    expect(untyped.status).toBe(400);
+    const preflight = await fetch(clock, { method: 'OPTIONS', headers: { Origin: 'http://localhost:3000', 'Access-Control-Request-Method': 'POST' } });
+    expect(preflight.status).toBe(403);
+    expect(preflight.headers.get('access-control-allow-origin')).toBeNull();
+    expect((await fetch(`${baseUrl}/sandbox/requests`, { method: 'DELETE' })).status).toBe(200);
+    const state = (await (await fetch(clock)).json()) as { offset_seconds: number };
+    expect(state.offset_seconds).toBe(0);
+    const closed = new Promise((resolve) => child.once('close', resolve));
+    child.kill('SIGTERM');
+    await closed;
+  }, 60_000);
+
+  it('refuses a --host that is not a loopback address without --allow-remote, with exit code 2', async () => {
+    for (const host of ['0.0.0.0', '::']) {
+      const child = spawn(process.execPath, [BIN, '--host', host], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let stderr = '';
+      let stdout = '';
+      child.stderr.on('data', (d) => (stderr += d));
+      child.stdout.on('data', (d) => (stdout += d));
+      const code = await new Promise((resolve) => child.on('close', resolve));
+      expect(code).toBe(2);
+      expect(stdout).toBe('');
+      expect(stderr).toBe(
+        `agent-tts-sandbox: --host ${host} is not a loopback address: every machine that can reach it would get the test keys (GET /sandbox) and could move the clock and read the request journal. ` +
+          'Add --allow-remote to listen there anyway (on a network you trust), or use 127.0.0.1, ::1 or localhost.\n',
+      );
+    }
+  }, 30_000);
+
+  it('with --allow-remote on 0.0.0.0: prints where it is bound and reachable, and warns on stderr', async () => {
+    const { child, stdout, stderr } = await start(['--host', '0.0.0.0', '--allow-remote']);
+    const port = /^Listening on 0\.0\.0\.0:(\d+), reachable at (.+)$/m.exec(stdout);
+    expect(port).not.toBeNull();
+    const urls = port![2]!.split(', ');
+    expect(urls).toContain(`http://127.0.0.1:${port![1]}`);
+    expect(stdout).toContain(`agent-tts sandbox on http://127.0.0.1:${port![1]} `);
+    for (let i = 0; i < 50 && !stderr().includes('\n'); i++) await new Promise((r) => setTimeout(r, 20));
+    expect(stderr()).toMatch(
+      new RegExp(`^agent-tts-sandbox: warning: listening on 0\\.0\\.0\\.0 \\(--allow-remote\\), ports ${port![1]} and \\d+: anyone who can reach them gets the test keys \\(GET /sandbox\\)`),
+    );
+    for (const url of urls) expect((await fetch(`${url}/sandbox`)).headers.get('agent-tts-sandbox')).toBe('1');
+    const closed = new Promise((resolve) => child.once('close', resolve));
+    child.kill('SIGTERM');
+    expect(await closed).toBe(0);
+  }, 60_000);
+
+  it('starts on another loopback address without --allow-remote and names the flag in --help', async () => {
+    const { child, stdout, stderr } = await start(['--host', 'localhost']);
+    expect(stdout).toMatch(/^agent-tts sandbox on http:\/\/localhost:\d+ /);
+    expect(stdout).not.toContain('Listening on');
+    expect(stderr()).toBe('');
+    child.kill('SIGTERM');
+    const help = spawn(process.execPath, [BIN, '--help'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let text = '';
+    help.stdout.on('data', (d) => (text += d));
+    expect(await new Promise((resolve) => help.on('close', resolve))).toBe(0);
+    expect(text).toMatch(/--allow-remote +listen on a --host that is not a loopback address/);
+    expect(text).toContain('a loopback address (127.x.y.z, ::1,\n                  localhost) unless --allow-remote is given');
   }, 60_000);
 
   it('refuses a bad --port with exit code 2', async () => {

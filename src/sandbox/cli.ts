@@ -1,14 +1,19 @@
+import { isIPv6 } from 'node:net';
 import { parseArgs } from 'node:util';
 import { API_PATH } from '../contract/limits.js';
 import { ConfigError } from '../server/config.js';
 import { writeFixtures } from '../server/seed.js';
-import { SANDBOX_HEADER, startSandbox } from './index.js';
+import { SANDBOX_HEADER, isLoopbackHost, startSandbox } from './index.js';
 
 const HELP = `agent-tts-sandbox: a stateful sandbox of the agent-tts API for client authors (not a deployment).
 
 Usage: agent-tts-sandbox [--host 127.0.0.1] [--port 0] [--voices-port 0] [--fixtures out.json]
 
-  --host          address to listen on (default 127.0.0.1)
+  --host          address to listen on (default 127.0.0.1); a loopback address (127.x.y.z, ::1,
+                  localhost) unless --allow-remote is given
+  --allow-remote  listen on a --host that is not a loopback address (0.0.0.0, ::, an interface's
+                  address). Anyone who can reach it then gets the test keys (GET /sandbox) and can move
+                  the clock and read the journal: only on a network you trust
   --port          API port (default 0: any free port; the URL is printed)
   --voices-port   voice-catalog port (default 0: any free port)
   --fixtures      also seed the accounts the conformance suite needs and write its fixtures file
@@ -17,13 +22,16 @@ Usage: agent-tts-sandbox [--host 127.0.0.1] [--port 0] [--voices-port 0] [--fixt
 The reference server's own API (POST/GET ${API_PATH}, audio URLs) over in-memory state, with an
 instant synthesizer. Test keys are new on every start and are printed below and listed at GET /sandbox,
 with the magic inputs that choose a job's outcome. The test clock: GET/POST /sandbox/clock. The request
-journal: GET/DELETE /sandbox/requests. Every answer carries "${SANDBOX_HEADER}: 1". README, "Sandbox".
+journal: GET/DELETE /sandbox/requests. Writes to /sandbox/* take JSON (Content-Type: application/json)
+and are refused from web pages of other origins. Every answer carries "${SANDBOX_HEADER}: 1".
+README, "Sandbox".
 `;
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
       host: { type: 'string' },
+      'allow-remote': { type: 'boolean' },
       port: { type: 'string' },
       'voices-port': { type: 'string' },
       fixtures: { type: 'string' },
@@ -40,10 +48,32 @@ async function main(): Promise<void> {
     if (!/^\d{1,5}$/.test(value) || Number(value) > 65_535) throw new ConfigError(`--${name}: expected a port 0-65535, got "${value}"`);
     return Number(value);
   };
-  const sandbox = await startSandbox({ host: values.host, port: port('port', values.port), voicesPort: port('voices-port', values['voices-port']) });
+  const host = values.host ?? '127.0.0.1';
+  const remote = !isLoopbackHost(host);
+  if (remote && !values['allow-remote']) {
+    throw new ConfigError(
+      `--host ${host} is not a loopback address: every machine that can reach it would get the test keys (GET /sandbox) and could move the clock and read the request journal. ` +
+        'Add --allow-remote to listen there anyway (on a network you trust), or use 127.0.0.1, ::1 or localhost.',
+    );
+  }
+  const sandbox = await startSandbox({
+    host,
+    allowRemote: remote,
+    port: port('port', values.port),
+    voicesPort: port('voices-port', values['voices-port']),
+  });
   const startedMs = Math.round(process.uptime() * 1000);
+  const { listening } = sandbox;
+  if (remote) {
+    process.stderr.write(
+      `agent-tts-sandbox: warning: listening on ${listening.host} (--allow-remote), ports ${listening.port} and ${listening.voicesPort}: ` +
+        'anyone who can reach them gets the test keys (GET /sandbox) and can move the clock and read the request journal. Use it only on a network you trust.\n',
+    );
+  }
+  const bound = isIPv6(listening.host) ? `[${listening.host}]` : listening.host;
   const out: string[] = [
     `agent-tts sandbox on ${sandbox.baseUrl} (voice catalog on ${sandbox.voicesUrl})`,
+    ...(remote ? [`Listening on ${bound}:${listening.port}, reachable at ${listening.urls.join(', ')}`] : []),
     `Not a deployment: state is in memory and gone on exit; every answer carries "${SANDBOX_HEADER}: 1".`,
     'Test keys (new on every start):',
     ...Object.entries(sandbox.keys).map(([state, key]) => `  ${state.padEnd(22)} ${key}`),

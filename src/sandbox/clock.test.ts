@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ClockError, SandboxClock } from './clock.js';
+import { ClockError, MAX_AHEAD_SECONDS, MAX_MOVE_SECONDS, SandboxClock } from './clock.js';
 import { JOURNAL_SIZE, Journal } from './journal.js';
 import { outcomeOf } from './outcomes.js';
 
@@ -42,8 +42,42 @@ describe('SandboxClock', () => {
     const clock = new SandboxClock();
     await expect(clock.set(clock.now() - 60_000)).rejects.toThrow(ClockError);
     await expect(clock.advance(-1)).rejects.toThrow(ClockError);
-    await clock.set(Date.parse('2099-01-01T00:00:00Z'));
-    expect(clock.state().now.slice(0, 10)).toBe('2099-01-01');
+    const nextYear = new Date(clock.now()).getUTCFullYear() + 1;
+    await clock.set(Date.UTC(nextYear, 0, 1));
+    expect(clock.state().now.slice(0, 10)).toBe(`${nextYear}-01-01`);
+    clock.close();
+  });
+
+  it('refuses moves it cannot keep: more than 10 years at once, more than 100 years ahead of real time, not a time', async () => {
+    const clock = new SandboxClock();
+    await clock.freeze();
+    const start = clock.now();
+    const refused = async (move: Promise<void>, message: RegExp) => {
+      await expect(move).rejects.toThrow(ClockError);
+      await expect(move).rejects.toThrow(message);
+      expect(clock.now()).toBe(start);
+    };
+    await refused(clock.advance(MAX_MOVE_SECONDS + 1), /at most 315360000 \(10 years\) in one move/);
+    await refused(clock.advance(Number.MAX_VALUE), /at most 315360000/);
+    await refused(clock.advance(Infinity), /a number from 0 to 315360000/);
+    await refused(clock.advance(NaN), /a number from 0 to 315360000/);
+    await refused(clock.advance('60' as unknown as number), /a number from 0 to 315360000/);
+    await refused(clock.set(start + MAX_MOVE_SECONDS * 1000 + 1), /at most 10 years .* in one move/);
+    await refused(clock.set(8.64e15), /at most 10 years/);
+    await refused(clock.set(8.64e15 + 1), /ISO 8601/);
+    await refused(clock.set(NaN), /ISO 8601/);
+    await refused(clock.set(-Infinity), /ISO 8601/);
+
+    // Ten moves of ten years reach the limit of 100 years ahead of real time; the next is refused.
+    for (let i = 0; i < 10; i++) await clock.advance(MAX_MOVE_SECONDS);
+    const far = clock.now();
+    expect(far - Date.now()).toBeGreaterThan((MAX_AHEAD_SECONDS - 60) * 1000);
+    await expect(clock.advance(60)).rejects.toThrow(/at most 100 years .* ahead of real time/);
+    await expect(clock.set(far + 60_000)).rejects.toThrow(/at most 100 years/);
+    expect(clock.now()).toBe(far);
+    expect(() => clock.state()).not.toThrow();
+    await clock.reset();
+    expect(Math.abs(clock.now() - Date.now())).toBeLessThan(1_000);
     clock.close();
   });
 });

@@ -13,6 +13,17 @@ export interface ClockState {
 
 export class ClockError extends Error {}
 
+/** The most one move (`advance`, `set`) may take the clock forward: 10 years. */
+export const MAX_MOVE_SECONDS = 10 * 365 * 86_400;
+/**
+ * How far ahead of real time the clock may be: 100 years. Moves add up; far enough ahead, the times the
+ * API derives from the clock (an audio URL's expiry, a retention date) leave what a date can hold.
+ */
+export const MAX_AHEAD_SECONDS = 100 * 365 * 86_400;
+
+const iso = (ms: number) => new Date(ms).toISOString();
+const years = (seconds: number) => `${(seconds / (365 * 86_400)).toFixed(1)} years`;
+
 /**
  * The sandbox's test clock: real time plus an offset, or frozen at one moment. It only moves forward
  * (except `reset`, back to real time). Work scheduled on it (a job due at a sandbox time) runs when the
@@ -47,18 +58,48 @@ export class SandboxClock implements Clock {
     this.listeners.push(listener);
   }
 
+  /** Moves the clock `seconds` forward: at most MAX_MOVE_SECONDS, and to at most MAX_AHEAD_SECONDS ahead of real time. */
   async advance(seconds: number): Promise<void> {
-    if (!Number.isFinite(seconds) || seconds < 0) throw new ClockError('advance_seconds must be a number ≥ 0 (the clock only moves forward).');
-    if (this.frozenAt !== undefined) this.frozenAt += seconds * 1000;
-    else this.offsetMs += seconds * 1000;
+    if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds < 0) {
+      throw new ClockError(`advance_seconds must be a number from 0 to ${MAX_MOVE_SECONDS} (10 years); the clock only moves forward.`);
+    }
+    if (seconds > MAX_MOVE_SECONDS) {
+      throw new ClockError(`advance_seconds may be at most ${MAX_MOVE_SECONDS} (10 years) in one move, not ${seconds}; move in several steps.`);
+    }
+    this.checkAhead(this.now() + seconds * 1000);
+    this.moveBy(seconds * 1000);
     await this.moved();
   }
 
+  /** Moves the clock to `at` (ms since the epoch): not before its time, at most MAX_MOVE_SECONDS after it, at most MAX_AHEAD_SECONDS ahead of real time. */
   async set(at: number): Promise<void> {
-    if (!Number.isFinite(at)) throw new ClockError('set must be an ISO 8601 date-time, e.g. 2030-01-01T00:00:00Z.');
+    if (typeof at !== 'number' || !Number.isFinite(at) || Number.isNaN(new Date(at).getTime())) {
+      throw new ClockError('set must be an ISO 8601 date-time, e.g. 2030-01-01T00:00:00Z.');
+    }
     const now = this.now();
-    if (at < now) throw new ClockError(`The clock only moves forward: ${new Date(at).toISOString()} is before its time ${new Date(now).toISOString()} (use reset to return to real time).`);
-    await this.advance((at - now) / 1000);
+    if (at < now) throw new ClockError(`The clock only moves forward: ${iso(at)} is before its time ${iso(now)} (use reset to return to real time).`);
+    if (at - now > MAX_MOVE_SECONDS * 1000) {
+      throw new ClockError(
+        `set may move the clock at most 10 years (${MAX_MOVE_SECONDS} seconds) in one move, up to ${iso(now + MAX_MOVE_SECONDS * 1000)}: ${iso(at)} is ${years((at - now) / 1000)} after its time ${iso(now)}; move in several steps.`,
+      );
+    }
+    this.checkAhead(at);
+    this.moveBy(at - now);
+    await this.moved();
+  }
+
+  private checkAhead(target: number): void {
+    const limit = Date.now() + MAX_AHEAD_SECONDS * 1000;
+    if (target > limit) {
+      throw new ClockError(
+        `The clock may be at most 100 years (${MAX_AHEAD_SECONDS} seconds) ahead of real time, until ${iso(limit)}: this move would take it to ${iso(target)}. Use reset to return to real time.`,
+      );
+    }
+  }
+
+  private moveBy(ms: number): void {
+    if (this.frozenAt !== undefined) this.frozenAt += ms;
+    else this.offsetMs += ms;
   }
 
   async freeze(): Promise<void> {

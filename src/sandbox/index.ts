@@ -1,11 +1,15 @@
 import type { Server } from 'node:http';
+import { isIPv6 } from 'node:net';
+import { networkInterfaces } from 'node:os';
 import type { ConformanceFixturesT } from '../contract/fixtures.js';
+import { ConfigError } from '../server/config.js';
 import { closeServer, listen } from '../server/http/listen.js';
 import type { Logger } from '../server/log.js';
 import type { SeedCounts } from '../server/seed.js';
 import type { ClockState } from './clock.js';
 import type { JournalEntry, JournalFilter } from './journal.js';
-import { createSandbox, type SandboxKeys } from './sandbox.js';
+import { journalClientError, type Journal } from './journal.js';
+import { SANDBOX_HEADER, createSandbox, type SandboxKeys } from './sandbox.js';
 
 export { MAGIC_INPUTS, type MagicInput } from './outcomes.js';
 export { SANDBOX_HEADER, type SandboxKeys } from './sandbox.js';
@@ -13,8 +17,16 @@ export type { ClockState } from './clock.js';
 export type { Flag, JournalEntry, JournalFilter } from './journal.js';
 
 export interface StartSandboxOptions {
-  /** Default 127.0.0.1. */
+  /**
+   * Default 127.0.0.1. Another loopback address (127.0.0.0/8, ::1) or `localhost` is taken as it is;
+   * any other host (0.0.0.0, ::, an interface's address, a name) needs `allowRemote`.
+   */
   host?: string;
+  /**
+   * Listen on a host that is not a loopback address. Everyone who can reach it then gets the test keys
+   * (GET /sandbox), the clock and the request journal: for a network you trust only. Default false.
+   */
+  allowRemote?: boolean;
   /** Default 0: any free port. */
   port?: number;
   /** The voice catalog's listener; default 0: any free port. */
@@ -29,6 +41,11 @@ export interface RunningSandbox {
   baseUrl: string;
   /** The voice catalog's origin. */
   voicesUrl: string;
+  /**
+   * Where the API listens: the address and port it is bound to (e.g. 0.0.0.0 with `allowRemote`), and
+   * the URLs it can be reached on (on a wildcard address, one per address of this machine's interfaces).
+   */
+  listening: { host: string; port: number; voicesPort: number; urls: string[] };
   keys: SandboxKeys;
   clock: {
     advance(seconds: number): Promise<ClockState>;
@@ -56,19 +73,37 @@ export interface RunningSandbox {
  */
 export async function startSandbox(options: StartSandboxOptions = {}): Promise<RunningSandbox> {
   const host = options.host ?? '127.0.0.1';
+  if (!options.allowRemote && !isLoopbackHost(host)) {
+    throw new ConfigError(
+      `host ${JSON.stringify(host)} is not a loopback address: the sandbox would hand its test keys (GET /sandbox), its clock and its request journal to every machine that can reach it. ` +
+        'Listen on 127.0.0.1, ::1 or localhost, or pass allowRemote: true to listen there anyway.',
+    );
+  }
   const notReady = () => new Response(null, { status: 503 });
   let api: (req: Request) => Response | Promise<Response> = notReady;
   let voices: (req: Request) => Response | Promise<Response> = notReady;
+  // Requests the HTTP parser refuses are answered by the listener: marked too, and journaled.
+  let journalOf: Journal | undefined;
+  const mark = { [SANDBOX_HEADER]: '1' };
   const servers: Server[] = [];
   try {
-    servers.push(await listen((req) => api(req), options.port ?? 0, host, '--port'));
-    servers.push(await listen((req) => voices(req), options.voicesPort ?? 0, host, '--voices-port'));
+    servers.push(
+      await listen((req) => api(req), options.port ?? 0, host, '--port', {
+        headers: mark,
+        onClientError: ({ requestLine }) => journalOf && journalClientError(journalOf, requestLine),
+      }),
+    );
+    servers.push(await listen((req) => voices(req), options.voicesPort ?? 0, host, '--voices-port', { headers: mark }));
   } catch (error) {
     await Promise.all(servers.map(closeServer));
     throw error;
   }
-  const urlHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
-  const [baseUrl, voicesUrl] = servers.map((s) => `http://${urlHost}:${(s.address() as { port: number }).port}`) as [string, string];
+  const [port, voicesPort] = servers.map((s) => (s.address() as { port: number }).port) as [number, number];
+  // On a wildcard address the API is reached (and audio URLs point) on this machine's loopback.
+  const urlHost = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '[::1]' : isIPv6(host) ? `[${host}]` : host;
+  const baseUrl = `http://${urlHost}:${port}`;
+  const voicesUrl = `http://${urlHost}:${voicesPort}`;
+  const listening = { host, port, voicesPort, urls: reachableUrls(host, baseUrl, port) };
   let core;
   try {
     core = await createSandbox({ baseUrl, voicesUrl, env: options.env, log: options.log });
@@ -77,6 +112,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<R
     throw error;
   }
   const { clock, journal } = core;
+  journalOf = journal;
   api = (req) => core.app.fetch(req);
   voices = (req) => core.voicesApp.fetch(req);
   const after = (move: Promise<void>) => move.then(() => clock.state());
@@ -84,6 +120,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<R
   return {
     baseUrl,
     voicesUrl,
+    listening,
     keys: core.keys,
     clock: {
       advance: (seconds) => after(clock.advance(seconds)),
@@ -103,4 +140,31 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<R
       await core.close();
     },
   };
+}
+
+/** Whether listening on `host` keeps the sandbox on this machine: 127.0.0.0/8, ::1 (or ::ffff:127.x.y.z) and localhost. */
+export function isLoopbackHost(host: string): boolean {
+  const bare = host.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  if (bare === 'localhost') return true;
+  let hostname: string;
+  try {
+    // WHATWG URL writes an address one way: 127.1 → 127.0.0.1, 0:0:0:0:0:0:0:1 → [::1], ::ffff:127.0.0.1 → [::ffff:7f00:1].
+    hostname = new URL(`http://${isIPv6(bare) ? `[${bare}]` : bare}`).hostname;
+  } catch {
+    return false;
+  }
+  return /^127\.\d+\.\d+\.\d+$/.test(hostname) || hostname === '[::1]' || /^\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\]$/.test(hostname);
+}
+
+/** The URLs of the API: on a wildcard address one per address of this machine's interfaces, else `baseUrl`. */
+function reachableUrls(host: string, baseUrl: string, port: number): string[] {
+  if (host !== '0.0.0.0' && host !== '::') return [baseUrl];
+  const urls: string[] = [];
+  for (const address of Object.values(networkInterfaces()).flat()) {
+    if (!address) continue;
+    if (address.family === 'IPv4') urls.push(`http://${address.address}:${port}`);
+    // Link-local IPv6 addresses need a zone to be reached; they are left out.
+    else if (host === '::' && !address.address.toLowerCase().startsWith('fe80:')) urls.push(`http://[${address.address}]:${port}`);
+  }
+  return urls.length > 0 ? urls : [baseUrl];
 }

@@ -5,6 +5,8 @@ import type { Clock } from '../server/ports.js';
 
 /** Texts longer than this are cut in the journal (`text_truncated: true`, `text_length` the full length). */
 export const JOURNAL_TEXT_CHARS = 200;
+/** A JSON body nested deeper than this is shown as text (`raw`), as a body that is not JSON. */
+export const JOURNAL_JSON_DEPTH = 100;
 /** Entries kept; the oldest leave first. */
 export const JOURNAL_SIZE = 1_000;
 /** A POST resent without an Idempotency-Key this soon (sandbox seconds) after the same POST counts as a retry. */
@@ -22,7 +24,10 @@ export interface JournalEntry {
   method: string;
   path: string;
   query: Record<string, string>;
-  /** Request headers; Authorization shows only the key's public part (`Bearer tts_<public_id>`). */
+  /**
+   * Request headers; Authorization shows only the key's public part (`Bearer tts_<public_id>`). A full
+   * key anywhere else in the entry (query, path, another header, a cookie, the body) is shown the same way.
+   */
   headers: Record<string, string>;
   /** The API key's public part, when the request had a well-formed one. */
   key?: string;
@@ -89,10 +94,10 @@ export class Journal {
     const entry: JournalEntry = {
       id: this.nextId++,
       at: new Date(now).toISOString(),
-      method: request.method,
-      path: request.path,
-      query: request.query,
-      headers,
+      method: redact(request.method),
+      path: redact(request.path),
+      query: redactRecord(request.query),
+      headers: redactRecord(headers),
       ...(key ? { key } : {}),
       ...(request.bodyText === undefined ? {} : { body: journalBody(request.bodyText) }),
       response,
@@ -145,26 +150,87 @@ export class Journal {
   }
 }
 
-/** The body as the journal shows it: JSON parsed, a long `text` cut. */
+/**
+ * A full API key (`tts_<public_id>_<secret>`) in a text, with its underscores as written or
+ * percent-encoded (a query string, a Referer, a cookie), in any letter case: the journal shows it as
+ * `tts_<public_id>`, as it shows the Authorization header.
+ */
+const FULL_KEY = /tts(?:_|%5f)([0-9a-f]{8})(?:_|%5f)[0-9a-f]+/gi;
+
+const redact = (text: string) => text.replace(FULL_KEY, 'tts_$1');
+const redactRecord = (record: Record<string, string>) => Object.fromEntries(Object.entries(record).map(([name, value]) => [redact(name), redact(value)]));
+
+/**
+ * The body as the journal shows it: JSON parsed, a long `text` cut (`text_length` is the length sent),
+ * full keys cut to their public part. Keys are cut in the text before it is parsed (a walk of the parsed
+ * value would recurse as deep as the JSON nests); one written with JSON escapes (`tts\u005f…`) shows
+ * once parsed, and is cut in the parsed value written out again.
+ */
 function journalBody(text: string): unknown {
-  let body: unknown;
+  const asRaw = () => {
+    const raw = redact(text);
+    return raw.length > JOURNAL_TEXT_CHARS ? { raw: raw.slice(0, JOURNAL_TEXT_CHARS), raw_truncated: true, raw_length: text.length } : { raw };
+  };
+  // Nested deeper than JSON.stringify can write out: shown as text, as a body that is not JSON.
+  if (nestingDepth(text) > JOURNAL_JSON_DEPTH) return asRaw();
+  let sent: unknown;
   try {
-    body = JSON.parse(text);
+    sent = JSON.parse(text);
   } catch {
-    return text.length > JOURNAL_TEXT_CHARS ? { raw: text.slice(0, JOURNAL_TEXT_CHARS), raw_truncated: true, raw_length: text.length } : { raw: text };
+    return asRaw();
   }
+  const redacted = redact(text);
+  let body: unknown = redacted === text ? sent : JSON.parse(redacted);
+  const written = JSON.stringify(body);
+  const cut = redact(written);
+  if (cut !== written) body = JSON.parse(cut);
   if (body && typeof body === 'object' && typeof (body as { text?: unknown }).text === 'string') {
     const t = (body as { text: string }).text;
-    if (t.length > JOURNAL_TEXT_CHARS) return { ...body, text: t.slice(0, JOURNAL_TEXT_CHARS), text_truncated: true, text_length: t.length };
+    const length = (sent as { text?: unknown }).text;
+    if (t.length > JOURNAL_TEXT_CHARS) return { ...body, text: t.slice(0, JOURNAL_TEXT_CHARS), text_truncated: true, text_length: typeof length === 'string' ? length.length : t.length };
   }
   return body;
+}
+
+/** How deep the arrays and objects of a JSON text nest (brackets inside strings do not count). */
+function nestingDepth(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: the next character is escaped
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) deepest = Math.max(deepest, ++depth);
+    else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return deepest;
+}
+
+const isSandboxPath = (path: string) => path === '/sandbox' || path.startsWith('/sandbox/');
+
+/**
+ * Records a request the HTTP parser refused before the app saw it (a malformed request line or
+ * headers; answered 400 INVALID_REQUEST by the listener), with the method, path and query of its
+ * request line when that could be read (empty otherwise).
+ */
+export function journalClientError(journal: Journal, requestLine: string | undefined): void {
+  const line = /^([A-Za-z]{1,16}) (\S{1,8192}) HTTP\/\d\.\d$/.exec(requestLine ?? '');
+  const target = line?.[2] ?? '';
+  const queryAt = target.indexOf('?');
+  const path = queryAt === -1 ? target : target.slice(0, queryAt);
+  if (isSandboxPath(path)) return;
+  const query = queryAt === -1 ? {} : Object.fromEntries(new URLSearchParams(target.slice(queryAt + 1)));
+  journal.record({ method: line?.[1]?.toUpperCase() ?? '', path, query, headers: {} }, { status: 400, error_code: 'INVALID_REQUEST' });
 }
 
 /** Records every API exchange (not /sandbox ones) once it is answered. */
 export function journalMiddleware(journal: Journal): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     await next();
-    if (c.req.path === '/sandbox' || c.req.path.startsWith('/sandbox/')) return;
+    if (isSandboxPath(c.req.path)) return;
     const res = c.res;
     const response: JournalEntry['response'] = { status: res.status };
     if ((res.headers.get('content-type') ?? '').includes('application/json')) {

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { ApiError, invalidRequest } from '../server/domain/errors.js';
 import { type AppEnv, sendJson } from '../server/http/context.js';
 import { answerOtherMethods } from '../server/http/create-app.js';
-import { ClockError, type SandboxClock } from './clock.js';
+import { ClockError, MAX_MOVE_SECONDS, type SandboxClock } from './clock.js';
 import type { Journal, JournalFilter } from './journal.js';
 import { MAGIC_INPUTS } from './outcomes.js';
 
@@ -15,12 +15,43 @@ export interface SandboxRouteDeps {
 
 /** One change of the clock per request. */
 const ClockChange = z.union([
-  z.object({ advance_seconds: z.number().finite().min(0).max(10 * 365 * 86_400) }).strict(),
+  z.object({ advance_seconds: z.number().finite().min(0).max(MAX_MOVE_SECONDS) }).strict(),
   z.object({ freeze: z.boolean() }).strict(),
   z.object({ reset: z.literal(true) }).strict(),
   z.object({ set: z.string().min(1).max(64) }).strict(),
 ]);
 const CLOCK_BODIES = '{"advance_seconds": n}, {"freeze": true}, {"freeze": false}, {"reset": true} or {"set": "<ISO 8601 time, not before the clock>"}';
+const ADVANCE_RULE = `advance_seconds must be a number from 0 to ${MAX_MOVE_SECONDS} (10 years in one move); the clock only moves forward.`;
+const SET_RULE =
+  'set must be an ISO 8601 date-time with a time zone, e.g. "2030-01-01T00:00:00Z" (or a date, "2030-01-01", midnight UTC), not before the clock and at most 10 years after it.';
+/** A date, or a date-time with seconds optional and a time zone (Z or ±hh:mm); a year beyond 9999 is written with a sign. */
+const ISO_TIME = /^([+-]\d{6}|\d{4})-(\d{2})-(\d{2})(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2}))?$/;
+
+/** The time a `set` names, in ms since the epoch; an INVALID_REQUEST saying what is allowed otherwise. */
+function parseSetTime(value: string): number {
+  const match = ISO_TIME.exec(value);
+  const at = match ? Date.parse(value) : NaN;
+  if (!match || Number.isNaN(at)) throw invalidRequest(`${SET_RULE} Got ${JSON.stringify(value)}.`);
+  // Date.parse takes 2030-02-31 for March 3rd.
+  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  const calendar = new Date(0);
+  calendar.setUTCFullYear(year, month - 1, day);
+  if (calendar.getUTCMonth() !== month - 1 || calendar.getUTCDate() !== day) throw invalidRequest(`${JSON.stringify(value)} is not a date of the calendar. ${SET_RULE}`);
+  return at;
+}
+
+/** What is wrong with a clock body the schema refused, for the person reading the 400. */
+function clockBodyProblem(raw: unknown): string {
+  if (raw !== null && typeof raw === 'object' && !Array.isArray(raw)) {
+    const fields = Object.keys(raw);
+    const value = (raw as Record<string, unknown>)[fields[0]!];
+    const got = ` Got ${typeof value === 'number' ? String(value) : JSON.stringify(value)}.`;
+    if (fields.length === 1 && fields[0] === 'advance_seconds') return ADVANCE_RULE + got;
+    if (fields.length === 1 && fields[0] === 'set') return SET_RULE + got;
+    if (fields.length > 1) return `One change per request, not ${fields.length} (${fields.join(', ')}): one of ${CLOCK_BODIES}.`;
+  }
+  return `Expected one of ${CLOCK_BODIES}.`;
+}
 
 const JournalQuery = z
   .object({
@@ -56,13 +87,13 @@ export function registerSandboxRoutes(app: OpenAPIHono<AppEnv>, deps: SandboxRou
       throw invalidRequest(`The body must be JSON: one of ${CLOCK_BODIES}.`);
     }
     const parsed = ClockChange.safeParse(raw);
-    if (!parsed.success) throw invalidRequest(`Expected one of ${CLOCK_BODIES}.`);
+    if (!parsed.success) throw invalidRequest(clockBodyProblem(raw));
     const change = parsed.data;
     try {
       if ('advance_seconds' in change) await clock.advance(change.advance_seconds);
       else if ('freeze' in change) await (change.freeze ? clock.freeze() : clock.unfreeze());
       else if ('reset' in change) await clock.reset();
-      else await clock.set(Date.parse(change.set));
+      else await clock.set(parseSetTime(change.set));
     } catch (error) {
       if (error instanceof ClockError) throw invalidRequest(error.message);
       throw error;

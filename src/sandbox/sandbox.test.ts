@@ -1,6 +1,9 @@
+import { connect } from 'node:net';
 import { MPEGDecoder } from 'mpg123-decoder';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConformanceFixtures } from '../contract/fixtures.js';
+import { ConfigError } from '../server/config.js';
+import { isLoopbackHost, type RunningSandbox, startSandbox } from './index.js';
 import { createSandbox, type SandboxCore } from './sandbox.js';
 
 let sb: SandboxCore;
@@ -19,7 +22,8 @@ const post = (key: string, body: unknown, headers: Record<string, string> = {}) 
     body: JSON.stringify(body),
   });
 const get = (key: string, id: string) => sb.app.request(`/v1/agent-tts?id=${id}`, { headers: { Authorization: `Bearer ${key}` } });
-const clock = (body: unknown) => sb.app.request('/sandbox/clock', { method: 'POST', body: typeof body === 'string' ? body : JSON.stringify(body) });
+const clock = (body: unknown) =>
+  sb.app.request('/sandbox/clock', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body) });
 const advance = async (seconds: number) => {
   const res = await clock({ advance_seconds: seconds });
   expect(res.status).toBe(200);
@@ -324,5 +328,321 @@ describe('sandbox: like a deployment, but marked', () => {
     expect(failed.error.code).toBe('TTS_PROVIDER_ERROR');
     const legacy = (await (await get(fixtures.legacy_expired_job!.key, fixtures.legacy_expired_job!.job_id)).json()) as Json;
     expect(legacy.status).toBe('expired');
+  });
+});
+
+/** One request to every endpoint of the sandbox's two apps, with what each answered. */
+async function everyEndpoint(): Promise<Record<string, number>> {
+  const job = await post(sb.keys.active_pro, { text: 'Still here. sandbox:inline' });
+  const body = (await job.clone().json()) as Json;
+  const statuses: Record<string, number> = { 'POST /v1/agent-tts': job.status };
+  const requests: Array<[string, () => Response | Promise<Response>]> = [
+    ['GET /v1/agent-tts', () => get(sb.keys.active_pro, body.job_id ?? '00000000-0000-4000-8000-000000000000')],
+    ['GET audio', () => sb.app.request(body.audio_url ? audioPath(body.audio_url) : '/v1/audio/00000000-0000-4000-8000-000000000000.mp3')],
+    ['POST /v1/agent-tts async', () => post(sb.keys.active_ultimate, { text: 'Later. sandbox:async=5' })],
+    ['GET /sandbox', () => sb.app.request('/sandbox')],
+    ['GET /sandbox/clock', () => sb.app.request('/sandbox/clock')],
+    ['GET /sandbox/requests', () => sb.app.request('/sandbox/requests')],
+    ['GET /healthz', () => sb.app.request('/healthz')],
+    ['GET /readyz', () => sb.app.request('/readyz')],
+    ['GET /metrics', () => sb.app.request('/metrics')],
+    ['GET /docs', () => sb.app.request('/docs')],
+    ['GET /dashboard', () => sb.app.request('/dashboard')],
+    ['GET voices', () => sb.voicesApp.request('/api/v1/voices')],
+  ];
+  for (const [name, request] of requests) statuses[name] = (await request()).status;
+  return statuses;
+}
+
+describe('sandbox: the clock stays within what the API can keep', () => {
+  beforeEach(() => open());
+
+  it('refuses a set or advance too far or not a time with 400 saying what is allowed, and every endpoint answers after', async () => {
+    const before = (await (await sb.app.request('/sandbox/clock')).json()) as Json;
+    const cases: Array<[unknown, RegExp]> = [
+      [{ set: '+275760-09-13T00:00:00Z' }, /at most 10 years .* in one move/],
+      [{ set: '9999-12-31T23:59:59Z' }, /at most 10 years .* in one move/],
+      [{ set: '+010000-01-01T00:00:00Z' }, /at most 10 years .* in one move/],
+      [{ set: '+275760-09-13T00:00:00.001Z' }, /set must be an ISO 8601 date-time/],
+      [{ set: 'NaN' }, /set must be an ISO 8601 date-time.*Got "NaN"/],
+      [{ set: 'Infinity' }, /set must be an ISO 8601 date-time/],
+      [{ set: '-000001-01-01T00:00:00Z' }, /only moves forward/],
+      [{ set: '-271821-04-20T00:00:00Z' }, /only moves forward/],
+      [{ set: '2030-02-31T00:00:00Z' }, /not a date of the calendar/],
+      [{ set: '2030-01-01T00:00:00' }, /with a time zone/],
+      [{ set: 'March 1, 2030' }, /set must be an ISO 8601 date-time/],
+      [{ set: 1893456000000 }, /set must be an ISO 8601 date-time.*Got 1893456000000/],
+      [{ set: '' }, /set must be an ISO 8601 date-time/],
+      ['{"advance_seconds": 1e400}', /advance_seconds must be a number from 0 to 315360000.*Got Infinity/],
+      [{ advance_seconds: 1e308 }, /advance_seconds must be a number from 0 to 315360000/],
+      [{ advance_seconds: 315_360_001 }, /advance_seconds must be a number from 0 to 315360000/],
+      [{ advance_seconds: -1 }, /advance_seconds must be a number from 0/],
+      [{ advance_seconds: '60' }, /advance_seconds must be a number.*Got "60"/],
+      [{ advance_seconds: 60, set: '2030-01-01T00:00:00Z' }, /One change per request/],
+    ];
+    for (const [body, message] of cases) {
+      const res = await clock(body);
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      const answer = (await res.json()) as Json;
+      expect(answer.error.code).toBe('INVALID_REQUEST');
+      expect(answer.error.message, JSON.stringify(body)).toMatch(message);
+      expect(answer.meta).toMatchObject({ request_id: res.headers.get('x-request-id'), api_version: expect.any(String) });
+    }
+    const after = (await (await sb.app.request('/sandbox/clock')).json()) as Json;
+    expect(Math.abs(after.offset_seconds - before.offset_seconds)).toBeLessThanOrEqual(1);
+    const statuses = await everyEndpoint();
+    expect(statuses).toMatchObject({ 'POST /v1/agent-tts': 200, 'GET /v1/agent-tts': 200, 'GET audio': 200, 'POST /v1/agent-tts async': 202, 'GET /sandbox': 200 });
+    expect(Object.entries(statuses).filter(([, status]) => status >= 500)).toEqual([]);
+  });
+
+  it('goes up to 100 years ahead of real time, 10 years a move; every endpoint still answers there', async () => {
+    await clock({ freeze: true });
+    // Nine moves of ten years, and one of ten years less an hour.
+    for (let i = 0; i < 10; i++) await advance(315_360_000 - (i === 9 ? 3_600 : 0));
+    const far = (await (await sb.app.request('/sandbox/clock')).json()) as Json;
+    expect(far.offset_seconds).toBeGreaterThan(100 * 365 * 86_400 - 3_660);
+    for (const body of [{ advance_seconds: 7_200 }, { set: new Date(Date.parse(far.now) + 7_200_000).toISOString() }]) {
+      const res = await clock(body);
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as Json).error.message).toMatch(/at most 100 years \(3153600000 seconds\) ahead of real time, until .*Use reset/);
+    }
+    expect(((await (await sb.app.request('/sandbox/clock')).json()) as Json).now).toBe(far.now);
+    const statuses = await everyEndpoint();
+    expect(statuses).toMatchObject({ 'POST /v1/agent-tts': 200, 'GET /v1/agent-tts': 200, 'GET audio': 200, 'POST /v1/agent-tts async': 202, 'GET /sandbox': 200 });
+    expect(Object.entries(statuses).filter(([, status]) => status >= 500)).toEqual([]);
+    // The held job completes on the clock there too.
+    await advance(5);
+    const held = sb.journal.list({ method: 'POST' }).find((e) => e.response.status === 202)!;
+    expect(((await (await get(sb.keys.active_ultimate, held.response.job_id!)).json()) as Json).status).toBe('completed');
+    expect((await clock({ reset: true })).status).toBe(200);
+  });
+});
+
+describe('sandbox: web pages cannot write to /sandbox/*', () => {
+  beforeEach(() => open());
+  const now = async () => ((await (await sb.app.request('/sandbox/clock')).json()) as Json).now as string;
+  const write = (path: string, method: string, headers: Record<string, string>, body?: BodyInit) => sb.app.request(path, { method, headers, body });
+  const refusal = async (res: Response, status: number, message: RegExp) => {
+    expect(res.status).toBe(status);
+    expect(res.headers.get('agent-tts-sandbox')).toBe('1');
+    expect(res.headers.get('access-control-allow-origin')).toBeNull();
+    const body = (await res.json()) as Json;
+    expect(body).toMatchObject({ success: false, error: { code: 'INVALID_REQUEST' }, meta: { request_id: res.headers.get('x-request-id') } });
+    expect(body.error.message).toMatch(message);
+  };
+
+  it('refuses a write carrying an Origin other than its own with 403, before it has any effect', async () => {
+    await clock({ freeze: true });
+    const frozenAt = await now();
+    const json = { 'Content-Type': 'application/json' };
+    for (const origin of ['https://evil.example', 'http://localhost:3000', 'null', 'http://sandbox.test:8080', 'https://sandbox.test']) {
+      const res = await write('/sandbox/clock', 'POST', { ...json, Origin: origin }, JSON.stringify({ advance_seconds: 3600 }));
+      await refusal(res, 403, /accepted from the sandbox's own origin \(http:\/\/sandbox\.test\) or from clients that send no Origin header/);
+    }
+    await refusal(await write('/sandbox/clock', 'POST', { ...json, Origin: 'https://evil.example' }, JSON.stringify({ reset: true })), 403, /not from a web page at "https:\/\/evil\.example"/);
+    expect(await now()).toBe(frozenAt);
+
+    await post(sb.keys.active_pro, { text: 'Keep me in the journal.' });
+    await refusal(await write('/sandbox/requests', 'DELETE', { Origin: 'https://evil.example' }), 403, /Writes to \/sandbox\/requests/);
+    expect(sb.journal.list()).toHaveLength(1);
+    // Other methods and case variants of the path are writes too.
+    await refusal(await write('/sandbox/clock', 'PUT', { Origin: 'https://evil.example' }), 403, /own origin/);
+    await refusal(await write('/SANDBOX/requests', 'DELETE', { Origin: 'https://evil.example' }), 403, /own origin/);
+
+    // Its own origin, and clients that send none, may write; reads are not concerned.
+    expect((await write('/sandbox/clock', 'POST', { ...json, Origin: 'http://sandbox.test' }, JSON.stringify({ advance_seconds: 60 }))).status).toBe(200);
+    expect((await write('/sandbox/requests', 'DELETE', {})).status).toBe(200);
+    expect((await sb.app.request('/sandbox', { headers: { Origin: 'http://localhost:3000' } })).status).toBe(200);
+  });
+
+  it('lets no preflight of a write to /sandbox/* pass, even from an origin CORS allows; preflights of the API still pass', async () => {
+    const preflight = (path: string, origin: string, method: string) =>
+      sb.app.request(path, { method: 'OPTIONS', headers: { Origin: origin, 'Access-Control-Request-Method': method, 'Access-Control-Request-Headers': 'content-type' } });
+    for (const [path, method] of [['/sandbox/clock', 'POST'], ['/sandbox/requests', 'DELETE'], ['/sandbox/clock', 'PUT']] as const) {
+      await refusal(await preflight(path, 'http://localhost:3000', method), 403, /own origin/);
+    }
+    const api = await preflight('/v1/agent-tts', 'http://localhost:3000', 'POST');
+    expect(api.status).toBe(204);
+    expect(api.headers.get('access-control-allow-origin')).toBe('http://localhost:3000');
+    const read = await preflight('/sandbox', 'http://localhost:3000', 'GET');
+    expect(read.status).toBe(204);
+    expect(read.headers.get('access-control-allow-origin')).toBe('http://localhost:3000');
+  });
+
+  it('refuses a write whose body is not declared JSON with 400, as the API does a wrong content type', async () => {
+    await clock({ freeze: true });
+    const frozenAt = await now();
+    const advance = JSON.stringify({ advance_seconds: 3600 });
+    for (const type of ['text/plain', 'text/plain;charset=UTF-8', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/jsonx']) {
+      await refusal(await write('/sandbox/clock', 'POST', { 'Content-Type': type }, advance), 400, new RegExp(`Content-Type must be application/json: .* came as "${type.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}"`));
+    }
+    // A body without a Content-Type (a fetch of a Blob, which browsers send without a preflight).
+    await refusal(await write('/sandbox/clock', 'POST', { 'Content-Length': String(advance.length) }, new TextEncoder().encode(advance)), 400, /without a Content-Type/);
+    await refusal(await write('/sandbox/requests', 'DELETE', { 'Content-Type': 'text/plain' }, 'x'), 400, /Content-Type must be application\/json/);
+    expect(await now()).toBe(frozenAt);
+    // JSON with parameters is JSON; a DELETE without a body needs no type.
+    expect((await write('/sandbox/clock', 'POST', { 'Content-Type': 'application/json; charset=utf-8' }, advance)).status).toBe(200);
+    expect((await write('/sandbox/requests', 'DELETE', {})).status).toBe(200);
+  });
+});
+
+describe('sandbox: the journal never shows a full key', () => {
+  beforeEach(() => open());
+
+  it('cuts a key to tts_<public_id> wherever it was sent: query, headers, cookie, Referer, body, path', async () => {
+    const key = sb.keys.active_pro;
+    const publicPart = key.slice(0, 12);
+    const secret = key.slice(13);
+    const encoded = encodeURIComponent(key).replace(/_/g, '%5F');
+    const sent = [
+      await sb.app.request(`/v1/agent-tts?id=00000000-0000-4000-8000-000000000000&api_key=${key}`, { headers: { Authorization: `Bearer ${key}` } }),
+      await sb.app.request(`/v1/agent-tts?${key}=1`),
+      await sb.app.request('/v1/agent-tts?id=00000000-0000-4000-8000-000000000000', { headers: { 'X-API-Key': key, Cookie: `session=abc; api_key=${key}` } }),
+      await sb.app.request('/v1/agent-tts', { headers: { Referer: `https://app.example/settings?key=${key}`, 'X-Forwarded-For': `${encoded}` } }),
+      await post(key, { text: `My key is ${key}, the other ${key.toUpperCase()}.`, api_key: key, [key]: [key] }),
+      await sb.app.request('/v1/agent-tts', { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${key}` }, body: `not json ${key}` }),
+      await sb.app.request(`/v1/${key}`),
+      await sb.app.request(`/v1/audio/${key}.mp3`),
+      await sb.app.request('/v1/agent-tts', { headers: { Authorization: `Bearer ${key} extra`, 'X-Note': `${key}${key}` } }),
+      // Written with JSON escapes, the key shows only once the body is parsed.
+      await sb.app.request('/v1/agent-tts', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${key}` },
+        body: `{"text": "Hi.", "note": "${key.replace(/_/g, '\\u005f')}"}`,
+      }),
+    ];
+    expect(sent.map((r) => r.status).every((status) => status < 500)).toBe(true);
+    const listed = (await (await sb.app.request('/sandbox/requests')).json()) as Json;
+    expect(listed.requests).toHaveLength(sent.length);
+    const shown = JSON.stringify(listed);
+    expect(shown).not.toContain(secret);
+    expect(shown.toLowerCase()).not.toContain(secret);
+    const [query, queryName, headers, referer, body, raw, path, audio, , escaped] = listed.requests as Json[];
+    expect(escaped!.body).toEqual({ text: 'Hi.', note: publicPart });
+    expect(query!.query.api_key).toBe(publicPart);
+    expect(Object.keys(queryName!.query)).toEqual([publicPart]);
+    expect(headers!.headers['x-api-key']).toBe(publicPart);
+    expect(headers!.headers.cookie).toBe(`session=abc; api_key=${publicPart}`);
+    expect(referer!.headers.referer).toBe(`https://app.example/settings?key=${publicPart}`);
+    expect(referer!.headers['x-forwarded-for']).toBe(publicPart);
+    expect(body!.body).toEqual({ text: `My key is ${publicPart}, the other tts_${publicPart.slice(4).toUpperCase()}.`, api_key: publicPart, [publicPart]: [publicPart] });
+    expect(raw!.body).toEqual({ raw: `not json ${publicPart}` });
+    expect(path!.path).toBe(`/v1/${publicPart}`);
+    expect(audio!.path).toBe(`/v1/audio/${publicPart}.mp3`);
+    // Filters see what is shown.
+    expect(sb.journal.list({ path: `/v1/${publicPart}` })).toHaveLength(1);
+  });
+});
+
+describe('sandbox: the journal takes any body', () => {
+  beforeEach(() => open());
+
+  it('journals a body nested 10,000 deep (a 4xx, not a 500), and a long text cut with the length sent', async () => {
+    const key = sb.keys.active_pro;
+    const deep = await sb.app.request('/v1/agent-tts', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${key}` },
+      body: `{"text":${'['.repeat(10_000)}${']'.repeat(10_000)}}`,
+    });
+    expect(deep.status).toBe(400);
+    const long = `${key} `.repeat(20);
+    await post(key, { text: long });
+    const [nested, cut] = sb.journal.list();
+    expect(nested!.response).toMatchObject({ status: 400, error_code: 'INVALID_REQUEST' });
+    expect(nested!.body).toEqual({ raw: `{"text":${'['.repeat(192)}`, raw_truncated: true, raw_length: 20_009 });
+    expect(cut!.body).toMatchObject({ text: `${key.slice(0, 12)} `.repeat(20).slice(0, 200), text_truncated: true, text_length: long.length });
+    expect((await sb.app.request('/sandbox/requests')).status).toBe(200);
+  });
+});
+
+describe('sandbox: refusals before the route are marked, rate-limit headed and journaled', () => {
+  beforeEach(() => open({ RATE_POST_LIMIT: '100', MAX_BODY_BYTES: '4096' }));
+
+  it('malformed JSON, a wrong content type, a body too large, invalid UTF-8', async () => {
+    const send = (headers: Record<string, string>, body: BodyInit) =>
+      sb.app.request('/v1/agent-tts', { method: 'POST', headers: { Authorization: `Bearer ${sb.keys.active_pro}`, ...headers }, body });
+    const cases: Array<[Response, string]> = [
+      [await send({ 'Content-Type': 'application/json' }, '{"text":'), 'INVALID_REQUEST'],
+      [await send({ 'Content-Type': 'text/plain' }, '{"text":"Hi."}'), 'INVALID_REQUEST'],
+      [await send({ 'Content-Type': 'application/json', 'Content-Length': '5000' }, JSON.stringify({ text: 'x'.repeat(4_980) })), 'TEXT_TOO_LONG'],
+      [await send({ 'Content-Type': 'application/json' }, JSON.stringify({ text: 'x'.repeat(5_000) })), 'TEXT_TOO_LONG'],
+      [await send({ 'Content-Type': 'application/json' }, new Uint8Array([0x7b, 0xff, 0x7d])), 'INVALID_REQUEST'],
+    ];
+    for (const [res, code] of cases) {
+      expect(res.status).toBe(400);
+      expect(res.headers.get('agent-tts-sandbox')).toBe('1');
+      // The headers the contract requires on a 400 of POST /v1/agent-tts.
+      expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+      expect(res.headers.get('ratelimit-policy')).toMatch(/^"post";q=100;w=60$/);
+      expect(res.headers.get('ratelimit')).toMatch(/^"post";r=\d+;t=\d+$/);
+      expect(((await res.json()) as Json).error.code).toBe(code);
+    }
+    expect(sb.journal.list().map((e) => [e.response.status, e.response.error_code])).toEqual(cases.map(([, code]) => [400, code]));
+  });
+});
+
+describe('sandbox: listening', () => {
+  let running: RunningSandbox | undefined;
+  afterEach(() => running?.stop());
+
+  it('takes loopback hosts only, unless allowRemote', async () => {
+    for (const host of ['127.0.0.1', '127.0.0.2', '127.1', 'localhost', 'LOCALHOST', '::1', '[::1]', '0:0:0:0:0:0:0:1', '::ffff:127.0.0.1']) expect(isLoopbackHost(host), host).toBe(true);
+    for (const host of ['0.0.0.0', '::', '10.0.0.1', '192.168.1.5', '::ffff:10.0.0.1', 'fe80::1', 'example.com', '127.0.0.1.example.com', '']) expect(isLoopbackHost(host), host).toBe(false);
+    for (const host of ['0.0.0.0', '::', '192.168.1.5']) {
+      const refused = startSandbox({ host });
+      await expect(refused).rejects.toThrow(ConfigError);
+      await expect(refused).rejects.toThrow(`host "${host}" is not a loopback address: the sandbox would hand its test keys (GET /sandbox)`);
+      await expect(refused).rejects.toThrow(/pass allowRemote: true to listen there anyway/);
+    }
+  });
+
+  it('with allowRemote on 0.0.0.0: says where it is bound and reachable, and refuses foreign origins all the same', async () => {
+    running = await startSandbox({ host: '0.0.0.0', allowRemote: true });
+    const { listening, baseUrl } = running;
+    expect(listening.host).toBe('0.0.0.0');
+    expect(baseUrl).toBe(`http://127.0.0.1:${listening.port}`);
+    expect(listening.urls).toContain(baseUrl);
+    for (const url of listening.urls) expect(url).toMatch(new RegExp(`^http://[0-9.]+:${listening.port}$`));
+    expect((await fetch(`${baseUrl}/sandbox`)).status).toBe(200);
+    const refused = await fetch(`${baseUrl}/sandbox/clock`, { method: 'POST', headers: { Origin: 'http://192.168.1.5:3000', 'Content-Type': 'application/json' }, body: '{"advance_seconds": 1}' });
+    expect(refused.status).toBe(403);
+  });
+
+  it('answers a request the HTTP parser refuses with the error body, marked, and journals it (key cut)', async () => {
+    running = await startSandbox();
+    const port = Number(new URL(running.baseUrl).port);
+    const secret = running.keys.active_pro.slice(13);
+    const raw = (request: string) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1', () => socket.write(request));
+        let data = '';
+        socket.on('data', (chunk) => (data += chunk));
+        socket.on('close', () => resolve(data));
+        socket.on('error', reject);
+      });
+    const answer = await raw(`GET /v1/agent-tts?id=x&key=${running.keys.active_pro} HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n`);
+    expect(answer).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    expect(answer).toMatch(/\r\nAgent-TTS-Sandbox: 1\r\n/i);
+    const requestId = /\r\nX-Request-Id: ([0-9a-f-]{36})\r\n/.exec(answer)?.[1];
+    const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as Json;
+    expect(body).toMatchObject({ success: false, error: { code: 'INVALID_REQUEST' }, meta: { request_id: requestId } });
+    await raw('NOT A REQUEST LINE\r\n\r\n');
+    await raw('POST /sandbox/clock HTTP/1.1\r\nBad Header\r\n\r\n');
+    const entries = running.journal.list();
+    expect(entries.map((e) => [e.method, e.path, e.response])).toEqual([
+      ['GET', '/v1/agent-tts', { status: 400, error_code: 'INVALID_REQUEST' }],
+      ['', '', { status: 400, error_code: 'INVALID_REQUEST' }],
+    ]);
+    expect(entries[0]!.query).toEqual({ id: 'x', key: running.keys.active_pro.slice(0, 12) });
+    expect(JSON.stringify(entries)).not.toContain(secret);
+    // The voice catalog's listener marks them too.
+    const voicesPort = Number(new URL(running.voicesUrl).port);
+    const voices = await new Promise<string>((resolve) => {
+      const socket = connect(voicesPort, '127.0.0.1', () => socket.write('GET / HTTP/1.1\r\nBad Header\r\n\r\n'));
+      let data = '';
+      socket.on('data', (chunk) => (data += chunk));
+      socket.on('close', () => resolve(data));
+    });
+    expect(voices).toMatch(/\r\nAgent-TTS-Sandbox: 1\r\n/i);
   });
 });

@@ -17,6 +17,7 @@ import type { AppEnv } from '../server/http/context.js';
 import { createLogger, type Logger } from '../server/log.js';
 import { seed, type SeedCounts } from '../server/seed.js';
 import { SandboxClock } from './clock.js';
+import { sandboxGuard } from './guard.js';
 import { Journal, journalMiddleware } from './journal.js';
 import { SandboxQueue } from './queue.js';
 import { registerSandboxRoutes } from './routes.js';
@@ -115,6 +116,7 @@ export async function createSandbox(options: SandboxCoreOptions): Promise<Sandbo
       withOps: true,
       extend: {
         headers: MARK,
+        guards: [sandboxGuard(options.baseUrl)],
         middleware: [journalMiddleware(journal)],
         routes: (a) => registerSandboxRoutes(a, { clock, journal, keys }),
       },

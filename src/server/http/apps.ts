@@ -26,6 +26,8 @@ export interface ApiAppOptions {
    */
   extend?: {
     headers?: Readonly<Record<string, string>>;
+    /** Run after the request id and metrics and before CORS, so that they decide preflights too. */
+    guards?: MiddlewareHandler<AppEnv>[];
     /** Run after the shell's middleware (request id, metrics, CORS) and before every route. */
     middleware?: MiddlewareHandler<AppEnv>[];
     routes?: (app: OpenAPIHono<AppEnv>) => void;
@@ -41,6 +43,7 @@ export function createApiApp({ services, log, shutdown, withOps, extend }: ApiAp
     metrics: services.metrics,
     cors: config.cors,
     headers: extend?.headers,
+    guards: extend?.guards,
     notFoundHint: `The API is at ${API_PATH}.`,
   });
   for (const middleware of extend?.middleware ?? []) app.use(middleware);

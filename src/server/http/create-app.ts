@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { OpenAPIHono } from '@hono/zod-openapi';
+import type { MiddlewareHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { ApiError } from '../domain/errors.js';
 import type { Logger } from '../log.js';
@@ -20,6 +21,8 @@ export interface AppShellOptions {
   cors?: { origins: readonly string[]; previewPattern?: RegExp };
   /** Headers set on every answer of this app, errors and preflights included (the sandbox's mark). */
   headers?: Readonly<Record<string, string>>;
+  /** Middleware run before CORS, so that it decides preflights too (the sandbox's guard of its own routes). */
+  guards?: MiddlewareHandler<AppEnv>[];
 }
 
 /**
@@ -56,6 +59,7 @@ export function createApp(options: AppShellOptions): OpenAPIHono<AppEnv> {
     }
   });
   if (options.metrics) app.use(httpMetrics(options.metrics));
+  for (const guard of options.guards ?? []) app.use(guard);
   if (options.cors) app.use(cors(options.cors.origins, options.cors.previewPattern));
 
   app.onError((error, c) => {
