@@ -48,9 +48,9 @@ export interface paths {
         };
         /**
          * Download the audio of a completed job
-         * @description The `audio_url` of a completed job points here. The signed query (HMAC-SHA256 over the job id and expiry) is the capability: no Authorization header. Supports `Range` (206); download immediately after completion.
+         * @description The `audio_url` of a completed job points here. The signed query (HMAC-SHA256 over the job id and expiry) is the capability: no Authorization header. Supports one byte range (`Range: bytes=…`, answered 206); a `Range` that is not one valid byte range (another unit, several ranges, or a malformed one such as `bytes=100-50`) is ignored and the whole file sent with 200 (RFC 9110 §14.2). Download immediately after completion.
          *
-         *     A URL that is not valid — its signature tampered with, its expiry passed, or its audio deleted — answers **404 NOT_FOUND**, the status the error table of docs/api-rules.md#errors gives that code, with the message "This audio URL is not valid or has expired. GET the job again for a fresh audio_url." Why 404 and not 401/403: the signed URL is a capability, and an invalid capability names no resource; tampered, expired and deleted audio answer alike, so the URL reveals nothing, and the remedy is the same for all — GET the job, which answers with a fresh `audio_url` or NOT_FOUND. Two answers are exceptions to the table, each where HTTP has a status clients act on: a `Range` that cannot be satisfied is HTTP 416 (the range protocol, RFC 9110) with the INVALID_REQUEST body, and, in a deployment that keeps audio in an object store, a store that cannot be reached at that moment is HTTP 503 with `Retry-After` and the INTERNAL_ERROR body (the outage passes; players and proxies retry a 503).
+         *     A URL that is not valid — its signature tampered with, its expiry passed, or its audio deleted — answers **404 NOT_FOUND**, the status the error table of docs/api-rules.md#errors gives that code, with the message "This audio URL is not valid or has expired. GET the job again for a fresh audio_url." Why 404 and not 401/403: the signed URL is a capability, and an invalid capability names no resource; tampered, expired and deleted audio answer alike, so the URL reveals nothing, and the remedy is the same for all — GET the job, which answers with a fresh `audio_url` or NOT_FOUND. Two answers are exceptions to the table, each where HTTP has a status clients act on: a valid `Range` that cannot be satisfied (it starts at or past the end of the file) is HTTP 416 (the range protocol, RFC 9110) with the INVALID_REQUEST body, and, in a deployment that keeps audio in an object store, a store that cannot be reached at that moment is HTTP 503 with `Retry-After` and the INTERNAL_ERROR body (the outage passes; players and proxies retry a 503).
          */
         get: operations["downloadAudio"];
         put?: never;
@@ -918,7 +918,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description `INVALID_REQUEST`: the Range cannot be satisfied. HTTP 416 (the range protocol of RFC 9110) rather than the 400 of the error table: the one documented exception. */
+            /** @description `INVALID_REQUEST`: the Range is a valid byte range that cannot be satisfied (it starts at or past the end of the file; a malformed Range is ignored instead). HTTP 416 (the range protocol of RFC 9110) rather than the 400 of the error table: the one documented exception. */
             416: {
                 headers: {
                     /**

@@ -78,11 +78,19 @@ export function registerAudioRoutes(app: OpenAPIHono<AppEnv>, deps: AudioRouteDe
   answerOtherMethods(app, `${AUDIO_PATH_PREFIX}:file`, ['GET', 'HEAD']);
 }
 
-/** Parses a single `bytes=` range; undefined when absent or not a single byte range (serve whole). */
+/**
+ * Parses a single `bytes=` range (RFC 9110 §14.1.2). Undefined when absent, or when not a single valid
+ * byte range: a multi-range, another unit, or a syntax error, which includes a last-pos below the
+ * first-pos (`bytes=100-50`); RFC 9110 §14.2 has a server ignore such a Range and send the whole file.
+ * A valid range that selects nothing of the file (starting at or past its end, or a zero-length suffix)
+ * is 'unsatisfiable': 416.
+ */
 function parseRange(header: string | undefined, size: number): ByteRange | 'unsatisfiable' | undefined {
   if (!header) return undefined;
   const m = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
   if (!m || (m[1] === '' && m[2] === '')) return undefined;
+  // A last-pos below the first-pos is a syntax error: the header is ignored, not answered 416.
+  if (m[1] !== '' && m[2] !== '' && Number(m[2]) < Number(m[1])) return undefined;
   let start: number;
   let end: number;
   if (m[1] === '') {

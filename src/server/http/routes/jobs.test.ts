@@ -146,6 +146,30 @@ describe('audio downloads, in process', () => {
     expect((await past.json()).error.code).toBe('INVALID_REQUEST');
   });
 
+  it('ignores a Range that is not one valid byte range (bytes=100-50 included): 200 and the whole file; 416 stays for a valid range past the end', async () => {
+    const whole = new Uint8Array(await (await get(url)).arrayBuffer());
+    expect(whole.length).toBeGreaterThan(100);
+    // RFC 9110 §14.1.2: a last-pos below the first-pos makes the range invalid, and §14.2 has such a
+    // Range ignored. Likewise another unit, several ranges, and text that is no range at all.
+    for (const range of ['bytes=100-50', 'bytes=1-0', 'items=0-9', 'bytes=0-9,20-29', 'bytes=abc', 'bytes=-']) {
+      const res = await get(url, { range });
+      expect(res.status, range).toBe(200);
+      expect(res.headers.get('content-range'), range).toBeNull();
+      expect(res.headers.get('content-length'), range).toBe(String(whole.length));
+      expect(new Uint8Array(await res.arrayBuffer()), range).toEqual(whole);
+    }
+    for (const range of ['bytes=999999-', 'bytes=999999-1000000', `bytes=${whole.length}-${whole.length + 10}`, 'bytes=-0']) {
+      const res = await get(url, { range });
+      expect(res.status, range).toBe(416);
+      expect(res.headers.get('content-range'), range).toBe(`bytes */${whole.length}`);
+      expect((await res.json()).error.code, range).toBe('INVALID_REQUEST');
+    }
+    // A valid range whose end is past the file is cut at the end of the file, as before.
+    const tail = await get(url, { range: `bytes=${whole.length - 5}-999999` });
+    expect(tail.status).toBe(206);
+    expect(tail.headers.get('content-range')).toBe(`bytes ${whole.length - 5}-${whole.length - 1}/${whole.length}`);
+  });
+
   it('answers a tampered signature 404 NOT_FOUND; a malformed query 400 INVALID_REQUEST', async () => {
     const tampered = new URL(url);
     const sig = tampered.searchParams.get('sig')!;
