@@ -59,7 +59,7 @@ export function createApiApp({ services, log, shutdown, withOps, extend }: ApiAp
     maxBodyBytes: config.maxBodyBytes,
     shutdown,
   });
-  registerAudioRoutes(app, services);
+  registerAudioRoutes(app, { store: services.store, audio: services.audio, signer: services.signer, clock: services.clock, log });
   // Web pages on the API origin, outside the API contract: the account dashboard and the API reference.
   registerDashboardRoutes(app, {
     store: services.store,

@@ -5,9 +5,11 @@ import { getAudioRoute } from '../../../contract/routes.js';
 import { AudioPathParams } from '../../../contract/schemas.js';
 import { ApiError } from '../../domain/errors.js';
 import type { AudioUrlSigner } from '../../domain/signing.js';
+import type { Logger } from '../../log.js';
 import { AudioStorageUnavailableError, type AudioStorage, type ByteRange, type Clock, type Store, systemClock } from '../../ports.js';
 import type { AppEnv } from '../context.js';
 import { answerOtherMethods } from '../create-app.js';
+import { guardedStream } from '../streamed-body.js';
 
 export interface AudioRouteDeps {
   store: Pick<Store, 'getJob'>;
@@ -15,6 +17,8 @@ export interface AudioRouteDeps {
   signer: AudioUrlSigner;
   /** Signature expiry and legacy expiry are judged on it (default: the system clock). */
   clock?: Clock;
+  /** Where a store that fails in the middle of a download is reported. */
+  log: Logger;
 }
 
 /**
@@ -39,7 +43,7 @@ async function fromStore<T>(run: () => Promise<T>): Promise<T> {
  * one byte range at most.
  */
 export function registerAudioRoutes(app: OpenAPIHono<AppEnv>, deps: AudioRouteDeps): void {
-  const { audio, signer, store } = deps;
+  const { audio, signer, store, log } = deps;
   const clock = deps.clock ?? systemClock;
   // Hono matches whole path segments, so `{job_id}.mp3` is routed as one parameter and split here;
   // the document keeps the contract's route (registered as it is), the handler its response types.
@@ -73,7 +77,8 @@ export function registerAudioRoutes(app: OpenAPIHono<AppEnv>, deps: AudioRouteDe
     if (c.req.method === 'HEAD' || stat.size === 0) return c.body(null, status);
     const stream = await fromStore(() => audio.open(jobId, { start, end }));
     if (!stream) throw new ApiError('NOT_FOUND', AUDIO_URL_INVALID_MESSAGE);
-    return c.body(stream, status);
+    const failed = 'audio store failed during a download; the connection was closed short of Content-Length';
+    return c.body(guardedStream(c, stream, log, failed, { job_id: jobId }), status);
   });
   answerOtherMethods(app, `${AUDIO_PATH_PREFIX}:file`, ['GET', 'HEAD']);
 }
