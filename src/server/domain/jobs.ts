@@ -4,6 +4,7 @@ import type { TtsRequestBody } from '../../contract/schemas.js';
 import type { SynthesisEstimator } from '../../synth/index.js';
 import { type AudioStorage, type Clock, type JobQueue, type JobRecord, type RateLimitDecision, type RateLimiter, type Store, systemClock } from '../ports.js';
 import type { Principal } from './auth.js';
+import { ANSWER_UNWANTED_MESSAGE, ClientClosedError } from './errors.js';
 import type { LiveProgress } from './job-runner.js';
 import type { SpeechRequests } from './speech-request.js';
 import { minutesToCentiminutes, secondsToCentiminutes, usageMonth } from './usage.js';
@@ -99,7 +100,7 @@ export class JobService {
           const job = await store.getJob(claim.jobId);
           if (job) return { kind: 'job', job, replayed: true, postBucket: await this.peekBucket('post', key.publicId) };
         }
-        if (signal?.aborted) throw new Error('request aborted');
+        if (signal?.aborted) throw new ClientClosedError(ANSWER_UNWANTED_MESSAGE);
         if (Date.now() > giveUpAt) throw new Error(`Idempotency-Key claim of account ${account.id} did not settle`);
         await new Promise((r) => setTimeout(r, CLAIM_POLL_MS));
       }

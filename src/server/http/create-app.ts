@@ -2,13 +2,17 @@ import { randomUUID } from 'node:crypto';
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
-import { ApiError } from '../domain/errors.js';
+import type { StatusCode } from 'hono/utils/http-status';
+import { ApiError, ClientClosedError } from '../domain/errors.js';
 import type { Logger } from '../log.js';
 import { type AppEnv, sendError } from './context.js';
 import { cors } from './middleware/cors.js';
 import type { OpsMetrics } from '../metrics.js';
 import { httpMetrics } from './routes/ops.js';
 import { fromHttpException, validationHook } from './validation.js';
+
+/** nginx's status for a request whose client closed the connection first; HTTP defines none. */
+export const CLIENT_CLOSED_REQUEST = 499 as StatusCode;
 
 export interface AppShellOptions {
   log: Logger;
@@ -65,6 +69,14 @@ export function createApp(options: AppShellOptions): OpenAPIHono<AppEnv> {
   app.onError((error, c) => {
     if (error instanceof ApiError) return sendError(c, error);
     if (error instanceof HTTPException) return sendError(c, fromHttpException(error));
+    // Here, and only here, a client that went away (its body cut short, or gone before its answer)
+    // becomes status 499, nginx's "client closed request": one info line saying so, and 499 in the
+    // request log line and the request metrics, which read the status of this answer. It is the
+    // client's doing, so never a 5xx, and it needs no error body: nobody is left to read it.
+    if (error instanceof ClientClosedError) {
+      log.info({ request_id: c.get('requestId'), method: c.req.method, path: c.req.path, ...error.fields }, error.message);
+      return c.body(null, CLIENT_CLOSED_REQUEST);
+    }
     log.error({ request_id: c.get('requestId'), err: error }, 'unhandled error');
     return sendError(c, new ApiError('INTERNAL_ERROR', 'Internal server error. Retry with backoff.'));
   });

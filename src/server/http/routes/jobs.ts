@@ -2,7 +2,7 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import { getJobRoute, postJobRoute } from '../../../contract/routes.js';
 import { API_PATH } from '../../../contract/limits.js';
 import type { Authenticator } from '../../domain/auth.js';
-import { ApiError } from '../../domain/errors.js';
+import { ANSWER_UNWANTED_MESSAGE, ApiError, ClientClosedError } from '../../domain/errors.js';
 import type { BucketKind, JobService } from '../../domain/jobs.js';
 import type { AudioUrlSigner } from '../../domain/signing.js';
 import { type AppEnv, metaOf } from '../context.js';
@@ -55,7 +55,14 @@ export function registerJobRoutes(app: OpenAPIHono<AppEnv>, deps: JobRouteDeps):
     }
     let job = outcome.job;
     if (outcome.replayed) c.header('Idempotent-Replayed', 'true');
-    else job = (await jobs.waitInline(job.id, deps.inlineWaitMs, deps.shutdown)) ?? job;
+    else {
+      // The wait ends at shutdown (the answer is then what there is) and when the client goes away:
+      // its job goes on, and the request is the client's doing, 499 (createApp's error handler).
+      const clientGone = c.req.raw.signal;
+      const waited = await waitUntilEither(deps.shutdown, clientGone, (signal) => jobs.waitInline(job.id, deps.inlineWaitMs, signal));
+      if (clientGone.aborted && !deps.shutdown.aborted) throw new ClientClosedError(ANSWER_UNWANTED_MESSAGE, { job_id: job.id });
+      job = waited ?? job;
+    }
     const now = jobs.now();
     const view = jobBody(await jobs.state(principal, job, now), signer, publicBaseUrl, now);
     switch (view.kind) {
@@ -87,4 +94,23 @@ export function registerJobRoutes(app: OpenAPIHono<AppEnv>, deps: JobRouteDeps):
   });
 
   answerOtherMethods(app, API_PATH, ['GET', 'POST']);
+}
+
+/**
+ * Runs `wait` with a signal that fires when either signal does. Made per call and its listeners
+ * removed afterwards: the shutdown signal lives as long as the process and must not collect one
+ * listener per request.
+ */
+async function waitUntilEither<T>(a: AbortSignal, b: AbortSignal, wait: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const either = new AbortController();
+  const fire = () => either.abort();
+  if (a.aborted || b.aborted) fire();
+  a.addEventListener('abort', fire, { once: true });
+  b.addEventListener('abort', fire, { once: true });
+  try {
+    return await wait(either.signal);
+  } finally {
+    a.removeEventListener('abort', fire);
+    b.removeEventListener('abort', fire);
+  }
 }
