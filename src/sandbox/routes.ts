@@ -1,6 +1,6 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { z } from 'zod';
-import { ApiError, invalidRequest } from '../server/domain/errors.js';
+import { ApiError, BODY_CUT_SHORT_MESSAGE, ClientClosedError, invalidRequest } from '../server/domain/errors.js';
 import { type AppEnv, sendJson } from '../server/http/context.js';
 import { answerOtherMethods } from '../server/http/create-app.js';
 import { ClockError, MAX_MOVE_SECONDS, type SandboxClock } from './clock.js';
@@ -81,8 +81,16 @@ export function registerSandboxRoutes(app: OpenAPIHono<AppEnv>, deps: SandboxRou
   app.get('/sandbox/clock', (c) => sendJson(c, 200, { ...clock.state() }));
   app.post('/sandbox/clock', async (c) => {
     let raw: unknown;
+    let text: string;
     try {
-      raw = JSON.parse(await c.req.text());
+      text = await c.req.text();
+    } catch (error) {
+      // A body cut short by a client that went away is the client's doing (499), as on the API's routes.
+      if (c.req.raw.signal.aborted) throw new ClientClosedError(BODY_CUT_SHORT_MESSAGE, {}, { cause: error });
+      throw error;
+    }
+    try {
+      raw = JSON.parse(text);
     } catch {
       throw invalidRequest(`The body must be JSON: one of ${CLOCK_BODIES}.`);
     }
