@@ -3,9 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { DEFAULT_REQUEST_TIMEOUT_MSEC } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { MPEGDecoder } from 'mpg123-decoder';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AgentTtsClient } from '../src/client/client.js';
 import { ERROR_TABLE } from '../src/contract/errors.js';
+import { DEFAULT_MAX_CALL_MS, createTtsMcpServer } from '../src/mcp/server.js';
+import { startSandbox, type RunningSandbox } from '../src/sandbox/index.js';
 import { ROOT, startServer, type RunningServer } from './helpers/server.js';
 
 const BIN = join(ROOT, 'bin/agent-tts.js');
@@ -26,8 +31,11 @@ async function connect(env: Record<string, string>): Promise<{ client: Client; s
   });
   let stderr = '';
   transport.stderr?.on('data', (d) => (stderr += d));
+  // The SDK's client on its default options: a request it has no answer to in 60 s fails (-32001).
   const client = new Client({ name: 'agent-tts-test', version: '0.0.0' });
   await client.connect(transport);
+  // Listing the tools makes the client check every structured result against the tool's outputSchema.
+  await client.listTools();
   return { client, stderr: () => stderr, close: () => client.close() };
 }
 
@@ -53,7 +61,7 @@ describe('MCP server: text_to_speech', () => {
     ...(key ? { AGENT_TTS_API_KEY: key } : {}),
   });
 
-  it('lists one tool with exactly the parameters and defaults of §4.9', async () => {
+  it('lists one tool with exactly the parameters and defaults of §4.9, and two optional ones of its own', async () => {
     const session = await connect(envFor(server.fixtures.keys.active[0]));
     try {
       const { tools } = await session.client.listTools();
@@ -64,13 +72,17 @@ describe('MCP server: text_to_speech', () => {
         required?: string[];
       };
       expect(schema.type).toBe('object');
-      expect(Object.keys(schema.properties).sort()).toEqual(['language', 'speed', 'text', 'voice']);
+      expect(Object.keys(schema.properties).sort()).toEqual(['job_id', 'language', 'speed', 'text', 'voice', 'wait_for_rate_limit']);
       expect(schema.required).toEqual(['text']);
       expect(schema.properties.text).toMatchObject({ type: 'string' });
       expect(schema.properties.text!.default).toBeUndefined();
       expect(schema.properties.voice).toMatchObject({ type: 'string', default: 'st_m1' });
       expect(schema.properties.speed).toMatchObject({ type: 'number', default: 1.2, minimum: 0.5, maximum: 1.5 });
       expect(schema.properties.language).toMatchObject({ type: 'string', default: 'en' });
+      expect(schema.properties.wait_for_rate_limit).toMatchObject({ type: 'boolean', default: false });
+      expect(schema.properties.job_id).toMatchObject({ type: 'string' });
+      expect(tools[0]!.description).toMatch(/RATE_LIMITED/);
+      expect(tools[0]!.description).toMatch(/job_id/);
     } finally {
       await session.close();
     }
@@ -127,6 +139,7 @@ describe('MCP server: text_to_speech', () => {
       expect(body.error).toMatchObject({ code: 'INVALID_KEY', status: 401, suggested_action: ERROR_TABLE.INVALID_KEY.action });
       expect(body.error.message).toEqual(expect.any(String));
       expect(body.error.request_id).toMatch(/^[0-9a-f-]{36}$/);
+      expect(result.structuredContent).toEqual(body);
       expect(textOf(result) + session.stderr()).not.toContain(key.split('_')[2]);
     } finally {
       await session.close();
@@ -174,6 +187,155 @@ describe('MCP server on the 202 path', () => {
       expect((await fetch(structured.audio_url)).status).toBe(200);
     } finally {
       await session.close();
+    }
+  });
+});
+
+/** Progress notifications as they came: when (ms since the call began), progress and message. */
+type Notified = Array<{ at: number; progress: number; message?: string }>;
+
+/** The longest silence of a call: between its start, each notification and its answer. */
+function longestSilenceMs(notified: Notified, answeredAt: number): number {
+  const times = [0, ...notified.map((n) => n.at), answeredAt];
+  return Math.max(...times.slice(1).map((t, i) => t - times[i]!));
+}
+
+describe('MCP server against the sandbox (1 POST a minute per key): answers within the client timeout', () => {
+  let sandbox: RunningSandbox;
+  let dir: string;
+  beforeAll(async () => {
+    sandbox = await startSandbox();
+    dir = await mkdtemp(join(tmpdir(), 'agent-tts-mcp-sandbox-'));
+  });
+  afterAll(async () => {
+    await sandbox?.stop();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+  const envFor = (key: string) => ({ AGENT_TTS_BASE_URL: sandbox.baseUrl, AGENT_TTS_API_KEY: key, XDG_CONFIG_HOME: join(dir, 'config') });
+
+  it('keeps every call below the SDK client’s default request timeout', () => {
+    expect(DEFAULT_MAX_CALL_MS).toBeLessThanOrEqual(DEFAULT_REQUEST_TIMEOUT_MSEC - 10_000);
+  });
+
+  it('answers a second call in the minute at once with the structured RATE_LIMITED error, and sends no retry', async () => {
+    const session = await connect(envFor(sandbox.keys.active_pro));
+    try {
+      const first = (await session.client.callTool({ name: 'text_to_speech', arguments: { text: 'First. sandbox:inline' } })) as ToolText;
+      expect(first.isError).toBeFalsy();
+      expect(first.structuredContent).toMatchObject({ status: 'completed' });
+
+      const began = Date.now();
+      const second = (await session.client.callTool({ name: 'text_to_speech', arguments: { text: 'Second. sandbox:inline' } })) as ToolText;
+      expect(Date.now() - began).toBeLessThan(1_000);
+      expect(second.isError).toBe(true);
+      const error = (second.structuredContent as { error: Record<string, unknown> }).error;
+      expect(error).toMatchObject({ code: 'RATE_LIMITED', status: 429, suggested_action: ERROR_TABLE.RATE_LIMITED.action });
+      expect(error.retry_after_seconds).toBeGreaterThan(50);
+      expect(error.retry_after_seconds).toBeLessThanOrEqual(60);
+      expect(error.message).toEqual(expect.any(String));
+      expect(JSON.parse(textOf(second))).toEqual(second.structuredContent);
+
+      // Asking to wait does not help when the wait would outlast the call: the same answer, at once.
+      const began2 = Date.now();
+      const third = (await session.client.callTool({
+        name: 'text_to_speech',
+        arguments: { text: 'Third. sandbox:inline', wait_for_rate_limit: true },
+      })) as ToolText;
+      expect(Date.now() - began2).toBeLessThan(1_000);
+      expect(third.structuredContent).toMatchObject({ error: { code: 'RATE_LIMITED' } });
+
+      const key = sandbox.keys.active_pro.slice(0, 12);
+      expect(sandbox.journal.list({ method: 'POST', key }).map((e) => e.response.status)).toEqual([200, 429, 429]);
+    } finally {
+      await session.close();
+    }
+  });
+
+  it('with wait_for_rate_limit, waits out a Retry-After that fits in the call, telling the client every few seconds', async () => {
+    const session = await connect(envFor(sandbox.keys.active_ultimate));
+    try {
+      const first = (await session.client.callTool({ name: 'text_to_speech', arguments: { text: 'First. sandbox:inline' } })) as ToolText;
+      expect(first.isError).toBeFalsy();
+      // 54 s of the key's minute pass on the sandbox clock: the next POST is told to wait about 6 s.
+      await sandbox.clock.advance(54);
+      const notified: Notified = [];
+      const began = Date.now();
+      const result = (await session.client.callTool(
+        { name: 'text_to_speech', arguments: { text: 'Second. sandbox:inline', wait_for_rate_limit: true } },
+        undefined,
+        { onprogress: (p) => notified.push({ at: Date.now() - began, progress: p.progress, message: p.message }) },
+      )) as ToolText;
+      const answeredAt = Date.now() - began;
+      expect(result.isError, textOf(result)).toBeFalsy();
+      expect(result.structuredContent).toMatchObject({ status: 'completed', audio_url: expect.any(String) });
+      expect(answeredAt).toBeGreaterThan(4_000);
+      expect(longestSilenceMs(notified, answeredAt)).toBeLessThan(5_000);
+      expect(notified.some((n) => /rate limited \(Retry-After \d+ s\): waiting \d+ s more/.test(n.message ?? ''))).toBe(true);
+      const progress = notified.map((n) => n.progress);
+      expect(progress).toEqual([...progress].sort((a, b) => a - b));
+      expect(new Set(progress).size).toBe(progress.length);
+    } finally {
+      await session.close();
+    }
+  });
+
+  it('waits for an asynchronous job with progress notifications at least every 5 s, and answers completed', async () => {
+    const session = await connect(envFor(sandbox.keys.active_free));
+    try {
+      const notified: Notified = [];
+      const began = Date.now();
+      const result = (await session.client.callTool(
+        { name: 'text_to_speech', arguments: { text: 'A job of eight seconds. sandbox:async=8' } },
+        undefined,
+        { onprogress: (p) => notified.push({ at: Date.now() - began, progress: p.progress, message: p.message }) },
+      )) as ToolText;
+      const answeredAt = Date.now() - began;
+      expect(result.isError, textOf(result)).toBeFalsy();
+      expect(result.structuredContent).toMatchObject({ status: 'completed', audio_url: expect.any(String) });
+      expect(answeredAt).toBeGreaterThan(7_000);
+      // On a timer, not once per poll: more notifications than GETs, and never 5 s without one.
+      const polls = sandbox.journal.list({ method: 'GET', key: sandbox.keys.active_free.slice(0, 12) }).length;
+      expect(notified.length).toBeGreaterThan(polls);
+      expect(longestSilenceMs(notified, answeredAt)).toBeLessThan(5_000);
+      expect(notified.some((n) => /^job [0-9a-f-]{36}: processing, \d+%/.test(n.message ?? ''))).toBe(true);
+    } finally {
+      await session.close();
+    }
+  });
+
+  it('answers a job that outlasts the call with its job_id and status_url before the client gives up; job_id then waits for it', async () => {
+    // In process, with the call's limit cut to 4 s so that the test need not wait 45 s.
+    const apiClient = new AgentTtsClient({ baseUrl: sandbox.baseUrl, apiKey: sandbox.keys.minutes_almost_used });
+    const mcp = createTtsMcpServer({ client: apiClient, redact: (t) => t, maxCallMs: 4_000 });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await mcp.connect(serverSide);
+    const client = new Client({ name: 'agent-tts-test', version: '0.0.0' });
+    await client.connect(clientSide);
+    await client.listTools();
+    try {
+      const args = { text: 'Short but slow. sandbox:async=5' };
+      const began = Date.now();
+      const first = (await client.callTool({ name: 'text_to_speech', arguments: args })) as ToolText;
+      expect(Date.now() - began).toBeLessThan(5_000);
+      expect(first.isError).toBeFalsy();
+      const processing = first.structuredContent as Record<string, unknown>;
+      expect(processing).toMatchObject({
+        status: 'processing',
+        job_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+        retry_after_seconds: expect.any(Number),
+      });
+      expect(processing.status_url).toBe(`${sandbox.baseUrl}/v1/agent-tts?id=${processing.job_id as string}`);
+      expect(processing.message).toContain(`job_id "${processing.job_id as string}"`);
+      expect(JSON.parse(textOf(first))).toEqual(processing);
+
+      const second = (await client.callTool({ name: 'text_to_speech', arguments: { ...args, job_id: processing.job_id } })) as ToolText;
+      expect(second.isError, textOf(second)).toBeFalsy();
+      expect(second.structuredContent).toMatchObject({ status: 'completed', job_id: processing.job_id, audio_url: expect.any(String) });
+      // One job: the second call polled it and submitted nothing.
+      expect(sandbox.journal.list({ method: 'POST', key: sandbox.keys.minutes_almost_used.slice(0, 12) })).toHaveLength(1);
+    } finally {
+      await client.close();
+      await mcp.close();
     }
   });
 });
