@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { Estimator, createSynthesizer, type SynthesisEstimator, type Synthesizer } from '../synth/index.js';
+import { FileSpool } from './adapters/file-spool.js';
 import { LocalAudioStorage, SHARED_PART_STALE_MS } from './adapters/local-audio-storage.js';
 import { LocalJobQueue } from './adapters/local-queue.js';
 import { MemoryRateLimiter } from './adapters/memory-rate-limiter.js';
@@ -10,7 +11,7 @@ import { SqliteStore } from './adapters/sqlite-store.js';
 import { ConfigError, type Config } from './config.js';
 import { redactText } from './redact.js';
 import { Authenticator } from './domain/auth.js';
-import { JobRunner } from './domain/job-runner.js';
+import { JobRunner, type JobRunnerOptions } from './domain/job-runner.js';
 import { JobService } from './domain/jobs.js';
 import { KeyUsageRecorder } from './domain/key-usage.js';
 import { AudioUrlSigner } from './domain/signing.js';
@@ -53,7 +54,7 @@ export async function openStorage(config: Config, log: Logger, processName: stri
 async function openObjectStore(s3: NonNullable<Config['s3']>): Promise<AudioStorage> {
   const { S3AudioStorage, createS3Client } = await import('./adapters/s3-audio-storage.js');
   const client = createS3Client(s3);
-  const audio = new S3AudioStorage({ client, bucket: s3.bucket, prefix: s3.prefix });
+  const audio = new S3AudioStorage({ client, bucket: s3.bucket, prefix: s3.prefix, requestTimeoutMs: s3.requestTimeoutMs });
   try {
     await audio.ping();
   } catch (error) {
@@ -64,6 +65,17 @@ async function openObjectStore(s3: NonNullable<Config['s3']>): Promise<AudioStor
     );
   }
   return audio;
+}
+
+/**
+ * How a process's job runner outlives an outage of the audio store: with an object store, a spool
+ * under DATA_DIR (files a dead process left are swept at start) and the outage budget.
+ */
+function runnerOptions(config: Config, log: Logger): JobRunnerOptions {
+  if (!config.s3) return {};
+  const spool = new FileSpool(join(config.dataDir, 'spool'));
+  spool.sweep().catch((error: unknown) => log.warn({ err: error }, 'old spool files not removed'));
+  return { spool, outage: { budgetMs: config.audioStoreOutageBudgetMs } };
 }
 
 function createSynth(config: Config): Synthesizer {
@@ -133,7 +145,7 @@ export async function composeApi(config: Config, log: Logger, options: ComposeOp
   const runsJobs = !redis || config.localWorkers;
   const synth = runsJobs ? (options.synth ?? createSynth(config)) : undefined;
   const estimator: SynthesisEstimator = synth ?? estimateOnly(config);
-  const runner = synth ? new JobRunner(store, audio, synth, log, clock) : undefined;
+  const runner = synth ? new JobRunner(store, audio, synth, log, clock, runnerOptions(config, log)) : undefined;
   const limiter: RateLimiter = redis ? redis.limiter() : new MemoryRateLimiter(() => clock.now());
 
   let queue: JobQueue;
@@ -217,7 +229,7 @@ export async function composeWorker(config: Config, log: Logger): Promise<Worker
   if (!redis) throw new Error('a worker needs REDIS_URL');
   const synth = createSynth(config);
   const metrics = createOpsMetrics();
-  const worker = redis.worker(instrumentRunner(new JobRunner(store, audio, synth, log), store, metrics), config.jobConcurrency);
+  const worker = redis.worker(instrumentRunner(new JobRunner(store, audio, synth, log, systemClock, runnerOptions(config, log)), store, metrics), config.jobConcurrency);
   return {
     store,
     audio,

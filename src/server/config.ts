@@ -132,6 +132,12 @@ const EnvSchema = z.object({
     .optional(),
   S3_REGION: z.string().regex(/^[a-z0-9-]+$/, 'expected a region name such as us-east-1').optional(),
   S3_FORCE_PATH_STYLE: z.enum(['true', 'false']).default('false'),
+  /** Connecting to the object store gives up after this. Default 3000. */
+  S3_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).optional(),
+  /** Deadline of the object store's small requests, and the longest silence of an audio transfer. Default 10000. */
+  S3_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(500).max(300_000).optional(),
+  /** How long a job whose audio is made waits for an unreachable audio store before it fails. */
+  AUDIO_STORE_OUTAGE_BUDGET_SECONDS: z.coerce.number().int().min(0).max(3600).default(120),
   /** `false` runs an API process without synthesis workers (distributed mode, workers elsewhere). */
   LOCAL_WORKERS: z.enum(['true', 'false']).default('true'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -168,7 +174,9 @@ export interface Config {
   redisUrl?: string;
   redisPrefix: string;
   /** Set when audio is kept in an object store (AUDIO_STORE=s3://…); otherwise `<dataDir>/audio`. */
-  s3?: { bucket: string; prefix: string; endpoint?: string; region: string; forcePathStyle: boolean };
+  s3?: { bucket: string; prefix: string; endpoint?: string; region: string; forcePathStyle: boolean; connectTimeoutMs: number; requestTimeoutMs: number };
+  /** How long a run waits for an unreachable audio store once the job's audio is made (AUDIO_STORE_OUTAGE_BUDGET_SECONDS). */
+  audioStoreOutageBudgetMs: number;
   localWorkers: boolean;
   logLevel: string;
   shutdownGraceMs: number;
@@ -222,7 +230,7 @@ export function parseS3Url(url: string): S3Location | undefined {
 
 function s3Settings(e: z.infer<typeof EnvSchema>, env: NodeJS.ProcessEnv): Config['s3'] {
   if (e.AUDIO_STORE === undefined || e.AUDIO_STORE === '') {
-    const stray = (['S3_ENDPOINT', 'S3_REGION'] as const).find((name) => e[name] !== undefined);
+    const stray = (['S3_ENDPOINT', 'S3_REGION', 'S3_CONNECT_TIMEOUT_MS', 'S3_REQUEST_TIMEOUT_MS'] as const).find((name) => e[name] !== undefined);
     if (stray) throw new ConfigError(`${stray}: set, but AUDIO_STORE is not an s3:// URL (audio stays in DATA_DIR/audio); set AUDIO_STORE=s3://bucket/prefix or unset ${stray}`);
     return undefined;
   }
@@ -242,6 +250,8 @@ function s3Settings(e: z.infer<typeof EnvSchema>, env: NodeJS.ProcessEnv): Confi
     endpoint: e.S3_ENDPOINT?.replace(/\/$/, ''),
     region: e.S3_REGION ?? env.AWS_REGION ?? env.AWS_DEFAULT_REGION ?? 'us-east-1',
     forcePathStyle: e.S3_FORCE_PATH_STYLE === 'true',
+    connectTimeoutMs: e.S3_CONNECT_TIMEOUT_MS ?? 3_000,
+    requestTimeoutMs: e.S3_REQUEST_TIMEOUT_MS ?? 10_000,
   };
 }
 
@@ -305,6 +315,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisUrl: e.REDIS_URL,
     redisPrefix: e.REDIS_PREFIX,
     s3,
+    audioStoreOutageBudgetMs: e.AUDIO_STORE_OUTAGE_BUDGET_SECONDS * 1000,
     localWorkers: e.LOCAL_WORKERS === 'true',
     logLevel: e.LOG_LEVEL,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,

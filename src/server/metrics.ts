@@ -82,9 +82,9 @@ export function createOpsMetrics(): OpsMetrics {
  */
 export function instrumentRunner(runner: JobRun, store: Store, metrics: OpsMetrics): JobRun {
   return {
-    async run(jobId, signal, attempt) {
+    async run(jobId, signal) {
       const started = Date.now();
-      const ended = await runner.run(jobId, signal, attempt);
+      const ended = await runner.run(jobId, signal);
       const seconds = (Date.now() - started) / 1000;
       if (!ended) {
         metrics.jobsFinished.inc({ outcome: 'interrupted' });

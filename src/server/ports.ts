@@ -140,6 +140,7 @@ export interface Store {
   /** Atomically: checks and reserves usage for the month, inserts the job, binds its Idempotency-Key. */
   createJob(job: JobRecord, limitCentiminutes: number): Promise<CreateJobResult>;
   getJob(id: string): Promise<JobRecord | undefined>;
+  /** Raises a processing job's progress; never lowers it (a run started again, or a late write, keeps what was shown). */
   updateProgress(id: string, progress: number): Promise<void>;
   /** Settles usage (reserved → charged) and marks the job completed; no-op unless processing. */
   completeJob(id: string, result: { durationSeconds: number; fileSizeBytes: number; completedAt: number; processingTimeMs: number; chargedCentiminutes: number }): Promise<boolean>;
@@ -237,6 +238,27 @@ export interface AudioStorage {
   listLeftovers(olderThanMs?: number): Promise<string[]>;
   /** Throws when the backend cannot be used (readiness). */
   ping(): Promise<void>;
+}
+
+/** A local copy of one job's audio as it is made: a file only this process reads. */
+export interface AudioSpoolFile {
+  /** Where it is, for `AudioStorage.putFile` once `close` has resolved. */
+  readonly path: string;
+  /** Appends bytes in order. */
+  write(bytes: Uint8Array): Promise<void>;
+  /** Ends the writing (the file is complete). */
+  close(): Promise<void>;
+  /** Removes the file. Safe to call twice. */
+  discard(): Promise<void>;
+}
+
+/**
+ * Local files that keep a job's audio while it is streamed to an audio store that may fail (an
+ * object store): when the store cannot be reached, the finished audio is saved from the copy once
+ * the store answers again, instead of being synthesized again.
+ */
+export interface AudioSpool {
+  create(jobId: string): Promise<AudioSpoolFile>;
 }
 
 export interface JobQueue {

@@ -1,7 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startS3Server, S3RVER_CREDENTIALS, type S3Server } from '../../../test/helpers/s3.js';
+import { startTcpProxy, type TcpProxy } from '../../../test/helpers/tcp-proxy.js';
 import { describeAudioStorageContract } from './audio-storage.contract.js';
 import { parseS3Url } from '../config.js';
 import { createS3Client, S3AudioStorage, S3_DELETE_BATCH, S3_PART_BYTES } from './s3-audio-storage.js';
@@ -90,6 +94,90 @@ describe('S3AudioStorage', () => {
     await expect(storage.stat(randomUUID())).rejects.toBeInstanceOf(AudioStorageUnavailableError);
     await expect(storage.open(randomUUID())).rejects.toBeInstanceOf(AudioStorageUnavailableError);
     await expect(storage.deleteMany([randomUUID()])).rejects.toBeInstanceOf(AudioStorageUnavailableError);
+  });
+
+  describe('behind a relay that can hang (accepts connections, never answers)', () => {
+    let proxy: TcpProxy;
+    let scratch: string;
+    beforeAll(async () => {
+      proxy = await startTcpProxy({ port: Number(new URL(s.endpoint).port) });
+      scratch = await mkdtemp(join(tmpdir(), 'agent-tts-s3-hung-'));
+    });
+    afterAll(async () => {
+      await proxy?.close();
+      await rm(scratch, { recursive: true, force: true });
+    });
+
+    /** How long `call` took to fail, and with what. */
+    async function failure(call: () => Promise<unknown>): Promise<{ ms: number; error: unknown }> {
+      const started = Date.now();
+      const error = await call().then(
+        () => new Error('the call succeeded'),
+        (e: unknown) => e,
+      );
+      return { ms: Date.now() - started, error };
+    }
+
+    it('a hung store fails every call within its deadline, as unreachable, naming no credentials', async () => {
+      proxy.relay();
+      const client = createS3Client({ endpoint: proxy.endpoint, forcePathStyle: true, connectTimeoutMs: 500, requestTimeoutMs: 1_000 });
+      const storage = new S3AudioStorage({ client, bucket: s.bucket, prefix: `hung-${randomUUID()}`, requestTimeoutMs: 1_000 });
+      // Through the relay while it relays: the client now holds open (keep-alive) connections too.
+      const stored = randomUUID();
+      const w = await storage.createWriter(stored);
+      await w.write(Buffer.alloc(1000, 1));
+      await w.commit();
+      const pending = await storage.createWriter(randomUUID());
+      await pending.write(Buffer.alloc(1000, 2));
+      const file = join(scratch, 'a.mp3');
+      await writeFile(file, Buffer.alloc(2000, 3));
+
+      proxy.hang();
+      // The adapter's own requests: one deadline (1 s) for all the SDK's attempts.
+      const calls: Record<string, () => Promise<unknown>> = {
+        ping: () => storage.ping(),
+        stat: () => storage.stat(stored),
+        open: () => storage.open(stored),
+        delete: () => storage.delete(stored),
+        deleteMany: () => storage.deleteMany([stored]),
+        listLeftovers: () => storage.listLeftovers(),
+        removeLeftovers: () => storage.removeLeftovers(stored, 0),
+        createWriter: () => storage.createWriter(randomUUID()),
+      };
+      const small = await Promise.all(Object.entries(calls).map(async ([name, call]) => ({ name, ...(await failure(call)) })));
+      for (const { name, ms, error } of small) {
+        expect(error, name).toBeInstanceOf(AudioStorageUnavailableError);
+        expect((error as Error).message, name).toMatch(/no answer within 1000 ms/);
+        expect((error as Error).message, name).not.toMatch(/S3RVER|127\.0\.0\.1/);
+        expect(ms, name).toBeLessThan(2_500);
+      }
+      // Audio transfers: the client's idle timeout (1 s) for each of the SDK's 3 attempts.
+      const uploads = await Promise.all([failure(() => storage.putFile(randomUUID(), file)), failure(() => pending.commit())]);
+      for (const { ms, error } of uploads) {
+        expect(error).toBeInstanceOf(AudioStorageUnavailableError);
+        expect(ms).toBeLessThan(10_000);
+      }
+      proxy.relay();
+    }, 30_000);
+
+    it('an upload that keeps moving is not cut off: the timeout is one of silence, not of length', async () => {
+      // 4 MB/s a connection (two parts in flight): the 30 MB take about 4 s, longer than the timeout of
+      // 3 s; no connection stays silent that long (loopback's buffers hold about 1 s of it).
+      const slow = await startTcpProxy({ port: Number(new URL(s.endpoint).port) }, { bytesPerSecond: 4_000_000 });
+      try {
+        const client = createS3Client({ endpoint: slow.endpoint, forcePathStyle: true, connectTimeoutMs: 500, requestTimeoutMs: 3_000 });
+        const storage = new S3AudioStorage({ client, bucket: s.bucket, prefix: `slow-${randomUUID()}`, requestTimeoutMs: 3_000 });
+        const file = join(scratch, 'slow.mp3');
+        await writeFile(file, Buffer.alloc(30_000_000, 5));
+        const job = randomUUID();
+        const started = Date.now();
+        expect(await storage.putFile(job, file)).toEqual({ size: 30_000_000 });
+        expect(Date.now() - started).toBeGreaterThan(3_000);
+        expect(await storage.stat(job)).toEqual({ size: 30_000_000 });
+      } finally {
+        await slow.close();
+      }
+    }, 60_000);
   });
 
   it('parses s3:// URLs', () => {

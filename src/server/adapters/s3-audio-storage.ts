@@ -32,6 +32,12 @@ export interface S3AudioStorageOptions extends S3Location {
   staleMs?: number;
   /** The clock markers are stamped with (tests pass their own). */
   now?: () => number;
+  /**
+   * Deadline of each of the adapter's own requests, the SDK's retries included (default
+   * S3_REQUEST_TIMEOUT_MS): listings, markers, HEAD, deletes, and a download until its answer begins.
+   * Audio transfers (the uploads, a download's body) have the client's idle timeout instead.
+   */
+  requestTimeoutMs?: number;
 }
 
 interface Marker {
@@ -41,17 +47,52 @@ interface Marker {
   touchedAt: number;
 }
 
-/** The S3 client for the configured endpoint: credentials from the SDK's usual chain, never logged. */
-export function createS3Client(options: { endpoint?: string; region?: string; forcePathStyle?: boolean }): S3Client {
+/** Connecting to the store (TCP) gives up after this (S3_CONNECT_TIMEOUT_MS). */
+export const S3_CONNECT_TIMEOUT_MS = 3_000;
+/** A request's deadline, and an audio transfer's longest pause (S3_REQUEST_TIMEOUT_MS; see createS3Client). */
+export const S3_REQUEST_TIMEOUT_MS = 10_000;
+
+export interface S3ClientOptions {
+  endpoint?: string;
+  region?: string;
+  forcePathStyle?: boolean;
+  /** TCP connect (default S3_CONNECT_TIMEOUT_MS). */
+  connectTimeoutMs?: number;
+  /** The longest a connection may stay silent, while a request is sent or answered (default S3_REQUEST_TIMEOUT_MS). */
+  requestTimeoutMs?: number;
+}
+
+/**
+ * The S3 client for the configured endpoint: credentials from the SDK's usual chain, never logged.
+ *
+ * A store that does not answer fails a request instead of hanging it: a connection must be made within
+ * `connectTimeoutMs`, and a connection that stays silent for `requestTimeoutMs` (the socket's idle
+ * timeout) fails the request, which the SDK then retries (3 attempts). The timeout is an idle one, not
+ * a total one, so that an audio upload (a 5 MiB part, or a whole spooled file) that keeps moving on a
+ * slow link is never cut off; the adapter's own small requests get a total deadline on top
+ * (S3AudioStorage's `requestTimeoutMs`). The SDK's `requestTimeout` is not used: without
+ * `throwOnRequestTimeout` it only prints a warning, and it would be a total limit on uploads too.
+ */
+export function createS3Client(options: S3ClientOptions): S3Client {
   const config: S3ClientConfig = {
     region: options.region ?? 'us-east-1',
     forcePathStyle: options.forcePathStyle ?? false,
     maxAttempts: 3,
-    // A store that does not answer fails the request in seconds (the route answers 503, the job retries).
-    requestHandler: { connectionTimeout: 3_000, requestTimeout: 30_000 },
+    requestHandler: {
+      connectionTimeout: options.connectTimeoutMs ?? S3_CONNECT_TIMEOUT_MS,
+      socketTimeout: options.requestTimeoutMs ?? S3_REQUEST_TIMEOUT_MS,
+    },
   };
   if (options.endpoint) config.endpoint = options.endpoint;
   return new S3Client(config);
+}
+
+/** A request of the adapter's own that got no answer within its deadline. */
+class DeadlineExceeded extends Error {
+  override readonly name = 'DeadlineExceeded';
+  constructor(readonly ms: number) {
+    super(`no answer within ${ms} ms`);
+  }
 }
 
 function errorName(error: unknown): string {
@@ -77,7 +118,9 @@ const isNotImplemented = (error: unknown) => ['NotImplemented', 'MethodNotAllowe
  * before the staleness limit where the server can list them; elsewhere a lifecycle rule
  * (AbortIncompleteMultipartUpload) removes their parts.
  *
- * Failures to reach the store surface as AudioStorageUnavailableError, without the SDK's text.
+ * Failures to reach the store surface as AudioStorageUnavailableError, without the SDK's text; so does
+ * a request the store does not answer within its deadline (`requestTimeoutMs`), so that a hung store
+ * fails a call (the audio route answers 503) rather than hanging it.
  */
 export class S3AudioStorage implements AudioStorage {
   private readonly client: S3Client;
@@ -85,6 +128,7 @@ export class S3AudioStorage implements AudioStorage {
   private readonly prefix: string;
   private readonly staleMs: number;
   private readonly now: () => number;
+  private readonly requestTimeoutMs: number;
 
   constructor(options: S3AudioStorageOptions) {
     this.client = options.client;
@@ -92,6 +136,7 @@ export class S3AudioStorage implements AudioStorage {
     this.prefix = options.prefix ? `${options.prefix}/` : '';
     this.staleMs = options.staleMs ?? S3_UPLOAD_STALE_MS;
     this.now = options.now ?? Date.now;
+    this.requestTimeoutMs = options.requestTimeoutMs ?? S3_REQUEST_TIMEOUT_MS;
   }
 
   keyOf(jobId: string): string {
@@ -106,9 +151,25 @@ export class S3AudioStorage implements AudioStorage {
     return `${this.markersRoot()}${jobId}/${writerId}.${at}`;
   }
 
-  private async send<T>(what: string, run: () => Promise<T>): Promise<T> {
+  /**
+   * Runs one request (`abortSignal` goes to the client's send) within the deadline, retries included.
+   * The deadline ends when the request is answered: a download's body is not limited by it.
+   */
+  private async withDeadline<T>(run: (abortSignal: AbortSignal) => Promise<T>): Promise<T> {
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(), this.requestTimeoutMs);
     try {
-      return await run();
+      return await run(deadline.signal);
+    } catch (error) {
+      throw deadline.signal.aborted ? new DeadlineExceeded(this.requestTimeoutMs) : error;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async send<T>(what: string, run: (abortSignal: AbortSignal) => Promise<T>): Promise<T> {
+    try {
+      return await this.withDeadline(run);
     } catch (error) {
       throw this.unavailable(what, error);
     }
@@ -116,6 +177,9 @@ export class S3AudioStorage implements AudioStorage {
 
   private unavailable(what: string, error: unknown): Error {
     if (error instanceof AudioStorageUnavailableError) return error;
+    if (error instanceof DeadlineExceeded) {
+      return new AudioStorageUnavailableError(`audio store s3://${this.bucket}/${this.prefix}: ${what} failed (${error.message})`);
+    }
     const status = httpStatus(error);
     // The SDK's message may quote request details; only the error's name (or system code) and status are kept.
     const code = (error as { code?: unknown })?.code;
@@ -129,8 +193,8 @@ export class S3AudioStorage implements AudioStorage {
     const markers: Marker[] = [];
     let token: string | undefined;
     do {
-      const page = await this.send('listing uploads', () =>
-        this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, ContinuationToken: token })),
+      const page = await this.send('listing uploads', (abortSignal) =>
+        this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, ContinuationToken: token }), { abortSignal }),
       );
       for (const o of page.Contents ?? []) {
         const m = /^([^/]+)\/([^/.]+)\.(\d+)$/.exec((o.Key ?? '').slice(this.markersRoot().length));
@@ -142,11 +206,13 @@ export class S3AudioStorage implements AudioStorage {
   }
 
   private async putMarker(key: string): Promise<void> {
-    await this.send('recording an upload', () => this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: new Uint8Array(0) })));
+    await this.send('recording an upload', (abortSignal) =>
+      this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: new Uint8Array(0) }), { abortSignal }),
+    );
   }
 
   private async deleteKey(key: string): Promise<void> {
-    await this.send('deleting', () => this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key })));
+    await this.send('deleting', (abortSignal) => this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }), { abortSignal }));
   }
 
   /** Re-stamps a job's markers as touched at `at` (tests age them with it). */
@@ -235,20 +301,29 @@ export class S3AudioStorage implements AudioStorage {
 
   async putFile(jobId: string, path: string): Promise<{ size: number }> {
     const { size } = await statFile(path);
+    const file = createReadStream(path);
     const upload = new Upload({
       client: this.client,
-      params: { Bucket: this.bucket, Key: this.keyOf(jobId), Body: createReadStream(path), ContentType: 'audio/mpeg' },
+      params: { Bucket: this.bucket, Key: this.keyOf(jobId), Body: file, ContentType: 'audio/mpeg' },
       partSize: S3_PART_BYTES,
       queueSize: 2,
       leavePartsOnError: false,
     });
-    await this.send('uploading', () => upload.done());
+    // No total deadline: a large file on a slow link takes its time; a store that stops answering
+    // fails it through the client's idle timeout.
+    try {
+      await upload.done();
+    } catch (error) {
+      throw this.unavailable('uploading', error);
+    } finally {
+      file.destroy();
+    }
     return { size };
   }
 
   async stat(jobId: string): Promise<{ size: number } | undefined> {
     try {
-      const head = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: this.keyOf(jobId) }));
+      const head = await this.withDeadline((abortSignal) => this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: this.keyOf(jobId) }), { abortSignal }));
       return { size: head.ContentLength ?? 0 };
     } catch (error) {
       if (isNotFound(error)) return undefined;
@@ -258,8 +333,12 @@ export class S3AudioStorage implements AudioStorage {
 
   async open(jobId: string, range?: ByteRange): Promise<ReadableStream<Uint8Array> | undefined> {
     try {
-      const got = await this.client.send(
-        new GetObjectCommand({ Bucket: this.bucket, Key: this.keyOf(jobId), Range: range ? `bytes=${range.start}-${range.end}` : undefined }),
+      // The deadline is the answer's; the body then streams under the client's idle timeout.
+      const got = await this.withDeadline((abortSignal) =>
+        this.client.send(
+          new GetObjectCommand({ Bucket: this.bucket, Key: this.keyOf(jobId), Range: range ? `bytes=${range.start}-${range.end}` : undefined }),
+          { abortSignal },
+        ),
       );
       if (!got.Body) return undefined;
       const stream = got.Body.transformToWebStream() as ReadableStream<Uint8Array>;
@@ -285,8 +364,8 @@ export class S3AudioStorage implements AudioStorage {
   async deleteMany(jobIds: readonly string[]): Promise<void> {
     for (let i = 0; i < jobIds.length; i += S3_DELETE_BATCH) {
       const keys = jobIds.slice(i, i + S3_DELETE_BATCH).map((id) => ({ Key: this.keyOf(id) }));
-      const result = await this.send('deleting', () =>
-        this.client.send(new DeleteObjectsCommand({ Bucket: this.bucket, Delete: { Objects: keys, Quiet: true } })),
+      const result = await this.send('deleting', (abortSignal) =>
+        this.client.send(new DeleteObjectsCommand({ Bucket: this.bucket, Delete: { Objects: keys, Quiet: true } }), { abortSignal }),
       );
       const failed = result.Errors ?? [];
       if (failed.length > 0) {
@@ -310,14 +389,16 @@ export class S3AudioStorage implements AudioStorage {
     const key = this.keyOf(jobId);
     let listed;
     try {
-      listed = await this.client.send(new ListMultipartUploadsCommand({ Bucket: this.bucket, Prefix: key }));
+      listed = await this.withDeadline((abortSignal) => this.client.send(new ListMultipartUploadsCommand({ Bucket: this.bucket, Prefix: key }), { abortSignal }));
     } catch (error) {
       if (isNotImplemented(error)) return;
       throw this.unavailable('listing multipart uploads', error);
     }
     for (const u of listed.Uploads ?? []) {
       if (u.Key !== key || !u.UploadId || (u.Initiated && u.Initiated.getTime() > before)) continue;
-      await this.client.send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: key, UploadId: u.UploadId })).catch((error: unknown) => {
+      await this.withDeadline((abortSignal) =>
+        this.client.send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: key, UploadId: u.UploadId }), { abortSignal }),
+      ).catch((error: unknown) => {
         if (!isNotFound(error) && !isNotImplemented(error)) throw this.unavailable('aborting an upload', error);
       });
     }
@@ -331,7 +412,7 @@ export class S3AudioStorage implements AudioStorage {
   }
 
   async ping(): Promise<void> {
-    await this.send(`reaching bucket ${this.bucket}`, () => this.client.send(new HeadBucketCommand({ Bucket: this.bucket })));
+    await this.send(`reaching bucket ${this.bucket}`, (abortSignal) => this.client.send(new HeadBucketCommand({ Bucket: this.bucket }), { abortSignal }));
   }
 }
 

@@ -242,7 +242,8 @@ export class SqliteStore implements Store {
           @idempotency_key, @legacy_expires_at)`,
       ),
       getJob: db.prepare('SELECT * FROM jobs WHERE id = ?'),
-      progress: db.prepare("UPDATE jobs SET progress = ? WHERE id = ? AND status = 'processing'"),
+      // Only ever raised: a run started again, or a write that arrives late, never lowers what was shown.
+      progress: db.prepare("UPDATE jobs SET progress = MAX(progress, ?) WHERE id = ? AND status = 'processing'"),
       complete: db.prepare(
         `UPDATE jobs SET status = 'completed', text = '', progress = 1, duration_seconds = @duration_seconds,
            file_size_bytes = @file_size_bytes, completed_at = @completed_at, processing_time_ms = @processing_time_ms,

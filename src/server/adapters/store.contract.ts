@@ -293,6 +293,20 @@ export function describeStoreContract(name: string, open: () => Promise<StoreHar
         expect((await store.getJob(job.id))?.progress).toBe(1);
       });
 
+      it('only ever raises a running job’s progress, late or repeated writes included', async () => {
+        const a = await account();
+        const job = newJob(a.id);
+        await store.createJob(job, 10_000);
+        await store.updateProgress(job.id, 0.2);
+        await store.updateProgress(job.id, 0.55);
+        // A run started again from the beginning, or a write that arrives late.
+        await store.updateProgress(job.id, 0.05);
+        await store.updateProgress(job.id, 0.55);
+        expect((await store.getJob(job.id))?.progress).toBe(0.55);
+        await Promise.all([0.6, 0.3, 0.9, 0.1, 0.7].map((p) => store.updateProgress(job.id, p)));
+        expect((await store.getJob(job.id))?.progress).toBe(0.9);
+      });
+
       it('settles exactly once when many settle the same job at the same time', async () => {
         const a = await account();
         const job = newJob(a.id, { reservedCentiminutes: 40 });

@@ -1,9 +1,12 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSynthesizer, SynthesisError, type Synthesizer } from '../../synth/index.js';
+import { decodeMp3 } from '../../../test/helpers/http.js';
 import { startS3Server, S3RVER_CREDENTIALS, type S3Server } from '../../../test/helpers/s3.js';
+import { FileSpool } from '../adapters/file-spool.js';
 import { LocalAudioStorage } from '../adapters/local-audio-storage.js';
 import { LocalJobQueue } from '../adapters/local-queue.js';
 import { createS3Client, S3AudioStorage } from '../adapters/s3-audio-storage.js';
@@ -11,8 +14,40 @@ import { SqliteStore } from '../adapters/sqlite-store.js';
 import { newAccount, newJob } from '../adapters/store.contract.js';
 import { createLogger } from '../log.js';
 import { AudioStorageUnavailableError } from '../ports.js';
-import { JobRunner, PROVIDER_FAILURE_MESSAGE, RetryLaterError, STORE_FAILURE_MESSAGE, type RunAttempt } from './job-runner.js';
+import { JobRunner, PROVIDER_FAILURE_MESSAGE, STORE_FAILURE_MESSAGE, type JobRunnerOptions } from './job-runner.js';
 import { sweepExpiredJobs } from './retention.js';
+
+/** Long enough to take a few hundred milliseconds of synthesis, with progress along the way. */
+const longEnough = Array.from({ length: 12 }, (_, i) => `Sentence ${i + 1} of a text that takes the engine a little while to speak.`).join(' ');
+
+/** The progress a job shows while `run` runs: this process's live figure and the store's, sampled every 10 ms. */
+async function sampleProgress<T>(
+  runner: JobRunner,
+  store: { getJob(id: string): Promise<{ progress: number } | undefined> },
+  jobId: string,
+  run: () => Promise<T>,
+): Promise<{ result: T; live: number[]; stored: number[] }> {
+  const live: number[] = [];
+  const stored: number[] = [];
+  let running = true;
+  const sampling = (async () => {
+    while (running) {
+      const l = runner.live.get(jobId);
+      if (l) live.push(l.fraction);
+      const job = await store.getJob(jobId);
+      if (job) stored.push(job.progress);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  })();
+  try {
+    return { result: await run(), live, stored };
+  } finally {
+    running = false;
+    await sampling;
+  }
+}
+
+const ascending = (values: number[]) => [...values].sort((a, b) => a - b);
 
 describe('JobRunner', () => {
   let dir: string;
@@ -105,23 +140,47 @@ describe('JobRunner', () => {
     expect(await audio.listLeftovers(0)).not.toContain(job.id);
   });
 
-  it('the audio store unreachable while the synthesis also fails: the run is retried, as the store failing first was', async () => {
+  it('the audio store unreachable while the synthesis also fails: the store’s failure is the job’s without a spool, the synthesis’ with one', async () => {
     const account = newAccount();
     await store.createAccount(account);
-    const job = newJob(account.id, { text: 'Both fail.', deleteAfter: Date.now() + 86_400_000 });
+    for (const spooled of [false, true]) {
+      const job = newJob(account.id, { text: 'Both fail.', deleteAfter: Date.now() + 86_400_000 });
+      await store.createJob(job, 1_000_000);
+      let failed!: () => void;
+      const synthesisFailed = new Promise<void>((r) => (failed = r));
+      const { gated } = gatedAudio(synthesisFailed, 'unreachable');
+      const failing: Synthesizer = {
+        ...synth,
+        synthesize: async () => {
+          failed();
+          throw new SynthesisError('TTS_PROVIDER_ERROR', 'engine down');
+        },
+      };
+      const options: JobRunnerOptions = spooled ? { spool: new FileSpool(join(dir, 'spool')) } : {};
+      expect(await new JobRunner(store, gated, failing, createLogger('silent'), undefined, options).run(job.id)).toBe(true);
+      expect(await store.getJob(job.id)).toMatchObject({
+        status: 'failed',
+        errorCode: 'TTS_PROVIDER_ERROR',
+        errorMessage: spooled ? PROVIDER_FAILURE_MESSAGE : STORE_FAILURE_MESSAGE,
+      });
+    }
+  });
+
+  it('a run again from the start (its worker died) never shows less progress than the job had', async () => {
+    const account = newAccount();
+    await store.createAccount(account);
+    const job = newJob(account.id, { text: longEnough, deleteAfter: Date.now() + 86_400_000 });
     await store.createJob(job, 1_000_000);
-    let failed!: () => void;
-    const synthesisFailed = new Promise<void>((r) => (failed = r));
-    const { gated } = gatedAudio(synthesisFailed, 'unreachable');
-    const failing: Synthesizer = {
-      ...synth,
-      synthesize: async () => {
-        failed();
-        throw new SynthesisError('TTS_PROVIDER_ERROR', 'engine down');
-      },
-    };
-    await expect(new JobRunner(store, gated, failing, createLogger('silent')).run(job.id, undefined, { number: 1, of: 3 })).rejects.toBeInstanceOf(RetryLaterError);
-    expect((await store.getJob(job.id))?.status).toBe('processing');
+    // What the dead run had reached.
+    await store.updateProgress(job.id, 0.6);
+    const runner = new JobRunner(store, audio, synth, createLogger('silent'));
+    const seen = await sampleProgress(runner, store, job.id, () => runner.run(job.id));
+    expect((await store.getJob(job.id))?.status).toBe('completed');
+    expect(seen.live.length).toBeGreaterThan(3);
+    expect(Math.min(...seen.live)).toBeGreaterThanOrEqual(0.6);
+    expect(Math.min(...seen.stored)).toBeGreaterThanOrEqual(0.6);
+    expect(seen.live).toEqual(ascending(seen.live));
+    expect(seen.stored).toEqual(ascending(seen.stored));
   });
 
   it('completes a job whose audio is committed even when removing its leftovers fails (the sweep takes them)', async () => {
@@ -142,7 +201,7 @@ describe('JobRunner', () => {
       return store.completeJob(...args);
     };
     const runner = new JobRunner(slowSettling, blinking, synth, createLogger('silent'));
-    expect(await runner.run(job.id, undefined, { number: 3, of: 3 })).toBe(true);
+    expect(await runner.run(job.id)).toBe(true);
     const done = await store.getJob(job.id);
     expect(done?.status).toBe('completed');
     expect((await audio.stat(job.id))?.size).toBe(done?.fileSizeBytes);
@@ -181,42 +240,71 @@ describe('JobRunner and the in-process queue with the audio store unreachable (S
     await rm(dir, { recursive: true, force: true });
   });
 
-  /** A job holding its usage reservation, run through a LocalJobQueue whose runs are counted. */
-  async function runQueued(text: string, before?: (attempt: RunAttempt) => Promise<void>, during?: (jobId: string) => Promise<void>) {
+  /**
+   * A job holding its usage reservation, run through a LocalJobQueue (the embedded mode's path) by a
+   * runner with a spool and the given outage budget; its runs, its syntheses, the progress it showed
+   * and the runner's log lines are counted.
+   */
+  async function runQueued(
+    text: string,
+    /** `closeAfterMs`: the queue is closed then (a shutdown), finished or not. */
+    options: { budgetMs: number; during?: (jobId: string) => Promise<void>; after?: () => void; closeAfterMs?: number },
+  ) {
     const account = newAccount();
     await store.createAccount(account);
     const job = newJob(account.id, { text, deleteAfter: Date.now() + 86_400_000, reservedCentiminutes: 40 });
     expect(await store.createJob(job, 1_000_000)).toEqual({ kind: 'created' });
     expect(await store.getUsage(account.id, job.usageMonth)).toEqual({ usedCentiminutes: 40 });
+    let syntheses = 0;
     const speaking: Synthesizer = {
       ...synth,
       synthesize: async (req, sink, opts) => {
-        await during?.(job.id);
-        return synth.synthesize(req, sink, opts);
+        syntheses++;
+        await options.during?.(job.id);
+        const result = await synth.synthesize(req, sink, opts);
+        options.after?.();
+        return result;
       },
     };
-    const runner = new JobRunner(store, audio, speaking, createLogger('silent'));
-    const attempts: RunAttempt[] = [];
+    const logs: Array<{ msg: string; [field: string]: unknown }> = [];
+    const log = pino({ level: 'info' }, { write: (line: string) => void logs.push(JSON.parse(line)) });
+    const spoolDir = join(dir, `spool-${job.id}`);
+    const runner = new JobRunner(store, audio, speaking, log, undefined, {
+      spool: new FileSpool(spoolDir),
+      outage: { budgetMs: options.budgetMs, firstDelayMs: 200, maxDelayMs: 1_000 },
+    });
+    let runs = 0;
     const queue = new LocalJobQueue(
       {
-        run: async (jobId, signal, attempt) => {
-          attempts.push(attempt!);
-          await before?.(attempt!);
-          return runner.run(jobId, signal, attempt);
+        run: (jobId, signal) => {
+          runs++;
+          return runner.run(jobId, signal);
         },
       },
       1,
       createLogger('silent'),
-      { attempts: 3, backoffMs: 20 },
     );
-    try {
-      const finished = queue.waitForFinish(job.id, 170_000);
-      await queue.enqueue(job.id);
-      await finished;
-    } finally {
-      await queue.close();
-    }
-    return { job: (await store.getJob(job.id))!, usage: await store.getUsage(account.id, job.usageMonth), attempts, id: job.id };
+    const started = Date.now();
+    const seen = await sampleProgress(runner, store, job.id, async () => {
+      try {
+        const finished = queue.waitForFinish(job.id, options.closeAfterMs ?? 170_000);
+        await queue.enqueue(job.id);
+        await finished;
+      } finally {
+        await queue.close();
+      }
+    });
+    return {
+      job: (await store.getJob(job.id))!,
+      usage: await store.getUsage(account.id, job.usageMonth),
+      runs,
+      syntheses,
+      seen,
+      logs,
+      ms: Date.now() - started,
+      spoolFiles: await readdir(spoolDir).catch(() => []),
+      id: job.id,
+    };
   }
 
   it('the retention sweep deletes expired jobs’ objects in one DeleteObjects, and the partial write of a run that died', async () => {
@@ -251,19 +339,21 @@ describe('JobRunner and the in-process queue with the audio store unreachable (S
     expect((await swept.stat(kept.id))?.size).toBe(3);
   });
 
-  it('a store down before the job: every attempt of the policy, then a failed job with TTS_PROVIDER_ERROR and no charge', async () => {
+  it('a store down before the job: the run waits out its outage budget, then fails the job with TTS_PROVIDER_ERROR and no charge', async () => {
     await s3.stop();
     try {
-      const { job, usage, attempts, id } = await runQueued('The store is down.');
-      expect(attempts).toEqual([
-        { number: 1, of: 3 },
-        { number: 2, of: 3 },
-        { number: 3, of: 3 },
-      ]);
+      const { job, usage, runs, syntheses, logs, ms, spoolFiles, id } = await runQueued('The store is down.', { budgetMs: 1_500 });
       expect(job).toMatchObject({ status: 'failed', errorCode: 'TTS_PROVIDER_ERROR', errorMessage: STORE_FAILURE_MESSAGE });
       expect(job.errorMessage).toContain('audio store could not be reached');
       expect(job.errorMessage).not.toMatch(/S3RVER|127\.0\.0\.1|runner\//);
       expect(usage).toEqual({ usedCentiminutes: 0 });
+      // One run, one synthesis: the audio was kept in the spool while the store was tried again.
+      expect([runs, syntheses]).toEqual([1, 1]);
+      expect(ms).toBeGreaterThanOrEqual(1_500);
+      expect(logs.filter((l) => l.msg.startsWith('audio store unreachable; saving the audio again')).length).toBeGreaterThanOrEqual(2);
+      expect(logs.some((l) => l.msg.includes('the outage budget is spent'))).toBe(true);
+      expect(JSON.stringify(logs)).not.toMatch(/S3RVER/);
+      expect(spoolFiles).toEqual([]);
       await s3.start();
       expect(await audio.stat(id)).toBeUndefined();
     } finally {
@@ -271,27 +361,52 @@ describe('JobRunner and the in-process queue with the audio store unreachable (S
     }
   });
 
-  it('a store that goes down during the upload and is back for the next attempt: the job completes, charged once', async () => {
-    let stopped = false;
-    const { job, usage, attempts, id } = await runQueued(
-      'Gone, then back.',
-      async (attempt) => {
-        if (attempt.number === 2) await s3.start();
-      },
-      async (jobId) => {
+  it('a store down from the start of the upload until 3 s after the synthesis: synthesized once, saved when the store is back, progress never falls, charged once', async () => {
+    let restarted: Promise<void> | undefined;
+    const { job, usage, runs, syntheses, seen, logs, spoolFiles, id } = await runQueued(longEnough, {
+      budgetMs: 20_000,
+      during: async (jobId) => {
         // The writer (and its upload) exists: the store goes down before the first byte reaches it. The
         // writer is made while the synthesis starts: its marker tells that it is there.
-        if (!stopped) {
-          stopped = true;
-          while ((await audio.listMarkers(jobId)).length === 0) await new Promise((r) => setTimeout(r, 5));
-          await s3.stop();
-        }
+        while ((await audio.listMarkers(jobId)).length === 0) await new Promise((r) => setTimeout(r, 5));
+        await s3.stop();
       },
-    );
-    expect(attempts.map((a) => a.number)).toEqual([1, 2]);
+      after: () => {
+        restarted = new Promise((resolve) => setTimeout(resolve, 3_000)).then(() => s3.start());
+      },
+    });
+    await restarted;
     expect(job).toMatchObject({ status: 'completed' });
+    expect([runs, syntheses]).toEqual([1, 1]);
+    const saved = logs.find((l) => l.msg === 'audio saved from the spool');
+    expect(saved?.attempts).toBeGreaterThan(1);
     expect(usage.usedCentiminutes).toBe(job.chargedCentiminutes);
+    expect(job.chargedCentiminutes).toBeGreaterThan(0);
+    expect(seen.live).toEqual(ascending(seen.live));
+    expect(seen.stored).toEqual(ascending(seen.stored));
+    // The audio in the store is the whole of it, and decodes.
     expect((await audio.stat(id))?.size).toBe(job.fileSizeBytes);
-    // Two syntheses: generous on two shared cores.
-  }, 180_000);
+    const parts: Uint8Array[] = [];
+    for await (const part of (await audio.open(id)) as unknown as AsyncIterable<Uint8Array>) parts.push(part);
+    const decoded = await decodeMp3(Buffer.concat(parts));
+    expect(Math.abs(decoded.seconds - job.durationSeconds!)).toBeLessThan(0.1);
+    // The stopped streaming write left nothing behind once the job was saved; nor did the spool.
+    expect(await audio.listMarkers(id)).toEqual([]);
+    expect(spoolFiles).toEqual([]);
+  }, 60_000);
+
+  it('shutdown while the run waits for the store: the job stays processing (it runs again at the next start), the spool is removed', async () => {
+    await s3.stop();
+    try {
+      const { job, usage, runs, ms, spoolFiles, logs } = await runQueued('Waiting when the process stops.', { budgetMs: 60_000, closeAfterMs: 1_500 });
+      expect(job.status).toBe('processing');
+      expect(logs.some((l) => l.msg.startsWith('job interrupted by shutdown while waiting for the audio store'))).toBe(true);
+      expect(usage).toEqual({ usedCentiminutes: 40 });
+      expect(runs).toBe(1);
+      expect(ms).toBeLessThan(10_000);
+      expect(spoolFiles).toEqual([]);
+    } finally {
+      await s3.start();
+    }
+  });
 });

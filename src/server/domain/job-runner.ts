@@ -4,25 +4,19 @@ import { NEW_IDEMPOTENCY_KEY_PHRASE } from '../../contract/errors.js';
 
 /** The message of a job the speech engine failed (docs/api-rules.md#idempotency rule 5: retry with a new key). */
 export const PROVIDER_FAILURE_MESSAGE = `The speech engine failed on this job. Retry with backoff, using a ${NEW_IDEMPOTENCY_KEY_PHRASE}.`;
-/** The message of a job whose audio could not be saved: the audio store stayed unreachable through every run. */
+/** The message of a job whose audio could not be saved: the audio store stayed unreachable through the outage budget. */
 export const STORE_FAILURE_MESSAGE = `The audio store could not be reached to save this job's audio. Retry with backoff, using a ${NEW_IDEMPOTENCY_KEY_PHRASE}.`;
 import type { Logger } from '../log.js';
-import { AudioStorageUnavailableError, type AudioStorage, type Clock, type Store, systemClock } from '../ports.js';
+import {
+  AudioStorageUnavailableError,
+  type AudioSpool,
+  type AudioSpoolFile,
+  type AudioStorage,
+  type Clock,
+  type Store,
+  systemClock,
+} from '../ports.js';
 import { secondsToCentiminutes } from './usage.js';
-
-/** Which run of its job this is, of how many the queue's retry policy gives it. */
-export interface RunAttempt {
-  number: number;
-  of: number;
-}
-
-/**
- * A run that could not reach the audio store, and is not its job's last: the job stays processing, and
- * the queue runs it again after its backoff (BullMQ's attempts, or the in-process queue's).
- */
-export class RetryLaterError extends Error {
-  override readonly name = 'RetryLaterError';
-}
 
 /** The audio store unreachable, whether thrown directly or as the cause of a synthesis failure (a sink write). */
 function storeUnreachable(error: unknown): error is Error {
@@ -39,11 +33,33 @@ export interface LiveProgress {
 
 /** What runs a job to its end (the runner itself, or the runner instrumented with metrics). */
 export interface JobRun {
+  /** False when the job was interrupted (shutdown) and stays processing. */
+  run(jobId: string, signal?: AbortSignal): Promise<boolean>;
+}
+
+/**
+ * How long a run waits for an unreachable audio store once the job's audio is made, and how often it
+ * tries again meanwhile: after `firstDelayMs`, doubled each time up to `maxDelayMs`, each wait taken
+ * between half and all of that at random (jitter, so that the runs an outage stopped do not all come
+ * back at once). A run tries at least once after the synthesis, whatever the budget.
+ */
+export interface StoreOutagePolicy {
+  budgetMs: number;
+  firstDelayMs: number;
+  maxDelayMs: number;
+}
+
+/** AUDIO_STORE_OUTAGE_BUDGET_SECONDS's default: a store down for a minute or so is ridden out. */
+export const DEFAULT_STORE_OUTAGE: StoreOutagePolicy = { budgetMs: 120_000, firstDelayMs: 500, maxDelayMs: 10_000 };
+
+export interface JobRunnerOptions {
   /**
-   * False when the job was interrupted (shutdown) and stays processing. Rejects with RetryLaterError
-   * when the audio store could not be reached and `attempt` is not the last (default: the only one).
+   * Where a copy of the audio is kept as it is made, so that an audio store that fails (an object
+   * store) loses no synthesis: the audio is saved from the copy once the store answers again. Without
+   * one (the local directory, which is the disk a copy would be on), an unreachable store fails the job.
    */
-  run(jobId: string, signal?: AbortSignal, attempt?: RunAttempt): Promise<boolean>;
+  spool?: AudioSpool;
+  outage?: Partial<StoreOutagePolicy>;
 }
 
 /** Store writes of progress are throttled: polling reads it, and it need not be exact to the chunk. */
@@ -52,44 +68,104 @@ const PROGRESS_WRITE_INTERVAL_MS = 500;
 /**
  * Runs one job: synthesizes its text into the audio storage, streaming, then settles it (completed, usage charged) or
  * fails it (reservation released). Shared by the in-process queue and the distributed workers.
+ *
+ * With a spool, the audio is also written to a local file as it is made. An audio store that cannot be
+ * reached (refused, or no answer within its deadline) then stops the streaming write, not the run: the
+ * synthesis goes on into the file, and once it is done the file is uploaded, tried again with backoff
+ * and jitter until the store answers or the outage budget is spent; the job stays processing (and, in
+ * the distributed mode, claimed: BullMQ renews a running job's lock) meanwhile. The budget spent, the
+ * job fails with TTS_PROVIDER_ERROR and its reservation is released. A process that dies loses its
+ * spool: the job's next run synthesizes again.
+ *
+ * The progress shown never goes back: a run starts from what the job shows (a run again from the start
+ * after its worker died holds it until it gets further), and the store only ever raises it.
  */
 export class JobRunner implements JobRun {
   /** Progress of the jobs running in this process, for honest retry_after_seconds. */
   readonly live = new Map<string, LiveProgress>();
+  private readonly spool?: AudioSpool;
+  private readonly outage: StoreOutagePolicy;
 
   constructor(
     private readonly store: Store,
     private readonly audio: AudioStorage,
     private readonly synth: Synthesizer,
     private readonly log: Logger,
-    /** Job timestamps (completed_at, processing time); progress writes stay throttled in real time. */
+    /** Job timestamps (completed_at, processing time); progress writes and outage waits stay in real time. */
     private readonly clock: Clock = systemClock,
-  ) {}
+    options: JobRunnerOptions = {},
+  ) {
+    this.spool = options.spool;
+    this.outage = { ...DEFAULT_STORE_OUTAGE, ...options.outage };
+  }
 
   /** Returns false when the job was not run to an end (aborted for shutdown; it stays processing). */
-  async run(jobId: string, signal?: AbortSignal, attempt: RunAttempt = { number: 1, of: 1 }): Promise<boolean> {
+  async run(jobId: string, signal?: AbortSignal): Promise<boolean> {
     const job = await this.store.getJob(jobId);
     if (!job || job.status !== 'processing') return true;
     const started = this.clock.now();
     let lastWrite = 0;
-    this.live.set(jobId, { fraction: job.progress, elapsedMs: 0 });
+    let shown = job.progress;
+    this.live.set(jobId, { fraction: shown, elapsedMs: 0 });
+    // This process shows only what the store holds: a run that dies, and the run after it, then
+    // never show less than was shown.
     const onProgress = (p: SynthesisProgress) => {
-      this.live.set(jobId, { fraction: p.fraction, elapsedMs: p.elapsedMs });
       const now = Date.now();
-      if (now - lastWrite >= PROGRESS_WRITE_INTERVAL_MS) {
-        lastWrite = now;
-        this.store.updateProgress(jobId, p.fraction).catch((error: unknown) => this.log.warn({ err: error, job_id: jobId }, 'progress not saved'));
-      }
+      if (now - lastWrite < PROGRESS_WRITE_INTERVAL_MS) return;
+      lastWrite = now;
+      shown = Math.max(shown, p.fraction);
+      const reached = { fraction: shown, elapsedMs: p.elapsedMs };
+      this.store.updateProgress(jobId, reached.fraction).then(
+        () => {
+          const current = this.live.get(jobId);
+          if (current && current.fraction <= reached.fraction) this.live.set(jobId, reached);
+        },
+        (error: unknown) => this.log.warn({ err: error, job_id: jobId }, 'progress not saved'),
+      );
     };
+    let spooled = await this.openSpool(jobId);
     // The audio storage gets ready (a dead run's leftovers removed, the partial write started) while the
     // first chunks are synthesized: the first bytes wait for it, the synthesis does not. Its failure
-    // (the store unreachable) is the run's, as when it came first.
+    // (the store unreachable) is the run's, as when it came first, unless the spool outlives it.
     const opening = (async () => {
       await this.audio.removeLeftovers(jobId);
       return this.audio.createWriter(jobId);
     })();
     opening.catch(() => undefined);
-    const sink: AudioSink = { write: async (bytes) => (await opening).write(bytes) };
+    /** The store failure that stopped the streaming write: the spool holds the audio from then on. */
+    let outage: Error | undefined;
+    const outlived = (error: unknown): boolean => {
+      if (!spooled || !storeUnreachable(error)) return false;
+      if (!outage) {
+        outage = error;
+        this.log.warn({ job_id: jobId, err: error }, 'audio store unreachable; the audio goes on into the spool and is saved from it when the store answers');
+        // Discarded in the background: a hung store must not hold the synthesis up.
+        opening.then((w) => w.abort()).catch(() => undefined);
+      }
+      return true;
+    };
+    const sink: AudioSink = {
+      write: async (bytes) => {
+        if (spooled) {
+          try {
+            await spooled.write(bytes);
+          } catch (error) {
+            // Once the store is out, the spool is all there is; before, the run goes on streaming only.
+            if (outage) throw error;
+            this.log.warn({ job_id: jobId, err: error }, 'audio spool failed; the job streams to the audio store only');
+            const dropped = spooled;
+            spooled = undefined;
+            await dropped.discard().catch(() => undefined);
+          }
+        }
+        if (outage) return;
+        try {
+          await (await opening).write(bytes);
+        } catch (error) {
+          if (!outlived(error)) throw error;
+        }
+      },
+    };
     let committed = false;
     try {
       const result = await this.synth.synthesize(
@@ -97,12 +173,27 @@ export class JobRunner implements JobRun {
         sink,
         { onProgress, signal },
       );
-      await (await opening).commit();
-      committed = true;
+      if (!outage) {
+        try {
+          await (await opening).commit();
+          committed = true;
+        } catch (error) {
+          if (!outlived(error)) throw error;
+        }
+      }
+      if (!committed) {
+        await spooled!.close();
+        if (!(await this.saveFromSpool(jobId, spooled!.path, signal))) {
+          this.log.info({ job_id: jobId }, 'job interrupted by shutdown while waiting for the audio store; it runs again at the next start');
+          return false;
+        }
+        committed = true;
+      }
       // This run's audio is in place; any other partial write of the job belongs to a dead run (or to
-      // one that lost its queue lock, which can no longer settle the job): remove them whatever their age,
-      // while the job is settled. Best effort: the audio is committed, so a failure here (or a crash in
-      // between) leaves them to the periodic leftover sweep rather than failing the job.
+      // one that lost its queue lock, which can no longer settle the job), or to this run's streaming
+      // write that the store's outage stopped: remove them whatever their age, while the job is settled.
+      // Best effort: the audio is committed, so a failure here (or a crash in between) leaves them to
+      // the periodic leftover sweep rather than failing the job.
       const cleared = this.audio
         .removeLeftovers(jobId, 0)
         .catch((error: unknown) => this.log.warn({ job_id: jobId, err: error }, 'leftovers of the job not removed; the leftover sweep takes them'));
@@ -122,23 +213,20 @@ export class JobRunner implements JobRun {
       this.log.info({ job_id: jobId, audio_seconds: result.durationSeconds, wall_ms: completedAt - started }, 'job completed');
       return true;
     } catch (thrown) {
-      // The storage failing to get ready is what the run failed on, whatever the synthesis did meanwhile.
+      // The storage failing to get ready is what the run failed on, whatever the synthesis did meanwhile,
+      // unless the spool outlives it (then the synthesis' own failure is the run's).
       const openError = await opening.then(
         () => undefined,
         (e: unknown) => e ?? new Error('the audio storage failed to open a write'),
       );
-      const error = openError ?? thrown;
-      if (!committed && openError === undefined) await (await opening).abort().catch(() => undefined);
+      const error = openError !== undefined && !(spooled && storeUnreachable(openError)) ? openError : thrown;
+      if (!committed && !outage && openError === undefined) await (await opening).abort().catch(() => undefined);
       if (signal?.aborted) {
         this.log.info({ job_id: jobId }, 'job interrupted by shutdown; it resumes at the next start');
         return false;
       }
-      const unreachable = storeUnreachable(error);
-      if (unreachable && attempt.number < attempt.of) {
-        this.log.warn({ job_id: jobId, attempt: attempt.number, of: attempt.of, err: error }, 'audio store unreachable; the job runs again after the backoff');
-        throw new RetryLaterError(error.message, { cause: error });
-      }
       // An audio store that stays unreachable is an upstream service failing: the spec's provider error.
+      const unreachable = storeUnreachable(error);
       const provider = unreachable || (error instanceof SynthesisError && error.code === 'TTS_PROVIDER_ERROR');
       const code = provider ? 'TTS_PROVIDER_ERROR' : 'INTERNAL_ERROR';
       const message = unreachable
@@ -159,6 +247,63 @@ export class JobRunner implements JobRun {
       return true;
     } finally {
       this.live.delete(jobId);
+      await spooled?.discard().catch(() => undefined);
     }
   }
+
+  /** The job's spool file; none without a spool, or when it cannot be made (the run then streams only). */
+  private async openSpool(jobId: string): Promise<AudioSpoolFile | undefined> {
+    if (!this.spool) return undefined;
+    try {
+      return await this.spool.create(jobId);
+    } catch (error) {
+      this.log.warn({ job_id: jobId, err: error }, 'audio spool not available; the job streams to the audio store only');
+      return undefined;
+    }
+  }
+
+  /**
+   * Saves the spooled audio as the job's, trying again with backoff and jitter while the store cannot be
+   * reached, for up to the outage budget (counted from now: the synthesis is done). Rejects with the last
+   * failure once the budget is spent; false when shutdown interrupted the wait.
+   */
+  private async saveFromSpool(jobId: string, path: string, signal?: AbortSignal): Promise<boolean> {
+    const since = Date.now();
+    const deadline = since + this.outage.budgetMs;
+    let delay = this.outage.firstDelayMs;
+    for (let attempt = 1; ; attempt++) {
+      if (signal?.aborted) return false;
+      try {
+        await this.audio.putFile(jobId, path);
+        this.log.info({ job_id: jobId, attempts: attempt, waited_ms: Date.now() - since }, 'audio saved from the spool');
+        return true;
+      } catch (error) {
+        if (!storeUnreachable(error)) throw error;
+        const left = deadline - Date.now();
+        if (left <= 0) {
+          this.log.warn({ job_id: jobId, attempts: attempt, waited_ms: Date.now() - since }, 'audio store still unreachable; the outage budget is spent');
+          throw error;
+        }
+        const wait = Math.min(left, delay / 2 + (Math.random() * delay) / 2);
+        delay = Math.min(this.outage.maxDelayMs, delay * 2);
+        this.log.info({ job_id: jobId, attempt, retry_in_ms: Math.round(wait), budget_left_ms: left }, 'audio store unreachable; saving the audio again after a wait');
+        if (!(await sleep(wait, signal))) return false;
+      }
+    }
+  }
+}
+
+/** Waits `ms`; false when `signal` fires first. */
+function sleep(ms: number, signal?: AbortSignal): Promise<boolean> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve(false);
+    const done = (finished: boolean) => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', aborted);
+      resolve(finished);
+    };
+    const aborted = () => done(false);
+    const timer = setTimeout(() => done(true), ms);
+    signal?.addEventListener('abort', aborted, { once: true });
+  });
 }

@@ -11,7 +11,8 @@ import { SYNTHESIS_QUEUE } from './keys.js';
 import { closeRedisClient, createRedisClient } from './client.js';
 import { loadDistributedSettings } from './settings.js';
 import { SynthesisWorker } from './synthesis-worker.js';
-import { JobRunner, STORE_FAILURE_MESSAGE, type JobRun } from '../../domain/job-runner.js';
+import { JobRunner, STORE_FAILURE_MESSAGE, type JobRun, type JobRunnerOptions } from '../../domain/job-runner.js';
+import { FileSpool } from '../file-spool.js';
 import type { AudioStorage } from '../../ports.js';
 import { startS3Server, S3RVER_CREDENTIALS } from '../../../../test/helpers/s3.js';
 import { createS3Client, S3AudioStorage } from '../s3-audio-storage.js';
@@ -31,7 +32,9 @@ afterAll(async () => {
 });
 
 /** The API side (RedisJobQueue) and a worker (SynthesisWorker) in one process, over one Redis prefix. */
-async function openDistributed(options: { worker: boolean; audio?: AudioStorage; env?: Record<string, string> } = { worker: true }) {
+async function openDistributed(
+  options: { worker: boolean; audio?: AudioStorage; env?: Record<string, string>; runner?: (dir: string) => JobRunnerOptions } = { worker: true },
+) {
   const url = testRedisUrl();
   const prefix = uniquePrefix('queue');
   prefixes.push(prefix);
@@ -42,12 +45,12 @@ async function openDistributed(options: { worker: boolean; audio?: AudioStorage;
   const store = new RedisStore(client, prefix);
   const audio = options.audio ?? new LocalAudioStorage(dir);
   const synth = createSynthesizer({ engine: 'espeak', threads: 1 });
-  const runner = new JobRunner(store, audio, synth, log);
+  const runner = new JobRunner(store, audio, synth, log, undefined, options.runner?.(dir));
   const runs = new Map<string, number>();
   const counting: JobRun = {
-    run(jobId, signal, attempt) {
+    run(jobId, signal) {
       runs.set(jobId, (runs.get(jobId) ?? 0) + 1);
-      return runner.run(jobId, signal, attempt);
+      return runner.run(jobId, signal);
     },
   };
   const queue = new RedisJobQueue({ url, prefix, store, publisher: client, settings, log });
@@ -122,11 +125,16 @@ describe.skipIf(!redis)('RedisJobQueue reconcile sweep (the outbox)', () => {
 });
 
 describe.skipIf(!redis)('SynthesisWorker with the audio store unreachable (S3 on s3rver)', () => {
-  it("runs the job as many times as the queue's attempts, then fails it with TTS_PROVIDER_ERROR and no charge", async () => {
+  it('runs the job once, waits out the outage budget with its audio spooled, then fails it with TTS_PROVIDER_ERROR and no charge', async () => {
     Object.assign(process.env, S3RVER_CREDENTIALS);
     const s3 = await startS3Server();
     const audio = new S3AudioStorage({ client: createS3Client({ endpoint: s3.endpoint, forcePathStyle: true }), bucket: s3.bucket, prefix: 'queue' });
-    const h = await openDistributed({ worker: true, audio, env: { QUEUE_ATTEMPTS: '2' } });
+    const h = await openDistributed({
+      worker: true,
+      audio,
+      env: { QUEUE_ATTEMPTS: '2' },
+      runner: (dir) => ({ spool: new FileSpool(join(dir, 'spool')), outage: { budgetMs: 2_000, firstDelayMs: 200, maxDelayMs: 500 } }),
+    });
     try {
       const account = newAccount();
       await h.store.createAccount(account);
@@ -138,11 +146,46 @@ describe.skipIf(!redis)('SynthesisWorker with the audio store unreachable (S3 on
       await h.queue.enqueue(job.id);
       await finished;
       expect(await h.store.getJob(job.id)).toMatchObject({ status: 'failed', errorCode: 'TTS_PROVIDER_ERROR', errorMessage: STORE_FAILURE_MESSAGE });
-      expect(h.runsOf(job.id)).toBe(2);
+      // The run kept the job (and its lock) through the budget: BullMQ's attempts are for runs that throw.
+      expect(h.runsOf(job.id)).toBe(1);
       expect(await h.store.getUsage(account.id, job.usageMonth)).toEqual({ usedCentiminutes: 0 });
     } finally {
       await h.close();
       await s3.close();
     }
   });
+
+  it('a store down for 4 times the queue lock: the job stays claimed by its one run, completes once the store is back, charged once', async () => {
+    Object.assign(process.env, S3RVER_CREDENTIALS);
+    const s3 = await startS3Server();
+    const audio = new S3AudioStorage({ client: createS3Client({ endpoint: s3.endpoint, forcePathStyle: true }), bucket: s3.bucket, prefix: 'queue' });
+    // A lock of 1 s, looked for every 0.5 s: a run that stopped renewing it would lose the job at once.
+    const h = await openDistributed({
+      worker: true,
+      audio,
+      env: { QUEUE_LOCK_MS: '1000', QUEUE_STALLED_CHECK_MS: '500' },
+      runner: (dir) => ({ spool: new FileSpool(join(dir, 'spool')), outage: { budgetMs: 30_000, firstDelayMs: 200, maxDelayMs: 1_000 } }),
+    });
+    try {
+      const account = newAccount();
+      await h.store.createAccount(account);
+      const job = newJob(account.id, { createdAt: Date.now(), deleteAfter: Date.now() + 86_400_000, reservedCentiminutes: 40 });
+      await h.store.createJob(job, 1_000_000);
+      await s3.stop();
+      const finished = h.queue.waitForFinish(job.id, 60_000);
+      await h.queue.enqueue(job.id);
+      await new Promise((r) => setTimeout(r, 4_000));
+      expect((await h.store.getJob(job.id))?.status).toBe('processing');
+      await s3.start();
+      await finished;
+      const done = await h.store.getJob(job.id);
+      expect(done).toMatchObject({ status: 'completed' });
+      expect(h.runsOf(job.id)).toBe(1);
+      expect(await h.store.getUsage(account.id, job.usageMonth)).toEqual({ usedCentiminutes: done!.chargedCentiminutes });
+      expect((await audio.stat(job.id))?.size).toBe(done!.fileSizeBytes);
+    } finally {
+      await h.close();
+      await s3.close();
+    }
+  }, 90_000);
 });

@@ -86,9 +86,9 @@ export class SynthesisWorker {
     this.running.add(jobId);
     this.opts.log.info({ job_id: jobId, attempt: job.attemptsMade + 1 }, 'job started');
     try {
-      // A run that cannot reach the audio store throws (RetryLaterError) unless it is the last of the
-      // job's attempts: BullMQ then runs it again after its exponential backoff.
-      const ended = await this.opts.runner.run(jobId, this.abort.signal, { number: job.attemptsMade + 1, of: job.opts.attempts ?? 1 });
+      // An audio store that cannot be reached is waited out inside the run (the runner's outage budget),
+      // the job's lock renewed meanwhile; a run that throws is retried by BullMQ after its backoff.
+      const ended = await this.opts.runner.run(jobId, this.abort.signal);
       if (!ended) {
         // Shutdown interrupted it: hand it back to the queue at once, without using up an attempt,
         // so another worker starts it now rather than after the lock lapses.

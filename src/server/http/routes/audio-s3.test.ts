@@ -110,12 +110,23 @@ describe('audio kept in an S3 store, in process', () => {
     expect(() => loadConfig({ ...base, AUDIO_STORE: 's3://ok-bucket', S3_ENDPOINT: 'minio:9000' })).toThrow(/S3_ENDPOINT/);
     expect(() => loadConfig({ ...base, AUDIO_STORE: 's3://ok-bucket', S3_FORCE_PATH_STYLE: 'yes' })).toThrow(/S3_FORCE_PATH_STYLE/);
     expect(() => loadConfig({ ...base, S3_ENDPOINT: 'http://127.0.0.1:9000' })).toThrow(/S3_ENDPOINT.*AUDIO_STORE/);
+    expect(() => loadConfig({ ...base, S3_REQUEST_TIMEOUT_MS: '5000' })).toThrow(/S3_REQUEST_TIMEOUT_MS.*AUDIO_STORE/);
+    expect(() => loadConfig({ ...base, AUDIO_STORE: 's3://ok-bucket', S3_CONNECT_TIMEOUT_MS: '0' })).toThrow(/S3_CONNECT_TIMEOUT_MS/);
+    expect(() => loadConfig({ ...base, AUDIO_STORE: 's3://ok-bucket', S3_REQUEST_TIMEOUT_MS: 'soon' })).toThrow(/S3_REQUEST_TIMEOUT_MS/);
+    expect(() => loadConfig({ ...base, AUDIO_STORE_OUTAGE_BUDGET_SECONDS: '-1' })).toThrow(/AUDIO_STORE_OUTAGE_BUDGET_SECONDS/);
+    expect(() => loadConfig({ ...base, AUDIO_STORE_OUTAGE_BUDGET_SECONDS: '7200' })).toThrow(/AUDIO_STORE_OUTAGE_BUDGET_SECONDS/);
     expect(loadConfig({ ...base, AUDIO_STORE: 's3://ok-bucket/a/b', S3_REGION: 'eu-west-1' }).s3).toEqual({
       bucket: 'ok-bucket',
       prefix: 'a/b',
       endpoint: undefined,
       region: 'eu-west-1',
       forcePathStyle: false,
+      connectTimeoutMs: 3_000,
+      requestTimeoutMs: 10_000,
     });
+    const tuned = loadConfig({ ...base, AUDIO_STORE: 's3://ok-bucket', S3_CONNECT_TIMEOUT_MS: '1500', S3_REQUEST_TIMEOUT_MS: '4000', AUDIO_STORE_OUTAGE_BUDGET_SECONDS: '300' });
+    expect(tuned.s3).toMatchObject({ connectTimeoutMs: 1_500, requestTimeoutMs: 4_000 });
+    expect(tuned.audioStoreOutageBudgetMs).toBe(300_000);
+    expect(loadConfig(base).audioStoreOutageBudgetMs).toBe(120_000);
   });
 });
