@@ -7,14 +7,14 @@ import { closeServer, listen } from '../server/http/listen.js';
 import type { Logger } from '../server/log.js';
 import type { SeedCounts } from '../server/seed.js';
 import type { ClockState } from './clock.js';
-import type { JournalEntry, JournalFilter } from './journal.js';
+import type { FlaggedRequest, JournalEntry, JournalFilter } from './journal.js';
 import { journalClientError, type Journal } from './journal.js';
 import { SANDBOX_HEADER, createSandbox, type SandboxKeys } from './sandbox.js';
 
 export { MAGIC_INPUTS, type MagicInput } from './outcomes.js';
 export { SANDBOX_HEADER, type SandboxKeys } from './sandbox.js';
 export type { ClockState } from './clock.js';
-export type { Flag, JournalEntry, JournalFilter } from './journal.js';
+export type { Flag, FlaggedRequest, JournalEntry, JournalFilter } from './journal.js';
 
 export interface StartSandboxOptions {
   /**
@@ -55,7 +55,16 @@ export interface RunningSandbox {
     reset(): Promise<ClockState>;
     now(): Date;
   };
-  journal: { list(filter?: JournalFilter): JournalEntry[]; clear(): void };
+  journal: {
+    list(filter?: JournalFilter): JournalEntry[];
+    /** How many requests the filter keeps, e.g. `count({ method: 'POST' })`. */
+    count(filter?: JournalFilter): number;
+    /** Every flag of the requests the filter keeps, with the request that earned it. */
+    flags(filter?: JournalFilter): FlaggedRequest[];
+    /** Throws an Error listing each flag (request, method, path, flag and what was wrong) when there is any. */
+    expectNoFlags(filter?: JournalFilter): void;
+    clear(): void;
+  };
   /** Seeds the accounts the conformance suite needs and returns its fixtures (with `clock`). */
   fixtures(counts?: SeedCounts): Promise<ConformanceFixturesT>;
   stop(): Promise<void>;
@@ -130,7 +139,16 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<R
       reset: () => after(clock.reset()),
       now: () => new Date(clock.now()),
     },
-    journal: { list: (filter) => journal.list(filter), clear: () => journal.clear() },
+    journal: {
+      list: (filter) => journal.list(filter),
+      count: (filter) => journal.count(filter),
+      flags: (filter) => journal.flagged(filter),
+      expectNoFlags: (filter) => {
+        const flagged = journal.flagged(filter);
+        if (flagged.length > 0) throw new Error(describeFlags(flagged));
+      },
+      clear: () => journal.clear(),
+    },
     fixtures: (counts) => core.fixtures(counts),
     async stop() {
       if (stopped) return;
@@ -140,6 +158,13 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<R
       await core.close();
     },
   };
+}
+
+/** The message of expectNoFlags: one line per flag, in the order the requests were made. */
+export function describeFlags(flagged: FlaggedRequest[]): string {
+  const lines = flagged.map((f) => `  #${f.id} ${f.method} ${f.path} (${f.at}): ${f.code}: ${f.message}`);
+  const mistakes = flagged.length === 1 ? 'a mistake' : `${flagged.length} mistakes`;
+  return `The sandbox's journal shows ${mistakes} of the client:\n${lines.join('\n')}`;
 }
 
 /** Whether listening on `host` keeps the sandbox on this machine: 127.0.0.0/8, ::1 (or ::ffff:127.x.y.z) and localhost. */

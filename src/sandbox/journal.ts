@@ -1,4 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
+import { asksForNewIdempotencyKey, NEW_IDEMPOTENCY_KEY_PHRASE } from '../contract/errors.js';
 import { API_KEY_PATTERN, API_PATH } from '../contract/limits.js';
 import type { AppEnv } from '../server/http/context.js';
 import type { Clock } from '../server/ports.js';
@@ -13,7 +14,22 @@ export const JOURNAL_SIZE = 1_000;
 export const RETRY_WINDOW_SECONDS = 30;
 
 export interface Flag {
-  code: 'POLLED_TOO_SOON' | 'RETRIED_BEFORE_RETRY_AFTER' | 'RETRY_WITHOUT_IDEMPOTENCY_KEY';
+  code:
+    | 'POLLED_TOO_SOON'
+    | 'RETRIED_BEFORE_RETRY_AFTER'
+    | 'RETRY_WITHOUT_IDEMPOTENCY_KEY'
+    | 'IDEMPOTENCY_KEY_REUSED_AFTER_NEW_KEY_ASKED'
+    | 'IDEMPOTENCY_KEY_REUSED_WITH_DIFFERENT_BODY';
+  message: string;
+}
+
+/** One flag with the request that earned it, as `flagged()` and GET /sandbox/requests/flags list them. */
+export interface FlaggedRequest {
+  id: number;
+  at: string;
+  method: string;
+  path: string;
+  code: Flag['code'];
   message: string;
 }
 
@@ -33,7 +49,15 @@ export interface JournalEntry {
   key?: string;
   /** The JSON body as sent (text cut to JOURNAL_TEXT_CHARS); absent when the API read none. */
   body?: unknown;
-  response: { status: number; error_code?: string; job_id?: string; retry_after_seconds?: number; retry_after_header?: number };
+  response: {
+    status: number;
+    error_code?: string;
+    job_id?: string;
+    retry_after_seconds?: number;
+    retry_after_header?: number;
+    /** The answer carried `Idempotent-Replayed: true`: it is an earlier job of the same Idempotency-Key. */
+    replayed?: true;
+  };
   flags: Flag[];
 }
 
@@ -59,6 +83,13 @@ export class Journal {
   private readonly blockedUntil = new Map<string, number>();
   /** Per key: the last POST without an Idempotency-Key (its body, time and whether it failed). */
   private readonly lastPost = new Map<string, { body: string; at: number; failed: boolean }>();
+  /**
+   * Per key and Idempotency-Key bound to a job: the body it was first sent with, its job, and the entry
+   * whose answer asked for a new Idempotency-Key (the job failed), if one did.
+   */
+  private readonly idempotencyKeys = new Map<string, { body: string; jobId: string; newKeyAskedBy?: number }>();
+  /** Per key and job: the Idempotency-Key that made it. */
+  private readonly jobKeys = new Map<string, string>();
 
   constructor(private readonly clock: Clock) {}
 
@@ -75,24 +106,44 @@ export class Journal {
     );
   }
 
+  /** How many entries the filter keeps. */
+  count(filter: JournalFilter = {}): number {
+    return this.list(filter).length;
+  }
+
+  /** Every flag of the entries the filter keeps, oldest first, with the request that earned it. */
+  flagged(filter: JournalFilter = {}): FlaggedRequest[] {
+    return this.list(filter).flatMap((e) => e.flags.map((f) => ({ id: e.id, at: e.at, method: e.method, path: e.path, code: f.code, message: f.message })));
+  }
+
   clear(): void {
     this.entries = [];
+    this.idempotencyKeys.clear();
+    this.jobKeys.clear();
     this.pollAdvice.clear();
     this.blockedUntil.clear();
     this.lastPost.clear();
   }
 
-  /** Records one exchange and returns its entry (with its flags). */
-  record(request: { method: string; path: string; query: Record<string, string>; headers: Record<string, string>; bodyText?: string }, response: JournalEntry['response']): JournalEntry {
+  /**
+   * Records one exchange and returns its entry (with its flags). `errorMessage` is the message of the
+   * answer's error (an error body, or a failed job's), when it had one.
+   */
+  record(
+    request: { method: string; path: string; query: Record<string, string>; headers: Record<string, string>; bodyText?: string },
+    response: JournalEntry['response'],
+    errorMessage?: string,
+  ): JournalEntry {
     const now = this.clock.now();
     const headers = { ...request.headers };
     const auth = headers.authorization;
     const parsed = auth ? API_KEY_PATTERN.exec(auth.replace(/^Bearer\s+/i, '').trim()) : null;
     const key = parsed ? `tts_${parsed[1]}` : undefined;
     if (auth !== undefined) headers.authorization = key ? `Bearer ${key}` : '(not a well-formed key; not shown)';
-    const flags = key ? this.flags(key, request, response, now) : [];
+    const id = this.nextId++;
+    const flags = key ? [...this.flags(key, request, response, now), ...this.idempotencyFlags(key, id, request, response, errorMessage)] : [];
     const entry: JournalEntry = {
-      id: this.nextId++,
+      id,
       at: new Date(now).toISOString(),
       method: redact(request.method),
       path: redact(request.path),
@@ -147,6 +198,70 @@ export class Journal {
       else this.lastPost.delete(key);
     }
     return flags;
+  }
+
+  /**
+   * Mistakes with Idempotency-Keys: reusing one after an answer asked for a new one (docs/api-rules.md#idempotency
+   * rule 5: the service replays the failed job instead of trying again), and reusing one for a different body
+   * (the service replays the key's first job: the key alone decides).
+   */
+  private idempotencyFlags(
+    key: string,
+    id: number,
+    request: { method: string; path: string; query: Record<string, string>; headers: Record<string, string>; bodyText?: string },
+    response: JournalEntry['response'],
+    errorMessage: string | undefined,
+  ): Flag[] {
+    if (request.path !== API_PATH) return [];
+    const asksNewKey = errorMessage !== undefined && asksForNewIdempotencyKey(errorMessage);
+    if (request.method === 'GET') {
+      // A poll that reports the job failed, asking for a new key: the key that made the job is spent.
+      const idem = response.job_id ? this.jobKeys.get(`${key} ${response.job_id}`) : undefined;
+      const bound = idem === undefined ? undefined : this.idempotencyKeys.get(`${key} ${idem}`);
+      if (bound && asksNewKey) bound.newKeyAskedBy ??= id;
+      return [];
+    }
+    const idem = request.method === 'POST' ? request.headers['idempotency-key'] : undefined;
+    if (idem === undefined || request.bodyText === undefined) return [];
+    const flags: Flag[] = [];
+    const bound = this.idempotencyKeys.get(`${key} ${idem}`);
+    const shown = JSON.stringify(idem.length > 80 ? `${idem.slice(0, 80)}…` : idem);
+    if (bound?.newKeyAskedBy !== undefined) {
+      flags.push({
+        code: 'IDEMPOTENCY_KEY_REUSED_AFTER_NEW_KEY_ASKED',
+        message:
+          `Idempotency-Key ${shown} was sent again after the answer to request #${bound.newKeyAskedBy} asked for a ${NEW_IDEMPOTENCY_KEY_PHRASE} ` +
+          `(job ${bound.jobId} failed): the service answers with that failed job instead of trying again. Retry with a fresh key.`,
+      });
+    }
+    if (bound && canonicalBody(request.bodyText) !== bound.body) {
+      flags.push({
+        code: 'IDEMPOTENCY_KEY_REUSED_WITH_DIFFERENT_BODY',
+        message:
+          `Idempotency-Key ${shown} was first sent with a different body (job ${bound.jobId}); the service answers with that job, not this request's text. ` +
+          'Send one key per logical submission: a different text needs a new key.',
+      });
+    }
+    // A key is bound by the answer that names its job (docs/api-rules.md#idempotency: a refused request binds nothing).
+    if (!bound && response.job_id) {
+      this.idempotencyKeys.set(`${key} ${idem}`, { body: canonicalBody(request.bodyText), jobId: response.job_id, ...(asksNewKey ? { newKeyAskedBy: id } : {}) });
+      this.jobKeys.set(`${key} ${response.job_id}`, idem);
+    } else if (bound && asksNewKey) bound.newKeyAskedBy ??= id;
+    return flags;
+  }
+}
+
+/** A JSON body written with its object keys sorted, so that the same body sent twice compares equal; any other text as it is. */
+function canonicalBody(text: string): string {
+  if (nestingDepth(text) > JOURNAL_JSON_DEPTH) return text;
+  try {
+    return JSON.stringify(JSON.parse(text), (_name, value: unknown) =>
+      value && typeof value === 'object' && !Array.isArray(value)
+        ? Object.fromEntries(Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+        : value,
+    );
+  } catch {
+    return text;
   }
 }
 
@@ -233,18 +348,23 @@ export function journalMiddleware(journal: Journal): MiddlewareHandler<AppEnv> {
     if (isSandboxPath(c.req.path)) return;
     const res = c.res;
     const response: JournalEntry['response'] = { status: res.status };
+    let errorMessage: string | undefined;
     if ((res.headers.get('content-type') ?? '').includes('application/json')) {
       const body = (await res
         .clone()
         .json()
-        .catch(() => undefined)) as { job_id?: string; retry_after_seconds?: number; status?: string; error?: { code?: string; details?: { job_id?: string } } } | undefined;
+        .catch(() => undefined)) as
+        | { job_id?: string; retry_after_seconds?: number; status?: string; error?: { code?: string; message?: unknown; details?: { job_id?: string } } }
+        | undefined;
       if (body?.error?.code) response.error_code = body.error.code;
+      if (typeof body?.error?.message === 'string') errorMessage = body.error.message;
       const jobId = body?.job_id ?? body?.error?.details?.job_id;
       if (jobId) response.job_id = jobId;
       if (body?.status === 'processing' && typeof body.retry_after_seconds === 'number') response.retry_after_seconds = body.retry_after_seconds;
     }
     const retryAfter = res.headers.get('retry-after');
     if (retryAfter !== null && /^\d+$/.test(retryAfter)) response.retry_after_header = Number(retryAfter);
+    if (res.headers.get('idempotent-replayed') === 'true') response.replayed = true;
     const cached = (c.req.bodyCache as { text?: Promise<string> }).text;
     journal.record(
       {
@@ -255,6 +375,7 @@ export function journalMiddleware(journal: Journal): MiddlewareHandler<AppEnv> {
         bodyText: cached ? await cached.catch(() => undefined) : undefined,
       },
       response,
+      errorMessage,
     );
   };
 }

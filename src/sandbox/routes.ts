@@ -63,7 +63,16 @@ const JournalQuery = z
   })
   .strict();
 
-/** GET /sandbox, GET|POST /sandbox/clock, GET|DELETE /sandbox/requests. */
+const FILTERS_HELP = 'Filters: method=<GET|POST…>, path=</v1/…>, status=<3 digits>, key=<tts_ + 8 hex>, since=<ISO 8601 time>.';
+
+/** The journal's filters of a request's query, or the 400 that lists them. */
+function journalFilter(query: Record<string, string>): JournalFilter {
+  const parsed = JournalQuery.safeParse(query);
+  if (!parsed.success) throw new ApiError('INVALID_REQUEST', FILTERS_HELP);
+  return parsed.data;
+}
+
+/** GET /sandbox, GET|POST /sandbox/clock, GET|DELETE /sandbox/requests, GET /sandbox/requests/count and /flags. */
 export function registerSandboxRoutes(app: OpenAPIHono<AppEnv>, deps: SandboxRouteDeps): void {
   const { clock, journal, keys } = deps;
 
@@ -73,7 +82,12 @@ export function registerSandboxRoutes(app: OpenAPIHono<AppEnv>, deps: SandboxRou
       keys,
       magic_inputs: MAGIC_INPUTS,
       clock: { ...clock.state(), url: '/sandbox/clock' },
-      journal: { url: '/sandbox/requests', filters: ['method', 'path', 'status', 'key', 'since'] },
+      journal: {
+        url: '/sandbox/requests',
+        count_url: '/sandbox/requests/count',
+        flags_url: '/sandbox/requests/flags',
+        filters: ['method', 'path', 'status', 'key', 'since'],
+      },
     }),
   );
   answerOtherMethods(app, '/sandbox', ['GET']);
@@ -111,14 +125,17 @@ export function registerSandboxRoutes(app: OpenAPIHono<AppEnv>, deps: SandboxRou
   answerOtherMethods(app, '/sandbox/clock', ['GET', 'POST']);
 
   app.get('/sandbox/requests', (c) => {
-    const parsed = JournalQuery.safeParse(c.req.query());
-    if (!parsed.success) {
-      throw new ApiError('INVALID_REQUEST', 'Filters: method=<GET|POST…>, path=</v1/…>, status=<3 digits>, key=<tts_ + 8 hex>, since=<ISO 8601 time>.');
-    }
-    const filter: JournalFilter = parsed.data;
-    const requests = journal.list(filter);
+    const requests = journal.list(journalFilter(c.req.query()));
     return sendJson(c, 200, { requests, count: requests.length });
   });
+  app.get('/sandbox/requests/count', (c) => sendJson(c, 200, { count: journal.count(journalFilter(c.req.query())) }));
+  answerOtherMethods(app, '/sandbox/requests/count', ['GET']);
+  // Every flag of the requests the filters keep: an empty list is a client that made no mistake the sandbox can see.
+  app.get('/sandbox/requests/flags', (c) => {
+    const flags = journal.flagged(journalFilter(c.req.query()));
+    return sendJson(c, 200, { flags, count: flags.length });
+  });
+  answerOtherMethods(app, '/sandbox/requests/flags', ['GET']);
   app.delete('/sandbox/requests', (c) => {
     journal.clear();
     return sendJson(c, 200, { cleared: true });

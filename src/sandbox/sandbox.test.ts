@@ -1,6 +1,7 @@
 import { connect } from 'node:net';
 import { MPEGDecoder } from 'mpg123-decoder';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { AgentTtsClient } from '../client/client.js';
 import { ConformanceFixtures } from '../contract/fixtures.js';
 import { ConfigError } from '../server/config.js';
 import { isLoopbackHost, type RunningSandbox, startSandbox } from './index.js';
@@ -268,6 +269,115 @@ describe('sandbox: the request journal', () => {
     await post(sb.keys.active_ultimate, { text: 'Keyed.' }, { 'Idempotency-Key': 'a' });
     const keyed = ((await (await sb.app.request(`/sandbox/requests?key=${sb.keys.active_ultimate.slice(0, 12)}`)).json()) as Json).requests;
     expect(keyed.flatMap((e: Json) => e.flags)).toEqual([]);
+  });
+});
+
+describe('sandbox: the journal checks Idempotency-Keys', () => {
+  let running: RunningSandbox | undefined;
+  afterEach(() => running?.stop());
+  const postTo = (sandbox: RunningSandbox, key: string, body: unknown, idempotencyKey?: string) =>
+    fetch(`${sandbox.baseUrl}/v1/agent-tts`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', ...(idempotencyKey ? { 'Idempotency-Key': idempotencyKey } : {}) },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    });
+
+  it('flags a key reused after the answer asked for a new one, and expectNoFlags says what the client did wrong', async () => {
+    running = await startSandbox({ env: { RATE_POST_LIMIT: '100' } });
+    const key = running.keys.active_pro;
+    const failed = await postTo(running, key, { text: 'Fail me. sandbox:provider_error' }, 'careless-1');
+    expect(failed.status).toBe(502);
+    expect(((await failed.json()) as Json).error.message).toMatch(/new Idempotency-Key/);
+    expect(running.journal.expectNoFlags()).toBeUndefined(); // one failure is the service's, not the client's
+    // The careless client retries the same logical request with the same key: the service replays the failure.
+    const again = await postTo(running, key, { text: 'Fail me. sandbox:provider_error' }, 'careless-1');
+    expect(again.status).toBe(502);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+
+    const [first, second] = running.journal.list();
+    expect(first!.response.replayed).toBeUndefined();
+    expect(first!.flags).toEqual([]);
+    expect(second!.response).toMatchObject({ status: 502, error_code: 'TTS_PROVIDER_ERROR', replayed: true });
+    expect(second!.flags).toEqual([
+      {
+        code: 'IDEMPOTENCY_KEY_REUSED_AFTER_NEW_KEY_ASKED',
+        message: expect.stringContaining(`Idempotency-Key "careless-1" was sent again after the answer to request #${first!.id} asked for a new Idempotency-Key`),
+      },
+    ]);
+    expect(() => running!.journal.expectNoFlags()).toThrow(
+      new RegExp(`^The sandbox's journal shows a mistake of the client:\n  #${second!.id} POST /v1/agent-tts \\(.+\\): IDEMPOTENCY_KEY_REUSED_AFTER_NEW_KEY_ASKED: .*Retry with a fresh key\\.$`),
+    );
+    expect(running.journal.count({ method: 'POST' })).toBe(2);
+    expect(running.journal.count({ method: 'GET' })).toBe(0);
+
+    // The same over HTTP, with the journal's filters.
+    const count = (await (await fetch(`${running.baseUrl}/sandbox/requests/count?method=POST&status=502`)).json()) as Json;
+    expect(count.count).toBe(2);
+    const flags = (await (await fetch(`${running.baseUrl}/sandbox/requests/flags?key=${key.slice(0, 12)}`)).json()) as Json;
+    expect(flags.flags).toEqual([
+      { id: second!.id, at: second!.at, method: 'POST', path: '/v1/agent-tts', code: 'IDEMPOTENCY_KEY_REUSED_AFTER_NEW_KEY_ASKED', message: second!.flags[0]!.message },
+    ]);
+    expect(flags.count).toBe(1);
+    expect((await fetch(`${running.baseUrl}/sandbox/requests/flags?status=5xx`)).status).toBe(400);
+    const index = (await (await fetch(`${running.baseUrl}/sandbox`)).json()) as Json;
+    expect(index.journal).toMatchObject({ count_url: '/sandbox/requests/count', flags_url: '/sandbox/requests/flags' });
+    running.journal.clear();
+    expect(running.journal.expectNoFlags()).toBeUndefined();
+  });
+
+  it('flags a key reused after a poll reported its job failed', async () => {
+    running = await startSandbox({ env: { RATE_POST_LIMIT: '100' } });
+    await running.clock.freeze();
+    const key = running.keys.active_ultimate;
+    const text = { text: 'x sandbox:provider_error=40 sandbox:async=5' };
+    const accepted = (await (await postTo(running, key, text, 'careless-2')).json()) as Json;
+    expect(accepted.status).toBe('processing');
+    await running.clock.advance(5);
+    const polled = (await (await fetch(`${running.baseUrl}/v1/agent-tts?id=${accepted.job_id}`, { headers: { Authorization: `Bearer ${key}` } })).json()) as Json;
+    expect(polled.status).toBe('failed');
+    await postTo(running, key, text, 'careless-2');
+    expect(running.journal.flags().map((f) => [f.method, f.code])).toEqual([['POST', 'IDEMPOTENCY_KEY_REUSED_AFTER_NEW_KEY_ASKED']]);
+    expect(running.journal.flags()[0]!.message).toContain(`(job ${accepted.job_id} failed)`);
+  });
+
+  it('flags a key reused with a different body; the answer stays the replay of its first job', async () => {
+    running = await startSandbox({ env: { RATE_POST_LIMIT: '100' } });
+    const key = running.keys.active_free;
+    const first = (await (await postTo(running, key, { text: 'The first text.', voice: 'st_f1' }, 'k-1')).json()) as Json;
+    const other = await postTo(running, key, { text: 'Another text.', voice: 'st_f1' }, 'k-1');
+    expect(other.status).toBe(200);
+    expect(other.headers.get('idempotent-replayed')).toBe('true');
+    expect(((await other.json()) as Json).job_id).toBe(first.job_id);
+    // The same body, its fields in another order and spaced differently: a retry, not flagged.
+    await postTo(running, key, '{ "voice": "st_f1",  "text": "The first text." }', 'k-1');
+    const entries = running.journal.list();
+    expect(entries.map((e) => [e.response.replayed ?? false, e.flags.map((f) => f.code)])).toEqual([
+      [false, []],
+      [true, ['IDEMPOTENCY_KEY_REUSED_WITH_DIFFERENT_BODY']],
+      [true, []],
+    ]);
+    expect(entries[1]!.flags[0]!.message).toBe(
+      `Idempotency-Key "k-1" was first sent with a different body (job ${first.job_id}); the service answers with that job, not this request's text. Send one key per logical submission: a different text needs a new key.`,
+    );
+    expect(() => running!.journal.expectNoFlags()).toThrow(/IDEMPOTENCY_KEY_REUSED_WITH_DIFFERENT_BODY/);
+    // A key refused before it made a job (here: an invalid body) is not bound: what follows is not a reuse.
+    await postTo(running, key, { text: '' }, 'k-2');
+    await postTo(running, key, { text: 'Now valid.' }, 'k-2');
+    expect(running.journal.list({ since: entries[2]!.at }).slice(-2).flatMap((e) => e.flags)).toEqual([]);
+  });
+
+  it('passes a careful client: the typed client makes a fresh key after a failed job, polls as told', async () => {
+    running = await startSandbox({ env: { RATE_POST_LIMIT: '100' } });
+    const client = new AgentTtsClient({ baseUrl: running.baseUrl, apiKey: running.keys.active_pro, retry: { baseDelayMs: 1 } });
+    await expect(client.speak({ text: 'Fail me. sandbox:provider_error' })).rejects.toMatchObject({ code: 'TTS_PROVIDER_ERROR' });
+    const job = await client.speak({ text: 'Wait for me. sandbox:async=1' });
+    expect(job.status).toBe('completed');
+    const posts = running.journal.list({ method: 'POST' });
+    // The first failure, then a retry with a fresh key (which failed too), then the async job.
+    expect(new Set(posts.map((e) => e.headers['idempotency-key'])).size).toBe(posts.length);
+    expect(running.journal.count({ method: 'POST', status: 502 })).toBeGreaterThanOrEqual(2);
+    expect(running.journal.count({ method: 'GET' })).toBeGreaterThanOrEqual(1);
+    expect(() => running!.journal.expectNoFlags()).not.toThrow();
   });
 });
 
