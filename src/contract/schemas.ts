@@ -261,10 +261,13 @@ export const AuthorizationHeader = z
   .max(512)
   .openapi({ description: '`Bearer <API_KEY>`, the key in the form tts_<public_id>_<secret>.' });
 
+/** The document's example Idempotency-Key (the API reference page replaces it with a fresh key on every submission). */
+export const IDEMPOTENCY_KEY_EXAMPLE = '6c0f1f1e-7e0b-4f3a-9d7e-1b2c3d4e5f60';
+
 export const PostHeaders = z.object({
   'idempotency-key': IdempotencyKeyHeader.optional().openapi({
     param: { name: 'idempotency-key', in: 'header', required: false },
-    example: '6c0f1f1e-7e0b-4f3a-9d7e-1b2c3d4e5f60',
+    example: IDEMPOTENCY_KEY_EXAMPLE,
   }),
   'user-agent': z
     .string()

@@ -70,7 +70,7 @@ export function createApiApp({ services, log, shutdown, withOps, extend }: ApiAp
     limiter: services.limiter,
     log,
   });
-  registerDocsRoutes(app);
+  registerDocsRoutes(app, { publicBaseUrl: config.publicBaseUrl });
   return app;
 }
 

@@ -74,17 +74,3 @@ document.querySelectorAll('button[data-copy]').forEach(function (button) {
   });
 });
 `;
-
-/** The API reference page's initializer: Swagger UI over the committed document, no external URL. */
-export const DOCS_INIT_JS = `
-window.addEventListener('load', function () {
-  window.ui = SwaggerUIBundle({
-    url: '/openapi.json',
-    dom_id: '#swagger-ui',
-    validatorUrl: null,
-    deepLinking: true,
-    docExpansion: 'list',
-    tryItOutEnabled: false,
-  });
-});
-`;
