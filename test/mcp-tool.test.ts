@@ -294,10 +294,12 @@ describe('MCP server against the sandbox (1 POST a minute per key): answers with
       expect(result.structuredContent).toMatchObject({ status: 'completed', audio_url: expect.any(String) });
       expect(answeredAt).toBeGreaterThan(7_000);
       // On a timer, not once per poll: more notifications than GETs, and never 5 s without one.
-      const polls = sandbox.journal.list({ method: 'GET', key: sandbox.keys.active_free.slice(0, 12) }).length;
+      const polls = sandbox.journal.count({ method: 'GET', key: sandbox.keys.active_free.slice(0, 12) });
       expect(notified.length).toBeGreaterThan(polls);
       expect(longestSilenceMs(notified, answeredAt)).toBeLessThan(5_000);
       expect(notified.some((n) => /^job [0-9a-f-]{36}: processing, \d+%/.test(n.message ?? ''))).toBe(true);
+      // The tool polled no sooner than it was told to.
+      sandbox.journal.expectNoFlags({ key: sandbox.keys.active_free.slice(0, 12) });
     } finally {
       await session.close();
     }
@@ -324,15 +326,19 @@ describe('MCP server against the sandbox (1 POST a minute per key): answers with
         job_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
         retry_after_seconds: expect.any(Number),
       });
+      // The 202 said to poll after 5 s; 4 s of them have passed in the call.
+      expect(processing.retry_after_seconds).toBeLessThanOrEqual(2);
       expect(processing.status_url).toBe(`${sandbox.baseUrl}/v1/agent-tts?id=${processing.job_id as string}`);
       expect(processing.message).toContain(`job_id "${processing.job_id as string}"`);
       expect(JSON.parse(textOf(first))).toEqual(processing);
 
+      // Called again at once, as agents do: the tool itself waits until the job is due to be polled.
       const second = (await client.callTool({ name: 'text_to_speech', arguments: { ...args, job_id: processing.job_id } })) as ToolText;
       expect(second.isError, textOf(second)).toBeFalsy();
       expect(second.structuredContent).toMatchObject({ status: 'completed', job_id: processing.job_id, audio_url: expect.any(String) });
       // One job: the second call polled it and submitted nothing.
-      expect(sandbox.journal.list({ method: 'POST', key: sandbox.keys.minutes_almost_used.slice(0, 12) })).toHaveLength(1);
+      expect(sandbox.journal.count({ method: 'POST', key: sandbox.keys.minutes_almost_used.slice(0, 12) })).toBe(1);
+      sandbox.journal.expectNoFlags({ key: sandbox.keys.minutes_almost_used.slice(0, 12) });
     } finally {
       await client.close();
       await mcp.close();

@@ -3,6 +3,7 @@ import { API_PATH } from '../../src/contract/limits.js';
 import { UUID_PATTERN, must, mustAnswer, mustError, mustJson } from '../assertions.js';
 import { type Exchange, describe, jsonBody } from '../exchange.js';
 import { locate } from '../exchange-scope.js';
+import { HOSTILE_JOB_ID_URLS, hostileSubmissions } from '../invalid-requests.js';
 import { preferExample } from '../mock-requests.js';
 import type { Rule } from '../rule.js';
 import type { RuleContext } from '../rule-context.js';
@@ -40,16 +41,10 @@ async function hostileInputs(ctx: RuleContext): Promise<Exchange[]> {
   const [key] = await ctx.lease({ fresh: 'get' });
   const post = (label: string, body: string | Buffer, headers: Record<string, string> = {}) =>
     ctx.send({ method: 'POST', url: API_PATH, key, body, headers: { 'content-type': 'application/json', ...headers }, throttle: false, label });
-  return [
-    await post('JSON nested 10,000 deep', `{"text":${'['.repeat(10_000)}${']'.repeat(10_000)}}`),
-    await post('speed 1e400 (overflows to Infinity)', `{"text":"${SHORT_TEXT}","speed":1e400}`),
-    await post('a 3 MB text', JSON.stringify({ text: 'a'.repeat(3_000_000) })),
-    await post('12 MB that are not JSON', Buffer.alloc(12 * 1024 * 1024, 0x7b)),
-    await post('text as an object', JSON.stringify({ text: { toString: 'x' } })),
-    await post('an Idempotency-Key of 8,000 characters', JSON.stringify({ text: SHORT_TEXT }), { 'idempotency-key': 'k'.repeat(8_000) }),
-    await ctx.send({ method: 'GET', url: `${API_PATH}?id=${'%'.repeat(3)}zz`, key, label: 'id with broken percent-encoding' }),
-    await ctx.send({ method: 'GET', url: `${API_PATH}?id=a&id=b`, key, label: 'id given twice' }),
-  ];
+  const exchanges: Exchange[] = [];
+  for (const h of hostileSubmissions()) exchanges.push(await post(h.label, h.body, h.headers));
+  for (const g of HOSTILE_JOB_ID_URLS) exchanges.push(await ctx.send({ method: 'GET', url: g.url, key, label: g.label }));
+  return exchanges;
 }
 
 export const errorRules: Rule[] = [

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { API_PATH } from '../../src/contract/limits.js';
 import { must, mustError, mustHeader, mustStatus } from '../assertions.js';
 import { describe } from '../exchange.js';
+import { MALFORMED_JOB_ID_URLS } from '../invalid-requests.js';
 import { preferExample } from '../mock-requests.js';
 import type { Rule } from '../rule.js';
 import { completedBody, inlineJob } from '../scenarios.js';
@@ -49,7 +50,7 @@ export const notFoundRules: Rule[] = [
     mockSkip: 'Prism answers invalid parameters with the first 400 example, whatever they are',
     async full(ctx) {
       const key = ctx.fixtures.keys.active[0]!;
-      for (const url of [API_PATH, `${API_PATH}?id=`, `${API_PATH}?id=not-a-uuid`, `${API_PATH}?id=${'9'.repeat(2000)}`]) {
+      for (const url of MALFORMED_JOB_ID_URLS) {
         mustError(await ctx.send({ method: 'GET', url, key, label: url.length > 40 ? `${url.slice(0, 40)}…` : url }), 'INVALID_REQUEST');
       }
     },

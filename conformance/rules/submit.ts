@@ -3,9 +3,10 @@ import { DEFAULT_VOICE } from '../../src/contract/voices.js';
 import { must, mustError, mustJson, mustStatus } from '../assertions.js';
 import { describe } from '../exchange.js';
 import { mustBeCompletedJob, mustBeProcessingJob } from '../job-shapes.js';
+import { INVALID_SUBMISSIONS } from '../invalid-requests.js';
 import { preferExample } from '../mock-requests.js';
 import type { Rule } from '../rule.js';
-import { SHORT_TEXT, completedBody, inlineJob, longJobFinished, longJobSubmitted, longText, optionsJob } from '../scenarios.js';
+import { completedBody, inlineJob, longJobFinished, longJobSubmitted, longText, optionsJob } from '../scenarios.js';
 
 export const submitRules: Rule[] = [
   {
@@ -96,25 +97,7 @@ export const submitRules: Rule[] = [
     async full(ctx) {
       const [key] = await ctx.lease({ fresh: 'get' });
       const json = 'application/json';
-      const cases: { label: string; body: string; contentType?: string; headers?: Record<string, string> }[] = [
-        { label: 'no text', body: JSON.stringify({ voice: 'af_heart' }) },
-        { label: 'empty text', body: JSON.stringify({ text: '' }) },
-        { label: 'blank text', body: JSON.stringify({ text: '  \n\t ' }) },
-        { label: 'text not a string', body: JSON.stringify({ text: 42 }) },
-        { label: 'speed below 0.5', body: JSON.stringify({ text: SHORT_TEXT, speed: 0.4 }) },
-        { label: 'speed above 1.5', body: JSON.stringify({ text: SHORT_TEXT, speed: 1.6 }) },
-        { label: 'speed not a number', body: JSON.stringify({ text: SHORT_TEXT, speed: 'fast' }) },
-        { label: 'voice not a voice id', body: JSON.stringify({ text: SHORT_TEXT, voice: 'Not A Voice!' }) },
-        { label: 'unlisted language code', body: JSON.stringify({ text: SHORT_TEXT, voice: 'st_m1', language: 'xx' }) },
-        { label: 'malformed JSON', body: '{"text": "unterminated' },
-        { label: 'JSON array', body: '[]' },
-        { label: 'JSON null', body: 'null' },
-        { label: 'JSON string', body: JSON.stringify(SHORT_TEXT) },
-        { label: 'Content-Type text/plain', body: JSON.stringify({ text: SHORT_TEXT }), contentType: 'text/plain' },
-        { label: 'Idempotency-Key of 256 characters', body: JSON.stringify({ text: SHORT_TEXT }), headers: { 'idempotency-key': 'k'.repeat(256) } },
-        { label: 'empty Idempotency-Key', body: JSON.stringify({ text: SHORT_TEXT }), headers: { 'idempotency-key': '' } },
-      ];
-      for (const c of cases) {
+      for (const c of INVALID_SUBMISSIONS) {
         // Refused requests consume no POST quota (OpenAPI submitTts), so these need not wait for the bucket.
         const exchange = await ctx.send({
           method: 'POST',

@@ -137,6 +137,18 @@ export const FAULTS = {
       return setJson(a, { success: true, status: 'processing', job_id: randomUUID(), status_url: `${API}?id=${randomUUID()}`, retry_after_seconds: 5, meta: json.meta });
     },
   },
+  'unlisted-voice-accepted': {
+    description: 'accepts a voice of the right form that its catalog does not list (HTTP 202 processing), as if it would speak it in another voice',
+    rules: ['voices.unlisted-refused'],
+    change: (s, a, json) => {
+      // Only a body whose one fault can be its voice: a text, a voice of the right form, nothing else.
+      const { text, voice, ...rest } = s.json ?? {};
+      const onlyTheVoice = typeof text === 'string' && text.trim() !== '' && Object.keys(rest).length === 0;
+      if (!isSubmit(s) || !onlyTheVoice || typeof voice !== 'string' || !/^[abefhijpz][fm]_[a-z][a-z0-9]{0,31}$/.test(voice) || json?.error?.code !== 'INVALID_REQUEST') return false;
+      a.status = 202;
+      return setJson(a, { success: true, status: 'processing', job_id: randomUUID(), status_url: `${API}?id=${randomUUID()}`, retry_after_seconds: 5, meta: json.meta });
+    },
+  },
   'omit-processing-time': {
     description: 'leaves meta.processing_time_ms out of a completed POST answer',
     rules: ['job.processing-time-on-post'],

@@ -224,7 +224,7 @@ export interface components {
             language?: components["schemas"]["LanguageCode"];
         };
         /**
-         * @description Kokoro-style `<language letter><gender letter>_<name>` (language from the first letter: a en-US, b en-GB, e es, f fr, h hi, i it, j ja, p pt-BR, z zh; gender f or m), or Supertonic `st_f1`…`st_f5`, `st_m1`…`st_m5`. Any id matching the pattern is accepted, except that a deployment offering only some voice families (its voice catalog lists them) answers 400 INVALID_REQUEST for a voice of a family it does not offer. Default af_heart.
+         * @description Kokoro-style `<language letter><gender letter>_<name>` (language from the first letter: a en-US, b en-GB, e es, f fr, h hi, i it, j ja, p pt-BR, z zh; gender f or m), or Supertonic `st_f1`…`st_f5`, `st_m1`…`st_m5`. The id must also be one the deployment offers: a voice its voice catalog (`GET {voices_url}/api/v1/voices`) does not list, such as a typo of a listed id, is refused with 400 INVALID_REQUEST naming the closest listed ids, and nothing is synthesized or charged (docs/api-rules.md#voices-and-languages). Default af_heart.
          * @default af_heart
          * @example af_heart
          */
@@ -880,7 +880,7 @@ export interface operations {
                     "audio/mpeg": string;
                 };
             };
-            /** @description `INVALID_REQUEST`: Missing or invalid fields. Correct the request body. */
+            /** @description `INVALID_REQUEST`: the URL is malformed: `expires` or `sig` is missing, or not of the form the server issues (Unix seconds; a 43-character base64url signature). Use `audio_url` exactly as given, or GET the job again for a fresh one. (A well-formed URL that does not verify is 404.) */
             400: {
                 headers: {
                     /**

@@ -1,5 +1,6 @@
 import { ERROR_TABLE, type ErrorCode } from './errors.js';
 import { API_VERSION } from './limits.js';
+import { speedMessage } from './messages.js';
 import type {
   CompletedJobBody,
   ErrorBodyT,
@@ -66,7 +67,8 @@ const errorMessages: Record<ErrorCode, string> = {
   NO_API_ACCESS: 'The plan of this account does not include API access. Check the plan or contact support.',
   RATE_LIMITED: 'Too many POST requests for this API key (1 per 60 s). Wait 42 seconds (Retry-After).',
   USAGE_LIMIT_EXCEEDED: 'Monthly TTS minutes exhausted: 30 of 30 used. Upgrade the plan or wait for the reset.',
-  INVALID_REQUEST: 'speed: must be between 0.5 and 1.5.',
+  // The words the reference server uses for the same mistake (src/contract/messages.ts).
+  INVALID_REQUEST: speedMessage(9),
   TEXT_TOO_LONG: 'text has 500001 characters; the limit is 500000. Split the text into smaller chunks.',
   NOT_FOUND: 'No job with this id for this account. Check the job id.',
   FILE_EXPIRED: 'The audio file of this job was deleted. Submit a new request.',
@@ -74,10 +76,10 @@ const errorMessages: Record<ErrorCode, string> = {
   INTERNAL_ERROR: 'Internal server error. Retry with backoff.',
 };
 
-export function errorExample(code: ErrorCode, requestId = 'c4d5e6f7-a8b9-4c0d-9e1f-2a3b4c5d6e7f'): ErrorBodyT {
+export function errorExample(code: ErrorCode, requestId = 'c4d5e6f7-a8b9-4c0d-9e1f-2a3b4c5d6e7f', message = errorMessages[code]): ErrorBodyT {
   const body: ErrorBodyT = {
     success: false,
-    error: { code, message: errorMessages[code] },
+    error: { code, message },
     meta: meta(requestId),
   };
   if (code === 'USAGE_LIMIT_EXCEEDED') {
@@ -86,12 +88,15 @@ export function errorExample(code: ErrorCode, requestId = 'c4d5e6f7-a8b9-4c0d-9e
   return body;
 }
 
-/** `{ invalid_key: { summary, value } }` style named examples for the given codes. */
-export function errorExamples(codes: readonly ErrorCode[]) {
+/**
+ * `{ invalid_key: { summary, value } }` style named examples for the given codes; `messages` gives an
+ * operation its own wording of a code (a GET has no speed to get wrong).
+ */
+export function errorExamples(codes: readonly ErrorCode[], messages: Partial<Record<ErrorCode, string>> = {}) {
   return Object.fromEntries(
     codes.map((code) => [
       code.toLowerCase(),
-      { summary: `${code}: ${ERROR_TABLE[code].condition}`, value: errorExample(code) },
+      { summary: `${code}: ${ERROR_TABLE[code].condition}`, value: errorExample(code, undefined, messages[code]) },
     ]),
   );
 }

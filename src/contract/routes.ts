@@ -9,6 +9,7 @@ import {
   processingJobExample,
 } from './examples.js';
 import { API_PATH, LIMITS, VOICES_PATH } from './limits.js';
+import { audioUrlMessage, jobIdMessage } from './messages.js';
 import { RATELIMIT_DRAFT } from './ratelimit-headers.js';
 import { AUDIO_STORE_RETRY_AFTER_SECONDS, AUDIO_STORE_UNREACHABLE_MESSAGE, AUDIO_URL_INVALID_MESSAGE } from './errors.js';
 import {
@@ -83,13 +84,21 @@ const json = <T extends z.ZodType>(schema: T, examples: Record<string, { summary
   'application/json': { schema, examples },
 });
 
-/** One error response per HTTP status, with a named example for each code that status can carry. */
-function errorResponse(codes: readonly ErrorCode[], extraHeaders: Headers = {}, baseHeaders: Headers = commonHeaders) {
+/**
+ * One error response per HTTP status, with a named example for each code that status can carry;
+ * `messages` gives the examples of an operation its own wording (what that operation refuses).
+ */
+function errorResponse(
+  codes: readonly ErrorCode[],
+  extraHeaders: Headers = {},
+  baseHeaders: Headers = commonHeaders,
+  messages: Partial<Record<ErrorCode, string>> = {},
+) {
   const lines = codes.map((code) => `\`${code}\`: ${ERROR_TABLE[code].condition}. ${ERROR_TABLE[code].action}`);
   return {
     description: lines.join('\n\n'),
     headers: { ...baseHeaders, ...extraHeaders },
-    content: json(ErrorBody, errorExamples(codes)),
+    content: json(ErrorBody, errorExamples(codes, messages)),
   };
 }
 
@@ -114,8 +123,8 @@ const rateLimited = errorResponse(['RATE_LIMITED'], {
 const internalError = errorResponse(['INTERNAL_ERROR'], {}, looseHeaders);
 /** Headers of the routes without an API key (audio download, voice catalog): no rate-limit bucket applies. */
 const publicHeaders = { 'X-Request-Id': requestIdHeader, ...corsHeader };
-const publicError = (codes: readonly ErrorCode[], extra: Headers = {}) =>
-  errorResponse(codes, extra, publicHeaders);
+const publicError = (codes: readonly ErrorCode[], extra: Headers = {}, messages: Partial<Record<ErrorCode, string>> = {}) =>
+  errorResponse(codes, extra, publicHeaders, messages);
 const replayedHeader = {
   'Idempotent-Replayed': header('`true` when an Idempotency-Key already used by this account returned its existing job.', { type: 'string', enum: ['true'], maxLength: 4 }, 'true'),
 };
@@ -207,7 +216,7 @@ export const getJobRoute = createRoute({
         expired: { summary: 'Legacy job whose audio was deleted (FILE_EXPIRED)', value: expiredJobExample },
       }),
     },
-    400: errorResponse(['INVALID_REQUEST']),
+    400: errorResponse(['INVALID_REQUEST'], {}, commonHeaders, { INVALID_REQUEST: jobIdMessage('not-a-uuid') }),
     ...authErrors,
     404: errorResponse(['NOT_FOUND']),
     429: rateLimited,
@@ -248,7 +257,11 @@ export const getAudioRoute = createRoute({
       },
       content: { 'audio/mpeg': { schema: z.string().openapi({ format: 'binary', maxLength: 2_147_483_647 }) } },
     },
-    400: publicError(['INVALID_REQUEST']),
+    400: {
+      ...publicError(['INVALID_REQUEST'], {}, { INVALID_REQUEST: audioUrlMessage({ sig: 'Jm3cV0Hk8G5wq0n1d3bX' }) }),
+      description:
+        '`INVALID_REQUEST`: the URL is malformed: `expires` or `sig` is missing, or not of the form the server issues (Unix seconds; a 43-character base64url signature). Use `audio_url` exactly as given, or GET the job again for a fresh one. (A well-formed URL that does not verify is 404.)',
+    },
     404: {
       description: '`NOT_FOUND`: the URL is not valid (tampered signature, passed expiry, malformed file name) or the audio no longer exists. GET the job again for a fresh `audio_url`.',
       headers: publicHeaders,
@@ -262,7 +275,7 @@ export const getAudioRoute = createRoute({
     416: {
       description: '`INVALID_REQUEST`: the Range is a valid byte range that cannot be satisfied (it starts at or past the end of the file; a malformed Range is ignored instead). HTTP 416 (the range protocol of RFC 9110) rather than the 400 of the error table: the one documented exception.',
       headers: { 'X-Request-Id': requestIdHeader, ...corsHeader, 'Content-Range': header('`bytes */<size>`.', text('^bytes \\*/\\d+$', 64), 'bytes */14263') },
-      content: json(ErrorBody, errorExamples(['INVALID_REQUEST'])),
+      content: json(ErrorBody, errorExamples(['INVALID_REQUEST'], { INVALID_REQUEST: 'The requested range is not within the file of 14263 bytes.' })),
     },
     500: publicError(['INTERNAL_ERROR']),
     503: {

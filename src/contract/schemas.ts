@@ -64,7 +64,7 @@ export const ErrorBody = z
   .openapi('ErrorBody', { description: 'Error body. The HTTP status follows the error table. (Named ErrorBody, not Error, so that generated clients do not shadow the built-in Error type.)' });
 
 const VOICE_ID_DESCRIPTION =
-  'Kokoro-style `<language letter><gender letter>_<name>` (language from the first letter: a en-US, b en-GB, e es, f fr, h hi, i it, j ja, p pt-BR, z zh; gender f or m), or Supertonic `st_f1`…`st_f5`, `st_m1`…`st_m5`. Any id matching the pattern is accepted, except that a deployment offering only some voice families (its voice catalog lists them) answers 400 INVALID_REQUEST for a voice of a family it does not offer.';
+  'Kokoro-style `<language letter><gender letter>_<name>` (language from the first letter: a en-US, b en-GB, e es, f fr, h hi, i it, j ja, p pt-BR, z zh; gender f or m), or Supertonic `st_f1`…`st_f5`, `st_m1`…`st_m5`. The id must also be one the deployment offers: a voice its voice catalog (`GET {voices_url}/api/v1/voices`) does not list, such as a typo of a listed id, is refused with 400 INVALID_REQUEST naming the closest listed ids, and nothing is synthesized or charged (docs/api-rules.md#voices-and-languages).';
 
 export const VoiceId = z.string().regex(VOICE_PATTERN).max(35).openapi('VoiceId', {
   description: VOICE_ID_DESCRIPTION,

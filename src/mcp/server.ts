@@ -199,6 +199,9 @@ export function createTtsMcpServer(options: TtsToolServerOptions): McpServer {
   const maxCallMs = options.maxCallMs ?? DEFAULT_MAX_CALL_MS;
   const progressIntervalMs = options.progressIntervalMs ?? DEFAULT_PROGRESS_INTERVAL_MS;
   const server = new McpServer({ name: 'agent-tts', version: CLIENT_VERSION });
+  // Per job a call left processing: when the service said to poll it next, so that a call with its
+  // job_id that comes sooner waits until then rather than polling early.
+  const nextPollOf = new Map<string, number>();
   server.registerTool(
     TOOL_NAME,
     {
@@ -224,7 +227,7 @@ export function createTtsMcpServer(options: TtsToolServerOptions): McpServer {
       const startedAt = Date.now();
       const deadline = startedAt + maxCallMs;
       // What the call is doing, for the progress notifications and for the answer when time runs out.
-      const state: { jobId?: string; percent?: number; nextPollMs?: number; waitingUntil?: number; waitingFor?: string } = {
+      const state: { jobId?: string; percent?: number; nextPollAt?: number; waitingUntil?: number; waitingFor?: string } = {
         jobId: input.job_id,
       };
       // Aborted when the call's time is up, or with the error to answer when a wait is not to be taken.
@@ -271,14 +274,16 @@ export function createTtsMcpServer(options: TtsToolServerOptions): McpServer {
       const onProgress = (event: { jobId: string; status: string; percent?: number; nextPollMs?: number }) => {
         state.jobId = event.jobId;
         state.percent = event.percent;
-        state.nextPollMs = event.nextPollMs;
+        state.nextPollAt = event.nextPollMs === undefined ? undefined : Date.now() + event.nextPollMs;
         state.waitingUntil = undefined;
         if (event.status === 'processing') sendProgress();
       };
 
+      const pollAt = input.job_id === undefined ? undefined : nextPollOf.get(input.job_id);
+      if (input.job_id !== undefined) nextPollOf.delete(input.job_id);
       try {
         const job = input.job_id
-          ? await client.poll(input.job_id, { signal, onRetry, onProgress })
+          ? await client.poll(input.job_id, { signal, onRetry, onProgress, initialDelayMs: Math.max(0, (pollAt ?? 0) - Date.now()) })
           : await client.speak(
               { text: input.text, voice: input.voice, speed: input.speed, language: input.language },
               // A job that fails is answered as it failed; the agent decides whether to call again.
@@ -288,7 +293,12 @@ export function createTtsMcpServer(options: TtsToolServerOptions): McpServer {
       } catch (caught) {
         const error = signal.aborted && !extra.signal.aborted ? stop.signal.reason : caught;
         if (error instanceof CallTimeUp) {
-          if (state.jobId) return processingResult(state.jobId, state, client, maxCallMs, options.redact);
+          if (state.jobId) {
+            const nextPollAt = state.nextPollAt ?? Date.now() + 1000;
+            if (nextPollOf.size >= 1000) nextPollOf.delete(nextPollOf.keys().next().value!);
+            nextPollOf.set(state.jobId, nextPollAt);
+            return processingResult(state.jobId, nextPollAt, state.percent, client, maxCallMs, options.redact);
+          }
           return toolError(
             new AgentTtsError({
               code: 'TIMEOUT',
@@ -312,17 +322,19 @@ export function createTtsMcpServer(options: TtsToolServerOptions): McpServer {
 /** The answer for a job still processing when the call's time ran out: how to wait for it in a later call. */
 function processingResult(
   jobId: string,
-  state: { percent?: number; nextPollMs?: number },
+  nextPollAt: number,
+  percent: number | undefined,
   client: AgentTtsClient,
   maxCallMs: number,
   redact: (text: string) => string,
 ): CallToolResult {
-  const retryAfterSeconds = Math.max(1, Math.ceil((state.nextPollMs ?? 1000) / 1000));
+  // Counted from now: the part of the service's last retry_after_seconds that the call has not waited.
+  const retryAfterSeconds = Math.max(1, Math.ceil((nextPollAt - Date.now()) / 1000));
   const structured = {
     status: 'processing' as const,
     job_id: jobId,
     status_url: `${client.baseUrl}${API_PATH}?id=${encodeURIComponent(jobId)}`,
-    ...(state.percent !== undefined ? { progress_percent: state.percent } : {}),
+    ...(percent !== undefined ? { progress_percent: percent } : {}),
     retry_after_seconds: retryAfterSeconds,
     message:
       `The job is still processing after ${Math.round(maxCallMs / 1000)} s. Call ${TOOL_NAME} again with the same arguments and ` +

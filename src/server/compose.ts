@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { Estimator, createSynthesizer, type SynthesisEstimator, type Synthesizer } from '../synth/index.js';
+import { VOICES_PATH } from '../contract/limits.js';
+import { Estimator, createSynthesizer, voiceCatalog, type SynthesisEstimator, type Synthesizer } from '../synth/index.js';
 import { FileSpool } from './adapters/file-spool.js';
 import { LocalAudioStorage, SHARED_PART_STALE_MS } from './adapters/local-audio-storage.js';
 import { LocalJobQueue } from './adapters/local-queue.js';
@@ -82,11 +83,14 @@ function createSynth(config: Config): Synthesizer {
   return createSynthesizer({ engine: config.engine, threads: config.synthThreads, upstream: { ...config.upstream, retries: 3 } });
 }
 
-/** The voice families this deployment can speak: eSpeak speaks all; an upstream engine those configured. */
+/**
+ * The voices this deployment can speak: the families (eSpeak speaks all; an upstream engine those
+ * configured), and the voices of its public catalog, the only ones a submission may name.
+ */
 function speechRequests(config: Config): SpeechRequests {
-  if (config.engine === 'espeak') return new SpeechRequests(new Set(['kokoro', 'supertonic']));
-  const families = (['kokoro', 'supertonic'] as const).filter((f) => config.upstream.baseUrls[f]);
-  return new SpeechRequests(new Set(families));
+  const families = config.engine === 'espeak' ? (['kokoro', 'supertonic'] as const) : (['kokoro', 'supertonic'] as const).filter((f) => config.upstream.baseUrls[f]);
+  const catalog = { ids: voiceCatalog(config.engine, config.upstream).map((v) => v.id), url: `${config.publicVoicesUrl.replace(/\/+$/, '')}${VOICES_PATH}` };
+  return new SpeechRequests(new Set(families), catalog);
 }
 
 /** Estimates as a synthesizer would make them, without a thread pool (an API process without workers). */

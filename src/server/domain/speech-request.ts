@@ -1,4 +1,5 @@
-import { LIMITS, VOICES_PATH } from '../../contract/limits.js';
+import { LIMITS } from '../../contract/limits.js';
+import { unknownVoiceMessage, type VoiceCatalogRef } from '../../contract/messages.js';
 import type { TtsRequestBody } from '../../contract/schemas.js';
 import { DEFAULT_VOICE, parseVoice, resolveLanguage, type VoiceFamily } from '../../contract/voices.js';
 import { invalidRequest } from './errors.js';
@@ -13,20 +14,32 @@ export interface SpeechRequest {
 
 /**
  * Applies the request defaults (voice af_heart, speed 1.2, language en for st_* voices; a Kokoro voice
- * speaks the language of its id) and refuses, as INVALID_REQUEST, a voice of a family this deployment
- * has no engine for: every voice the API accepts must be able to speak (docs/api-rules.md#voices-and-languages).
+ * speaks the language of its id) and refuses, as INVALID_REQUEST, a voice this deployment does not
+ * offer: one of a family it has no engine for, or one its voice catalog does not list
+ * (docs/api-rules.md#voices-and-languages). Both are refused before anything is created or charged,
+ * and the message names the closest voices of the catalog and its address.
  */
 export class SpeechRequests {
-  constructor(private readonly families: ReadonlySet<VoiceFamily>) {}
+  private readonly listed: ReadonlySet<string>;
+
+  /**
+   * `families`: the voice families an engine is configured for. `catalog`: the voices the deployment
+   * lists (its public voice catalog) and the catalog's address.
+   */
+  constructor(
+    private readonly families: ReadonlySet<VoiceFamily>,
+    readonly catalog: VoiceCatalogRef,
+  ) {
+    this.listed = new Set(catalog.ids);
+  }
 
   resolve(body: TtsRequestBody): SpeechRequest {
     // The body was validated against the contract: the id matches one of the voice patterns.
     const voice = parseVoice(body.voice ?? DEFAULT_VOICE)!;
     if (!this.families.has(voice.family)) {
-      throw invalidRequest(
-        `Voice "${voice.id}" is not available on this deployment: no speech server is configured for its ${voice.family} voices. GET ${VOICES_PATH} lists the voices it offers.`,
-      );
+      throw invalidRequest(unknownVoiceMessage(voice.id, { kind: 'family', family: voice.family }, this.catalog));
     }
+    if (!this.listed.has(voice.id)) throw invalidRequest(unknownVoiceMessage(voice.id, { kind: 'unlisted' }, this.catalog));
     return {
       text: body.text,
       voice: voice.id,

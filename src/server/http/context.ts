@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
 import { API_VERSION } from '../../contract/limits.js';
+import type { VoiceCatalogRef } from '../../contract/messages.js';
 import type { ErrorBodyT, MetaBody } from '../../contract/schemas.js';
 import type { Principal } from '../domain/auth.js';
 import type { ApiError } from '../domain/errors.js';
@@ -11,6 +12,8 @@ export interface RequestVars {
   displayKey?: string;
   /** Set by the auth middleware for the routes that need a key. */
   principal: Principal;
+  /** The deployment's voice catalog, for the messages about a refused voice (set by the submission route). */
+  voiceCatalog?: VoiceCatalogRef;
 }
 
 export type AppEnv = { Variables: RequestVars };

@@ -1,4 +1,5 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
+import type { MiddlewareHandler } from 'hono';
 import { getJobRoute, postJobRoute } from '../../../contract/routes.js';
 import { API_PATH } from '../../../contract/limits.js';
 import type { Authenticator } from '../../domain/auth.js';
@@ -39,7 +40,13 @@ export function registerJobRoutes(app: OpenAPIHono<AppEnv>, deps: JobRouteDeps):
     );
   };
 
-  app.openapi({ ...postJobRoute, middleware: [requireKey, jsonBody(deps.maxBodyBytes)] as const }, async (c) => {
+  // A refused voice is answered with the closest voices of the deployment's catalog and its address.
+  const voiceCatalog: MiddlewareHandler<AppEnv> = async (c, next) => {
+    c.set('voiceCatalog', jobs.requests.catalog);
+    await next();
+  };
+
+  app.openapi({ ...postJobRoute, middleware: [requireKey, jsonBody(deps.maxBodyBytes), voiceCatalog] as const }, async (c) => {
     const principal = c.get('principal');
     const outcome = await jobs.submit(principal, c.req.valid('json'), c.req.valid('header')['idempotency-key'], c.req.raw.signal);
     setRateHeaders(c, 'post', outcome.postBucket, jobs.rateLimits.windowMs);
