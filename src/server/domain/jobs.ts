@@ -76,14 +76,14 @@ export class JobService {
     return this.deps.rateLimits;
   }
 
-  /** The key's bucket of this kind as it stands, taking nothing. */
-  peekBucket(kind: BucketKind, publicId: string): Promise<RateLimitDecision> {
-    const { windowMs } = this.deps.rateLimits;
   /** The deployment's rules for a submission's voice, speed and language (its voice catalog among them). */
   get requests(): SpeechRequests {
     return this.deps.requests;
   }
 
+  /** The key's bucket of this kind as it stands, taking nothing. */
+  peekBucket(kind: BucketKind, publicId: string): Promise<RateLimitDecision> {
+    const { windowMs } = this.deps.rateLimits;
     return this.deps.limiter.check(bucketName(kind, publicId), this.deps.rateLimits[kind], windowMs, false);
   }
 
