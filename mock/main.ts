@@ -1,13 +1,17 @@
 import { spawn } from 'node:child_process';
+import type { Server } from 'node:http';
 import { createServer } from 'node:net';
+import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { openApiYamlPath } from '../conformance/package-files.js';
+import { createFront, silenceMp3 } from './audio-front.js';
 import { prismCliPath } from './prism-cli.js';
 
 const HELP = `Usage: agent-tts-mock [--port 4010] [--host 127.0.0.1] [--dynamic] [--errors]
 
 Serves the package's OpenAPI document (openapi/openapi.yaml) with Prism: every operation answers
-with its named examples. Choose one with the Prefer header, e.g.
+with its named examples, and an audio URL downloads a real (silent) MP3. Choose an example with the
+Prefer header, e.g.
   Prefer: code=202, example=processing
   Prefer: code=429, example=rate_limited
 Send any Bearer credential (Prism checks only that one is present). See mock/README.md.
@@ -59,14 +63,12 @@ function parseCli(argv: string[], env: NodeJS.ProcessEnv): { help: true } | { he
 }
 
 /**
- * Listens on the address once and lets it go, so that a port in use or a host that is not this
- * machine's is reported in one line here: Prism would print its whole usage and a stack trace.
- * (Something could still take the port between this check and Prism's listen; Prism reports that.)
+ * Listens on the mock's address, reporting a port in use or a host that is not this machine's in one
+ * line (Prism would print its whole usage and a stack trace).
  */
-function checkListen(port: number, host: string, hostName: string): Promise<void> {
+function listenFront(front: Server, port: number, host: string, hostName: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', (error: NodeJS.ErrnoException) => {
+    front.once('error', (error: NodeJS.ErrnoException) => {
       const reasons: Record<string, [string, number]> = {
         EADDRINUSE: [`port ${port} is in use; choose another with --port`, 1],
         EACCES: [`port ${port} needs privileges this process does not have; choose another with --port`, 1],
@@ -76,7 +78,19 @@ function checkListen(port: number, host: string, hostName: string): Promise<void
       const [message, code] = reasons[error.code ?? ''] ?? [`cannot listen on ${host}:${port}: ${error.message}`, 1];
       reject(Object.assign(new Error(message), { exitCode: code }));
     });
-    probe.listen({ port, host }, () => probe.close(() => resolve()));
+    front.listen({ port, host }, () => resolve());
+  });
+}
+
+/** A free port on the loopback interface, for Prism behind the front listener. */
+function freeLoopbackPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen({ port: 0, host: '127.0.0.1' }, () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
   });
 }
 
@@ -94,17 +108,28 @@ async function main(): Promise<void> {
     console.log(HELP);
     return;
   }
+  // The mock's own listener answers audio downloads with a real MP3 (Prism cannot send binary bytes:
+  // see audio-front.ts) and hands everything else to Prism, which listens on the loopback interface.
+  const prism = { host: '127.0.0.1', port: await freeLoopbackPort() };
+  const front = createFront(await silenceMp3(), prism);
   try {
-    await checkListen(options.port, options.host, options.hostName);
+    await listenFront(front, options.port, options.host, options.hostName);
   } catch (error) {
     console.error(`agent-tts-mock: ${(error as Error).message}`);
     process.exitCode = (error as { exitCode?: number }).exitCode ?? 1;
     return;
   }
-  const args = [prismCliPath(), 'mock', openApiYamlPath(), '--port', String(options.port), '--host', options.host];
+  const listening = front.address() as { port: number };
+  const publicOrigin = `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${listening.port}`;
+  const args = [prismCliPath(), 'mock', openApiYamlPath(), '--port', String(prism.port), '--host', prism.host];
   if (options.dynamic) args.push('--dynamic');
   if (options.errors) args.push('--errors');
-  const child = spawn(process.execPath, args, { stdio: 'inherit' });
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  // Prism's lines name its own address; readers see the mock's.
+  const prismOrigin = `http://${prism.host}:${prism.port}`;
+  for (const [from, to] of [[child.stdout, process.stdout], [child.stderr, process.stderr]] as const) {
+    createInterface({ input: from, crlfDelay: Infinity }).on('line', (line) => to.write(`${line.split(prismOrigin).join(publicOrigin)}\n`));
+  }
   // Stopping the launcher stops Prism, and that is a clean stop (exit 0); otherwise Prism's exit code
   // becomes the launcher's.
   let stopping = false;
@@ -116,6 +141,8 @@ async function main(): Promise<void> {
   }
   child.on('exit', (code, signal) => {
     process.exitCode = stopping ? 0 : (code ?? (signal ? 1 : 0));
+    front.closeAllConnections();
+    front.close();
   });
 }
 

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { MPEGDecoder } from 'mpg123-decoder';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../src/contract/errors.js';
 import { MOCK_API_KEY } from '../conformance/fixtures-file.js';
@@ -74,6 +75,57 @@ describe('mock: Prism on the committed document, checked by the suite', () => {
     const expired = await (await call('/v1/agent-tts?id=3f1c2d4e-5a6b-4c7d-8e9f-0a1b2c3d4e5f', { prefer: 'code=200, example=expired' })).json();
     reached.add(expired.error.code);
     expect([...reached].sort()).toEqual([...ERROR_CODES].sort());
+  });
+
+  const AUDIO = '/v1/audio/3f1c2d4e-5a6b-4c7d-8e9f-0a1b2c3d4e5f.mp3';
+  const SIGNED = `${AUDIO}?expires=1775000000&sig=Jm3cV0Hk8G5wq0n1d3bXb1Cq7h9o0W5YtI2m4Yk1aZ0`;
+
+  it('names its own address when it starts, not the one Prism listens on behind it', () => {
+    expect(output).toContain(`Prism is listening on ${baseUrl}`);
+  });
+
+  it('downloads a real MP3 from an audio URL: audio/mpeg bytes that an MP3 decoder plays', async () => {
+    const res = await fetch(`${baseUrl}${SIGNED}`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('audio/mpeg');
+    const bytes = new Uint8Array(await res.arrayBuffer());
+    expect(res.headers.get('content-length')).toBe(String(bytes.length));
+    expect(res.headers.get('accept-ranges')).toBe('bytes');
+    expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    // An MPEG audio frame sync (11 bits set), not the text "string".
+    expect(bytes.length).toBeGreaterThan(500);
+    expect(bytes[0]).toBe(0xff);
+    expect(bytes[1]! & 0xe0).toBe(0xe0);
+    const decoder = new MPEGDecoder();
+    await decoder.ready;
+    try {
+      const decoded = decoder.decode(bytes);
+      expect(decoded.errors).toEqual([]);
+      expect(decoded.samplesDecoded / decoded.sampleRate).toBeGreaterThan(0.4);
+    } finally {
+      decoder.free();
+    }
+    // A byte range of the same file, and HEAD without a body.
+    const part = await fetch(`${baseUrl}${SIGNED}`, { headers: { range: 'bytes=0-99' } });
+    expect(part.status).toBe(206);
+    expect(part.headers.get('content-range')).toBe(`bytes 0-99/${bytes.length}`);
+    expect(new Uint8Array(await part.arrayBuffer())).toEqual(bytes.subarray(0, 100));
+    const head = await fetch(`${baseUrl}${SIGNED}`, { method: 'HEAD' });
+    expect([head.status, head.headers.get('content-length')]).toEqual([200, String(bytes.length)]);
+  });
+
+  it('answers a malformed audio URL with the audio route’s own 400, and errors chosen with Prefer with their examples', async () => {
+    const bad = await fetch(`${baseUrl}${AUDIO}?expires=1775000000&sig=bad`);
+    expect(bad.status).toBe(400);
+    const body = (await bad.json()) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe('INVALID_REQUEST');
+    expect(body.error.message).toMatch(/^This audio URL is malformed: /);
+    expect(body.error.message).not.toContain('speed');
+    const tampered = await fetch(`${baseUrl}${SIGNED}`, { headers: { prefer: 'code=404, example=invalid_audio_url' } });
+    expect(tampered.status).toBe(404);
+    expect(((await tampered.json()) as { error: { code: string } }).error.code).toBe('NOT_FOUND');
+    const beyond = await fetch(`${baseUrl}${SIGNED}`, { headers: { range: 'bytes=999999-' } });
+    expect(beyond.status).toBe(416);
   });
 
   describe('the suite with --profile mock', () => {

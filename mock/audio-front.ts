@@ -1,0 +1,101 @@
+import { randomUUID } from 'node:crypto';
+import { type IncomingMessage, type Server, type ServerResponse, createServer, request } from 'node:http';
+import { AUDIO_PATH_PREFIX } from '../src/contract/limits.js';
+import { AudioPathParams, AudioQuery } from '../src/contract/schemas.js';
+import { encodeChunk } from '../src/synth/mp3-encode.js';
+
+/**
+ * The mock's listener, in front of Prism: it answers an audio download itself, with a real MP3, and
+ * hands every other request to Prism unchanged.
+ *
+ * Why not Prism: Prism 5.14.2 sends a response example as text. Its serializer passes a string body of
+ * a type it has no serializer for (audio/mpeg) through as a string, which goes out UTF-8 encoded, so
+ * bytes 0x80–0xFF (an MP3 frame starts with 0xFF) cannot be written; `externalValue` is read from the
+ * document but never served (the mocker answers an example's `value` only); without an example it
+ * generates the schema's placeholder, the six bytes `string`. So no example in the document can make
+ * Prism send MP3 bytes, and a download from the plain Prism mock was `string` labelled audio/mpeg.
+ */
+
+/** Half a second of silence, encoded as the reference encodes speech (MPEG-2 layer III, 24 kHz, mono, 32 kbit/s). */
+export async function silenceMp3(): Promise<Uint8Array> {
+  const { mp3 } = await encodeChunk({ samples: new Float32Array(0), sampleRate: 24_000, outputRate: 24_000, pauseSamples: 12_000, bitrateKbps: 32 });
+  return mp3;
+}
+
+/**
+ * Whether the front answers this request itself: a GET or HEAD of a well-formed audio URL that asks
+ * for no error with `Prefer` (no Prefer, or `code=200` or `206`). Errors chosen with Prefer, and
+ * malformed URLs, get Prism's examples: 400, 404, 416, 500, 503.
+ */
+export function servesAudio(method: string | undefined, url: URL, prefer: string | undefined): boolean {
+  const code = prefer === undefined ? undefined : /(?:^|[\s,;])code=(\d{3})/.exec(prefer)?.[1];
+  if (prefer !== undefined && code !== '200' && code !== '206') return false;
+  if ((method !== 'GET' && method !== 'HEAD') || !url.pathname.startsWith(AUDIO_PATH_PREFIX)) return false;
+  const file = /^(.+)\.mp3$/.exec(url.pathname.slice(AUDIO_PATH_PREFIX.length));
+  if (!file || !AudioPathParams.safeParse({ job_id: file[1] }).success) return false;
+  return AudioQuery.safeParse({ expires: url.searchParams.get('expires') ?? undefined, sig: url.searchParams.get('sig') ?? undefined }).success;
+}
+
+/** A single `bytes=` range of a file of `size` bytes: the range, 'unsatisfiable', or undefined (serve it whole). */
+function parseRange(header: string | undefined, size: number): { start: number; end: number } | 'unsatisfiable' | undefined {
+  const m = header === undefined ? null : /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  if (!m || (m[1] === '' && m[2] === '')) return undefined;
+  if (m[1] === '') {
+    const suffix = Number(m[2]);
+    return suffix === 0 ? 'unsatisfiable' : { start: Math.max(0, size - suffix), end: size - 1 };
+  }
+  const start = Number(m[1]);
+  const end = m[2] === '' ? size - 1 : Math.min(Number(m[2]), size - 1);
+  if (m[2] !== '' && Number(m[2]) < start) return undefined;
+  return start >= size ? 'unsatisfiable' : { start, end };
+}
+
+function forward(req: IncomingMessage, res: ServerResponse, prism: { host: string; port: number }, extraHeaders: Record<string, string> = {}): void {
+  const upstream = request({ host: prism.host, port: prism.port, method: req.method, path: req.url, headers: { ...req.headers, ...extraHeaders } }, (answer) => {
+    res.writeHead(answer.statusCode ?? 502, answer.headers);
+    answer.pipe(res);
+  });
+  upstream.on('error', () => {
+    if (!res.headersSent) res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8', 'retry-after': '1' });
+    res.end('agent-tts-mock: Prism is not answering yet; retry in a moment.\n');
+  });
+  req.pipe(upstream);
+}
+
+function sendAudio(req: IncomingMessage, res: ServerResponse, mp3: Uint8Array, prism: { host: string; port: number }): void {
+  const range = parseRange(req.headers.range, mp3.length);
+  // A range past the end: the document's 416 example, from Prism.
+  if (range === 'unsatisfiable') return forward(req, res, prism, { prefer: 'code=416' });
+  const { start, end } = range ?? { start: 0, end: mp3.length - 1 };
+  const headers: Record<string, string> = {
+    'content-type': 'audio/mpeg',
+    'content-length': String(end - start + 1),
+    'accept-ranges': 'bytes',
+    'cache-control': 'private, max-age=3600',
+    'x-request-id': randomUUID(),
+    // As Prism answers every origin.
+    'access-control-allow-origin': req.headers.origin ?? '*',
+    'access-control-expose-headers': '*',
+  };
+  if (range) headers['content-range'] = `bytes ${start}-${end}/${mp3.length}`;
+  res.writeHead(range ? 206 : 200, headers);
+  res.end(req.method === 'HEAD' ? undefined : Buffer.from(mp3.subarray(start, end + 1)));
+}
+
+/** The front listener (not yet listening): audio downloads answered with `mp3`, the rest forwarded to Prism. */
+export function createFront(mp3: Uint8Array, prism: { host: string; port: number }): Server {
+  return createServer((req, res) => {
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', 'http://mock.invalid');
+    } catch {
+      return forward(req, res, prism);
+    }
+    const prefer = req.headers.prefer === undefined ? undefined : String(req.headers.prefer);
+    if (servesAudio(req.method, url, prefer)) {
+      req.resume();
+      return sendAudio(req, res, mp3, prism);
+    }
+    forward(req, res, prism);
+  });
+}
