@@ -59,6 +59,9 @@ const DAY_MS = 86_400_000;
 
 const bucketName = (kind: BucketKind, publicId: string) => `${kind}:${publicId}`;
 
+/** Best-effort clean-up that the answer does not wait for. */
+const inBackground = (work: Promise<unknown>) => void work.catch(() => undefined);
+
 /**
  * Submission and lookup of jobs. A submission is checked in a fixed order after authentication
  * (docs/api-rules.md#order-of-checks): the request itself → idempotent replay → rate limit → usage →
@@ -117,7 +120,8 @@ export class JobService {
     try {
       bucket = await limiter.check(postBucket, rateLimits.post, rateLimits.windowMs, true);
     } catch (error) {
-      await release();
+      // The store failed: the answer is the error now, not after a clean-up that may wait as long.
+      inBackground(release());
       throw error;
     }
     if (!bucket.allowed) {
@@ -151,7 +155,10 @@ export class JobService {
     try {
       created = await store.createJob(job, minutesToCentiminutes(plan.monthlyMinutes));
     } catch (error) {
-      await giveBack();
+      // Unknown whether the job was made (its answer may be what was lost): the claim stays if it was
+      // bound, so a retry with the same Idempotency-Key finds the job; if it was not made, the store
+      // guarantees it never will be (the Redis store's fence).
+      inBackground(giveBack());
       throw error;
     }
     if (created.kind === 'usage_exceeded') {

@@ -4,6 +4,7 @@ import type { MiddlewareHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { StatusCode } from 'hono/utils/http-status';
 import { ApiError, ClientClosedError } from '../domain/errors.js';
+import { StoreUnavailableError } from '../ports.js';
 import type { Logger } from '../log.js';
 import { type AppEnv, sendError } from './context.js';
 import { cors } from './middleware/cors.js';
@@ -76,6 +77,14 @@ export function createApp(options: AppShellOptions): OpenAPIHono<AppEnv> {
     if (error instanceof ClientClosedError) {
       log.info({ request_id: c.get('requestId'), method: c.req.method, path: c.req.path, ...error.fields }, error.message);
       return c.body(null, CLIENT_CLOSED_REQUEST);
+    }
+    if (error instanceof StoreUnavailableError) {
+      // An outage, not a bug: one warning line (no stack), and the answer says what a client can do.
+      log.warn({ request_id: c.get('requestId'), error: error.message }, 'store unavailable');
+      return sendError(
+        c,
+        new ApiError('INTERNAL_ERROR', 'The service\'s data store did not answer in time. Retry with backoff; retry a POST with the same Idempotency-Key, so that it cannot run twice.'),
+      );
     }
     log.error({ request_id: c.get('requestId'), err: error }, 'unhandled error');
     return sendError(c, new ApiError('INTERNAL_ERROR', 'Internal server error. Retry with backoff.'));

@@ -12,6 +12,15 @@ import { jobBody } from '../job-bodies.js';
 import { requireApiKey } from '../middleware/auth.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { setRateHeaders } from '../rate-headers.js';
+import { StoreUnavailableError } from '../../ports.js';
+
+/** A rejection handler: `fallback` when the store was unavailable, the error otherwise. */
+const orUnavailable =
+  <T>(fallback: T) =>
+  (error: unknown): T => {
+    if (error instanceof StoreUnavailableError) return fallback;
+    throw error;
+  };
 
 export interface JobRouteDeps {
   auth: Authenticator;
@@ -63,10 +72,15 @@ export function registerJobRoutes(app: OpenAPIHono<AppEnv>, deps: JobRouteDeps):
     let job = outcome.job;
     if (outcome.replayed) c.header('Idempotent-Replayed', 'true');
     else {
-      // The wait ends at shutdown (the answer is then what there is) and when the client goes away:
-      // its job goes on, and the request is the client's doing, 499 (createApp's error handler).
+      // The job exists once submit returns: if the store stops answering during the wait, the answer
+      // is the 202 of the job as it was made (the client polls it later), not an error that would
+      // invite a second submission.
+      // The wait also ends at shutdown (the answer is then what there is) and when the client goes
+      // away: its job goes on, and the request is the client's doing, 499 (createApp's error handler).
       const clientGone = c.req.raw.signal;
-      const waited = await waitUntilEither(deps.shutdown, clientGone, (signal) => jobs.waitInline(job.id, deps.inlineWaitMs, signal));
+      const waited = await waitUntilEither(deps.shutdown, clientGone, (signal) =>
+        jobs.waitInline(job.id, deps.inlineWaitMs, signal).catch(orUnavailable(undefined)),
+      );
       if (clientGone.aborted && !deps.shutdown.aborted) throw new ClientClosedError(ANSWER_UNWANTED_MESSAGE, { job_id: job.id });
       job = waited ?? job;
     }
