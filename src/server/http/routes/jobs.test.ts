@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeMp3 } from '../../../../test/helpers/http.js';
 import { startInProcess, type InProcessServer } from '../../../../test/helpers/in-process.js';
+import { StoreUnavailableError } from '../../ports.js';
 
 const json = async (res: Response) => ({ status: res.status, headers: res.headers, body: await res.json() });
 
@@ -182,5 +183,55 @@ describe('audio downloads, in process', () => {
     const malformed = await get(unsigned);
     expect(malformed.status).toBe(400);
     expect((await malformed.json()).error.code).toBe('INVALID_REQUEST');
+  });
+});
+
+describe('POST /v1/agent-tts when the store stops answering, in process', () => {
+  let server: InProcessServer;
+  beforeAll(async () => {
+    server = await startInProcess();
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  const unavailable = () => Promise.reject(new StoreUnavailableError('the store did not answer (test)', { timedOut: true }));
+
+  it('a job that could not be made: 500 INTERNAL_ERROR telling to retry with the same Idempotency-Key', async () => {
+    const { key } = await server.newKey();
+    const store = server.services.store;
+    const createJob = store.createJob;
+    store.createJob = unavailable;
+    try {
+      const res = await json(await server.request('POST', '/v1/agent-tts', { key, body: { text: 'Hello.' }, headers: { 'idempotency-key': 'outage-1' } }));
+      expect(res.status).toBe(500);
+      expect(res.body.error.code).toBe('INTERNAL_ERROR');
+      expect(res.body.error.message).toMatch(/same Idempotency-Key/);
+      expect(res.body.meta.request_id).toBe(res.headers.get('x-request-id'));
+    } finally {
+      store.createJob = createJob;
+    }
+    // The claim was given back: the retry with the same key makes the job.
+    const retried = await json(await server.request('POST', '/v1/agent-tts', { key, body: { text: 'Hello.' }, headers: { 'idempotency-key': 'outage-1' } }));
+    expect([200, 202]).toContain(retried.status);
+    expect(retried.headers.get('idempotent-replayed')).toBeNull();
+  });
+
+  it('a job that was made, then the store fails during the inline wait: 202 with the job to poll, not an error', async () => {
+    const { key } = await server.newKey();
+    const store = server.services.store;
+    const getJob = store.getJob;
+    store.getJob = unavailable;
+    let res;
+    try {
+      res = await json(await server.request('POST', '/v1/agent-tts', { key, body: { text: 'Made before the outage.' } }));
+    } finally {
+      store.getJob = getJob;
+    }
+    expect(res.status).toBe(202);
+    expect(res.body.status).toBe('processing');
+    const polled = await json(await server.request('GET', `/v1/agent-tts?id=${res.body.job_id}`, { key }));
+    expect(polled.status).toBe(200);
+    expect(polled.body.job_id).toBe(res.body.job_id);
   });
 });
