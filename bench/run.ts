@@ -12,6 +12,7 @@ import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { renameOldFlags } from '../src/flag-names.js';
 import { runInline } from './benchmarks/inline.js';
 import { runLong } from './benchmarks/long.js';
 import { runOpenLoop } from './benchmarks/open-loop.js';
@@ -41,7 +42,7 @@ const NAMES = Object.keys(BENCHMARKS) as BenchmarkName[];
 const GROUPS: Record<string, BenchmarkName[]> = { synth: ['synth-engine', 'synth-mp3', 'synth-long'] };
 
 const HELP = `Usage: npm run bench -- [--quick] [--only ${[...NAMES, ...Object.keys(GROUPS)].join('|')}[,…]] [--label <name>] [--note <text>] [--profile]
-                           [--threads <n>] [--redis-url <url>] [--results-dir <dir>]
+                           [--threads <n>] [--redis-url <url>] [--out-dir <dir>]
 
   --quick        short runs (4 to 5.5 minutes in all): checks that the benchmarks still run; figures are
                  indicative and targets are not evaluated
@@ -52,7 +53,7 @@ const HELP = `Usage: npm run bench -- [--quick] [--only ${[...NAMES, ...Object.k
   --profile      run the servers under node --cpu-prof and put their hottest functions in the result
   --threads      synthesis threads of the server and of the direct pipeline (default: available cores)
   --redis-url    Redis for the poll benchmark's Redis mode (default: $BENCH_REDIS_URL or redis://127.0.0.1:6379)
-  --results-dir  where the result files go (default: bench/results)`;
+  --out-dir      where the result files go (default: bench/results); formerly --results-dir, still read`;
 
 interface RunResult {
   label: string;
@@ -73,7 +74,7 @@ interface RunResult {
 
 function parseCli(argv: string[]) {
   const { values } = parseArgs({
-    args: argv,
+    args: renameOldFlags(argv, { 'results-dir': 'out-dir' }, (line) => process.stderr.write(`bench: ${line}\n`)),
     options: {
       quick: { type: 'boolean', default: false },
       only: { type: 'string', multiple: true },
@@ -82,7 +83,7 @@ function parseCli(argv: string[]) {
       profile: { type: 'boolean', default: false },
       threads: { type: 'string' },
       'redis-url': { type: 'string' },
-      'results-dir': { type: 'string' },
+      'out-dir': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -105,7 +106,7 @@ function parseCli(argv: string[]) {
     label: values.label,
     note: values.note,
     redisUrl: values['redis-url'] ?? process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379',
-    resultsDir: resolve(values['results-dir'] ?? join(DIST, '..', 'bench', 'results')),
+    resultsDir: resolve(values['out-dir'] ?? join(DIST, '..', 'bench', 'results')),
   };
 }
 

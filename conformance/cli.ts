@@ -20,7 +20,7 @@ import { ClockError, timeFor } from './time.js';
 export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   let settings;
   try {
-    settings = readSettings(argv, env);
+    settings = readSettings(argv, env, (line) => console.error(`agent-tts-conformance: ${line}`));
   } catch (error) {
     if (!(error instanceof SettingsError)) throw error;
     console.error(`agent-tts-conformance: ${error.message}\n\n${helpText()}`);

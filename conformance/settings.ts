@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { renameOldFlags } from '../src/flag-names.js';
 
 export const PROFILES = ['full', 'mock'] as const;
 export type Profile = (typeof PROFILES)[number];
@@ -35,6 +36,8 @@ interface SettingSpec {
   kind: Kind;
   defaultValue?: string;
   description: string;
+  /** The names it had before the package's flags were named alike (README, "Flag names"); still read, with a notice. */
+  formerly?: { flag: string; env?: string };
 }
 
 /**
@@ -46,7 +49,7 @@ export const SETTINGS: readonly SettingSpec[] = [
   { key: 'fixturesPath', flag: 'fixtures', env: 'TTS_CONFORMANCE_FIXTURES', kind: 'string', description: 'Path of the fixtures file (base_url, keys, legacy job, CORS origins). Required for profile full.' },
   { key: 'baseUrl', flag: 'base-url', env: 'TTS_CONFORMANCE_BASE_URL', kind: 'string', description: 'Service origin; overrides base_url of the fixtures file (required for profile mock without a fixtures file).' },
   { key: 'voicesUrl', flag: 'voices-url', env: 'TTS_CONFORMANCE_VOICES_URL', kind: 'string', description: 'Voice-catalog origin; overrides voices_url of the fixtures file.' },
-  { key: 'outputDir', flag: 'output-dir', env: 'TTS_CONFORMANCE_OUTPUT_DIR', kind: 'string', defaultValue: 'conformance-results', description: 'Where results.json, junit.xml and report.html are written.' },
+  { key: 'outputDir', flag: 'out-dir', env: 'TTS_CONFORMANCE_OUT_DIR', kind: 'string', defaultValue: 'conformance-results', description: 'Where results.json, junit.xml and report.html are written.', formerly: { flag: 'output-dir', env: 'TTS_CONFORMANCE_OUTPUT_DIR' } },
   { key: 'profile', flag: 'profile', env: 'TTS_CONFORMANCE_PROFILE', kind: 'string', defaultValue: 'full', description: 'full: any deployment, every rule. mock: a stateless mock (Prism); stateful rules are skipped.' },
   { key: 'only', flag: 'only', env: 'TTS_CONFORMANCE_ONLY', kind: 'list', description: 'Run only rules whose id matches one of these patterns: ids or globs (* any characters, ? one), comma-separated or repeated.' },
   { key: 'skip', flag: 'skip', env: 'TTS_CONFORMANCE_SKIP', kind: 'list', description: 'Disable rules whose id matches one of these patterns.' },
@@ -87,14 +90,25 @@ function convert(spec: SettingSpec, raw: string | boolean | (string | boolean)[]
   }
 }
 
-/** Reads flags from argv and variables from env; flags win. Throws SettingsError for bad values. */
-export function readSettings(argv: string[], env: NodeJS.ProcessEnv): Settings {
+/**
+ * Reads flags from argv and variables from env; flags win. Throws SettingsError for bad values. A
+ * former flag or variable name is read as its new one, and `notice` gets a line saying so.
+ */
+export function readSettings(argv: string[], env: NodeJS.ProcessEnv, notice: (line: string) => void = () => {}): Settings {
   const options = Object.fromEntries(
     SETTINGS.map((s) => [s.flag, { type: s.kind === 'bool' ? 'boolean' : 'string', multiple: s.kind === 'list' } as const]),
   );
+  const renamed = Object.fromEntries(SETTINGS.flatMap((s) => (s.formerly ? [[s.formerly.flag, s.flag]] : [])));
+  env = { ...env };
+  for (const s of SETTINGS) {
+    const old = s.formerly?.env;
+    if (!old || !s.env || env[old] === undefined || env[old] === '') continue;
+    notice(`${old} is now ${s.env}; the old name still works for now.`);
+    if (env[s.env] === undefined || env[s.env] === '') env[s.env] = env[old];
+  }
   let values: Record<string, string | boolean | (string | boolean)[] | undefined>;
   try {
-    ({ values } = parseArgs({ args: argv, options, strict: true, allowPositionals: false }));
+    ({ values } = parseArgs({ args: renameOldFlags(argv, renamed, notice), options, strict: true, allowPositionals: false }));
   } catch (error) {
     throw new SettingsError((error as Error).message);
   }
@@ -125,6 +139,8 @@ export function helpText(): string {
     const dflt = s.defaultValue ? ` (default ${s.defaultValue})` : '';
     lines.push(`  ${flag}${env}`, `      ${s.description}${dflt}`);
   }
+  const former = SETTINGS.filter((s) => s.formerly).map((s) => `--${s.formerly!.flag}${s.formerly!.env ? ` (${s.formerly!.env})` : ''} for --${s.flag}`);
+  if (former.length > 0) lines.push('', `Former names, still read with a notice on stderr: ${former.join(', ')}.`);
   lines.push(
     '',
     'Before any rule runs, one GET of <base-url>/v1/agent-tts without a key (and of <voices-url>/api/v1/voices when',

@@ -52,13 +52,13 @@ test -s "$work/out.mp3"
 AGENT_TTS_VOICES_URL="http://127.0.0.1:$VOICES_PORT" "$bin/agent-tts" voices --language fr --json >/dev/null
 
 echo "== agent-tts-conformance (a few rules)"
-"$bin/agent-tts-conformance" --fixtures "$work/fixtures.json" --only 'auth.*' --output-dir "$work/conformance"
+"$bin/agent-tts-conformance" --fixtures "$work/fixtures.json" --only 'auth.*' --out-dir "$work/conformance"
 
 echo "== agent-tts-load (a short run on fresh keys: each key may POST once a minute here)"
 "$bin/agent-tts-load" --help | grep "open-loop arrival rate" >/dev/null
 "$bin/agent-tts-admin" seed --out "$work/load-fixtures.json" >/dev/null
 "$bin/agent-tts-load" --fixtures "$work/load-fixtures.json" --rate 0.1 --duration 20s --mix short=100 \
-  --threshold 'success_rate>=1' --out "$work/load" --quiet
+  --threshold 'success_rate>=1' --out-dir "$work/load" --quiet
 for f in results.json report.md report.html; do test -s "$work/load/$f" || { echo "agent-tts-load wrote no $f"; exit 1; }; done
 node -e 'const r=require(process.argv[1]); if (r.figures.submissions.completed !== 2) { console.error(r.figures.submissions); process.exit(1); }' "$work/load/results.json"
 if "$bin/agent-tts-load" --fixtures "$work/load-fixtures.json" --rate 5 >/dev/null 2>&1; then echo "agent-tts-load accepted a rate the keys do not allow"; exit 1; fi
@@ -75,7 +75,7 @@ done
 [ "$code" = "202" ] || { cat "$work/mock.log"; echo "mock did not answer 202"; exit 1; }
 
 echo "== agent-tts-sandbox (prints its URL and keys, writes conformance fixtures, answers marked)"
-"$bin/agent-tts-sandbox" --port 0 --fixtures "$work/sandbox-fixtures.json" >"$work/sandbox.log" 2>&1 &
+"$bin/agent-tts-sandbox" --port 0 --out "$work/sandbox-fixtures.json" >"$work/sandbox.log" 2>&1 &
 pids+=($!)
 for _ in $(seq 1 60); do grep -q "Started in" "$work/sandbox.log" && break; sleep 0.5; done
 sandbox_url="$(grep -o 'agent-tts sandbox on http://[0-9.:]*' "$work/sandbox.log" | cut -d' ' -f4)"
@@ -83,7 +83,7 @@ sandbox_url="$(grep -o 'agent-tts sandbox on http://[0-9.:]*' "$work/sandbox.log
 curl -fsi "$sandbox_url/sandbox" | grep -qi '^agent-tts-sandbox: 1' || { echo "no Agent-TTS-Sandbox header"; exit 1; }
 node -e 'const f=require(process.argv[1]); if (!f.clock || f.keys.active.length < 8) process.exit(1)' "$work/sandbox-fixtures.json"
 echo "== agent-tts-conformance --strict against the sandbox (every rule, time moved on its test clock)"
-"$bin/agent-tts-conformance" --fixtures "$work/sandbox-fixtures.json" --strict --quiet --output-dir "$work/conformance-sandbox"
+"$bin/agent-tts-conformance" --fixtures "$work/sandbox-fixtures.json" --strict --quiet --out-dir "$work/conformance-sandbox"
 node --input-type=module -e 'import { startSandbox } from "agent-tts/sandbox"; const s = await startSandbox(); await s.clock.advance(1); await s.stop();'
 
 echo "== agent-tts-worker (without REDIS_URL it must refuse, plainly)"

@@ -134,6 +134,40 @@ describe('agent-tts speak (inline completion)', () => {
     expect(missing.stderr).not.toMatch(/\n\s+at /); // no stack trace
   });
 
+  it('checks where it will write before it sends anything: no request, no job, nothing charged (exit 11)', async () => {
+    const requests = () => server.logs().split('\n').filter((line) => line.includes('"msg":"request"')).length;
+    const before = { requests: requests(), logs: server.logs().length };
+    for (const [args, reason] of [
+      [['-o', '/nonexistent/x.mp3'], 'the directory /nonexistent does not exist'],
+      [['-o', join(dir, 'missing-dir', 'x.mp3')], `the directory ${join(dir, 'missing-dir')} does not exist`],
+      [['-o', dir], 'it is a directory'],
+      [['--output', '/nonexistent/x.mp3'], 'the directory /nonexistent does not exist'],
+    ] as const) {
+      const result = await runCli(['speak', SENTENCE, ...args], env);
+      expect(result.code, result.stderr).toBe(11);
+      expect(result.stderr).toContain(`Error: Cannot write the audio to ${args[1]}: ${reason}. Nothing was sent to the service.`);
+      expect(result.stdout.toString()).toBe('');
+    }
+    // The same refusal in --json, for scripts.
+    const json = await runCli(['speak', SENTENCE, '--json', '-o', '/nonexistent/x.mp3'], env);
+    expect(json.code).toBe(11);
+    expect(JSON.parse(json.stdout.toString())).toMatchObject({ ok: false, exit_code: 11, error: { code: 'LOCAL_FILE' } });
+    // status -o checks first too, before asking for the job.
+    const status = await runCli(['status', '3f1c2d4e-5a6b-4c7d-8e9f-0a1b2c3d4e5f', '-o', '/nonexistent/x.mp3'], env);
+    expect(status.code).toBe(11);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(requests()).toBe(before.requests);
+    expect(server.logs().slice(before.logs)).not.toContain('/v1/agent-tts');
+  });
+
+  it('still reads the former --output, with a one-line notice', async () => {
+    const out = join(dir, 'former-flag.mp3');
+    const result = await runCli(['speak', SENTENCE, '--output', out], env);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toBe('agent-tts: --output is now --out; the old name still works for now.\n');
+    expect((await readFile(out)).length).toBeGreaterThan(0);
+  });
+
   it('has help for the command', async () => {
     const result = await runCli(['speak', '--help'], env);
     expect(result.code).toBe(0);

@@ -23,7 +23,7 @@ describe('agent-tts-conformance command line', () => {
   it('prints its settings, each with its environment variable', async () => {
     const run = await bin(['--help']);
     expect(run.code).toBe(0);
-    for (const text of ['--fixtures', 'TTS_CONFORMANCE_FIXTURES', 'TTS_CONFORMANCE_BASE_URL', 'TTS_CONFORMANCE_OUTPUT_DIR', 'TTS_CONFORMANCE_PROFILE', '--only', '--skip']) {
+    for (const text of ['--fixtures', 'TTS_CONFORMANCE_FIXTURES', 'TTS_CONFORMANCE_BASE_URL', '--out-dir', 'TTS_CONFORMANCE_OUT_DIR', 'TTS_CONFORMANCE_PROFILE', '--only', '--skip']) {
       expect(run.stdout).toContain(text);
     }
   });

@@ -9,7 +9,7 @@ import { ROOT, removeDir } from './helpers/server.js';
 
 /**
  * The whole catalog against the sandbox, both from their built package bins, as a client author runs
- * them: `agent-tts-sandbox --fixtures <file>`, then `agent-tts-conformance --strict --fixtures <file>`.
+ * them: `agent-tts-sandbox --out <file>`, then `agent-tts-conformance --strict --fixtures <file>`.
  * The fixtures carry the sandbox's test clock (the suite moves it instead of waiting out rate-limit
  * windows, Retry-After and polls) and texts that provoke a 202, a provider error and an internal
  * error on demand, so every rule runs to a verdict: 0 skipped, 0 failed. The run's duration is printed
@@ -27,7 +27,7 @@ describe('conformance: the sandbox passes every rule, with --strict, on its test
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'conformance-sandbox-'));
     fixturesPath = join(dir, 'fixtures.json');
-    sandbox = spawn(process.execPath, [join(ROOT, 'bin/agent-tts-sandbox.js'), '--fixtures', fixturesPath], { stdio: ['ignore', 'pipe', 'pipe'] });
+    sandbox = spawn(process.execPath, [join(ROOT, 'bin/agent-tts-sandbox.js'), '--out', fixturesPath], { stdio: ['ignore', 'pipe', 'pipe'] });
     await new Promise<void>((resolve, reject) => {
       const seen = (chunk: Buffer) => {
         output += chunk;

@@ -296,7 +296,7 @@ describe.skipIf(!browserAvailable('dashboard and API reference'))('dashboard and
 
   it("the load tool's report renders its charts, with nothing fetched from outside", async () => {
     const out = join(server.dataDir, 'load');
-    const run = await runLoadCommand(['--fixtures', server.fixturesPath, '--rate', '1', '--duration', '3s', '--mix', 'short=100', '--post-limit', '1000', '--out', out]);
+    const run = await runLoadCommand(['--fixtures', server.fixturesPath, '--rate', '1', '--duration', '3s', '--mix', 'short=100', '--post-limit', '1000', '--out-dir', out]);
     expect(run.code, run.stderr).toBe(0);
     const report = await openPage(browser, `file://${out}/report.html`);
     opened.push(report);

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, expectError, expectMeta, getJob, postJob, sleep } from './helpers/http.js';
@@ -66,7 +66,7 @@ describe('authentication (docs/api-rules.md#authentication) and keys (§2.1, §3
     for (let i = 0; i < 3; i++) expectMeta(await getJob(server.baseUrl, key, UNKNOWN_ID));
     // Counts are written once a second.
     let list!: { stdout: string };
-    let row!: { call_count: number; last_used: string };
+    let row!: { call_count: number; last_used_at: string; created_at: string };
     for (let attempt = 0; attempt < 20; attempt++) {
       await sleep(500);
       list = await server.admin(['key', 'list', '--json']);
@@ -74,7 +74,8 @@ describe('authentication (docs/api-rules.md#authentication) and keys (§2.1, §3
       if (row.call_count >= 3) break;
     }
     expect(row.call_count).toBe(3);
-    expect(Date.parse(row.last_used)).toBeGreaterThan(Date.now() - 60_000);
+    expect(Date.parse(row.last_used_at)).toBeGreaterThan(Date.now() - 60_000);
+    expect(row.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     expect(list.stdout).not.toContain(key.slice(13));
   });
 
@@ -116,12 +117,35 @@ describe('authentication (docs/api-rules.md#authentication) and keys (§2.1, §3
     expectError(await getJob(server.baseUrl, key, UNKNOWN_ID), 403, 'NO_API_ACCESS');
   });
 
+  it('prints --json as the API writes: snake_case, ISO 8601 times, one document ending in a newline', async () => {
+    const created = await server.admin(['account', 'create', '--name', 'json', '--plan', 'free', '--json']);
+    expect(created.stdout.endsWith('}\n')).toBe(true);
+    const account = JSON.parse(created.stdout);
+    expect(Object.keys(account).sort()).toEqual(['created_at', 'id', 'name', 'plan', 'subscription']);
+    expect(account.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    expect(Math.abs(Date.parse(account.created_at) - Date.now())).toBeLessThan(60_000);
+    const set = JSON.parse((await server.admin(['account', 'set', account.id, '--plan', 'pro', '--json'])).stdout);
+    expect(set).toEqual({ ...account, plan: 'pro' });
+    const list = await server.admin(['account', 'list', '--json']);
+    expect(list.stdout.endsWith(']\n')).toBe(true);
+    expect(JSON.parse(list.stdout)).toContainEqual({ ...account, plan: 'pro' });
+    // No camelCase name anywhere in the machine-readable output.
+    for (const out of [created.stdout, list.stdout, (await server.admin(['key', 'list', '--json'])).stdout]) expect(out).not.toMatch(/"[a-z]+[A-Z]\w*":/);
+  });
+
   it('seed checks that it can write its fixtures file before it creates anything', async () => {
     const before = (await server.admin(['account', 'list', '--json'])).stdout;
-    const refused = await server.admin(['seed', '--out', join(server.dataDir, 'no-such-dir', 'fixtures.json')]);
+    // A file where a directory should be: refused before any account is made.
+    const refused = await server.admin(['seed', '--out', join(server.fixturesPath, 'fixtures.json')]);
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toMatch(/cannot write --out .*no-such-dir.*nothing was created/);
+    expect(refused.stderr).toMatch(/cannot write --out .*fixtures\.json\/fixtures\.json \(.* is not a directory\); nothing was created/);
     expect((await server.admin(['account', 'list', '--json'])).stdout).toBe(before);
+    // A missing directory is made, for its owner only, and the file is readable by its owner only.
+    const nested = join(server.dataDir, 'new-dir', 'deeper', 'fixtures.server.json');
+    const made = await server.admin(['seed', '--out', nested, '--active', '1', '--acceptance', '0']);
+    expect(made.code, made.stderr).toBe(0);
+    expect((await stat(join(server.dataDir, 'new-dir'))).mode & 0o777).toBe(0o700);
+    expect((await stat(nested)).mode & 0o777).toBe(0o600);
     // Over an existing file it says so, and the file holds the new keys whole.
     const again = await server.admin(['seed', '--out', server.fixturesPath, '--active', '1']);
     expect(again.code).toBe(0);

@@ -18,11 +18,11 @@ export interface CliRun {
 
 /** Runs the built suite (`dist/conformance/cli.js`) as a user would, and reads its result file. */
 export async function runConformanceCli(args: string[], env: Record<string, string> = {}, script = 'dist/conformance/cli.js'): Promise<CliRun> {
-  const outputDir = env.TTS_CONFORMANCE_OUTPUT_DIR ?? (await mkdtemp(join(tmpdir(), 'agent-tts-conformance-')));
+  const outputDir = env.TTS_CONFORMANCE_OUT_DIR ?? (await mkdtemp(join(tmpdir(), 'agent-tts-conformance-')));
   const started = Date.now();
   const { code, stdout, stderr } = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve, reject) => {
     const child = spawn(process.execPath, [join(packageRoot(), script), ...args], {
-      env: { ...process.env, TTS_CONFORMANCE_OUTPUT_DIR: outputDir, ...env },
+      env: { ...process.env, TTS_CONFORMANCE_OUT_DIR: outputDir, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
@@ -38,7 +38,7 @@ export async function runConformanceCli(args: string[], env: Record<string, stri
   } catch {
     results = undefined;
     // A run that stopped before writing anything (--help, unusable settings) leaves no directory behind.
-    if (!env.TTS_CONFORMANCE_OUTPUT_DIR) await rm(outputDir, { recursive: true, force: true });
+    if (!env.TTS_CONFORMANCE_OUT_DIR) await rm(outputDir, { recursive: true, force: true });
   }
   const outcomes: Record<string, string> = Object.fromEntries((results?.rules ?? []).map((r: { id: string; outcome: string }) => [r.id, r.outcome]));
   return { code, stdout, stderr, outputDir, results, outcomes, ms: Date.now() - started };

@@ -34,10 +34,12 @@ ${EXIT_CODE_HELP}`,
 
 Speaks text and saves the MP3. The text comes from the argument, from -f <file>, or from standard
 input (no argument, or "-"). Short texts finish inside the request; longer ones are polled, with
-progress on stderr (percentage where the service reports it, elapsed time, job id).
+progress on stderr (percentage where the service reports it, elapsed time, job id). A 429 (a key may
+POST once a minute) is waited out as its Retry-After asks, up to 90 s, and the wait is announced on stderr.
 
 Options:
-  -o, --output <file>       where to save the MP3; "-" writes it to stdout (default ./<job_id>.mp3)
+  -o, --out <file>          where to save the MP3; "-" writes it to stdout (default ./<job_id>.mp3).
+                            Checked before anything is sent: its directory must exist and be writable
   -f, --file <file>         read the text from a file
   -v, --voice <id>          voice id, e.g. st_m1, af_heart (service default af_heart; see \`agent-tts voices\`)
   -s, --speed <n>           0.5 to 1.5 (service default 1.2)
@@ -64,7 +66,7 @@ A failed job exits 8, an expired or unknown one 7.
 
 Options:
       --wait                poll until the job finishes, with progress on stderr
-  -o, --output <file>       once completed, download the MP3 to this file ("-" for stdout)
+  -o, --out <file>          once completed, download the MP3 to this file ("-" for stdout)
       --timeout <seconds>   with --wait: give up after this long (default 1800)
 
 ${GLOBAL_OPTIONS}

@@ -1,5 +1,5 @@
 import { PassThrough } from 'node:stream';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { AgentTtsError } from '../client/errors.js';
 import { Output } from './output.js';
 import { ProgressDisplay, formatSeconds } from './progress.js';
@@ -44,6 +44,55 @@ describe('ProgressDisplay', () => {
     const error = new AgentTtsError({ code: 'TTS_PROVIDER_ERROR', message: 'Failed; retry using a new Idempotency-Key.', status: 502 });
     d.progress.retry({ attempt: 1, delayMs: 1500, error, idempotencyKey: 'k2', method: 'POST' });
     expect(d.err()).toBe('TTS_PROVIDER_ERROR: Failed; retry using a new Idempotency-Key. — retrying with a new Idempotency-Key in 1.5s (attempt 2)\n');
+  });
+
+  describe('a rate-limited wait (429)', () => {
+    const limited = () =>
+      new AgentTtsError({
+        code: 'RATE_LIMITED',
+        message: 'Too many POST requests for this API key (1 per 60 s). Wait 57 seconds (Retry-After).',
+        status: 429,
+        retryAfterSeconds: 57,
+        rateLimit: { policy: { name: 'post', quota: 1, windowSeconds: 60 }, state: { name: 'post', remaining: 0, resetSeconds: 57 } },
+      });
+    afterEach(() => {
+      vi.useRealTimers();
+    });
+
+    it('says on a log what it waits for, how long, and once how to avoid it', () => {
+      const d = display(false);
+      d.progress.retry({ attempt: 1, delayMs: 57_400, error: limited(), idempotencyKey: 'k', method: 'POST' });
+      d.progress.retry({ attempt: 2, delayMs: 2_000, error: limited(), idempotencyKey: 'k', method: 'POST' });
+      const lines = d.err().split('\n');
+      expect(lines[0]).toBe('rate limited: 1 POST per minute for this key; retrying in 57 s (Retry-After)…');
+      expect(lines[1]).toMatch(/^  Limits are per key.*agent-tts-sandbox.*RATE_POST_LIMIT=100/);
+      expect(lines[2]).toBe('rate limited: 1 POST per minute for this key; retrying in 2 s (Retry-After)…');
+      expect(lines).toHaveLength(4); // the advice once, no countdown, no control codes
+      expect(d.err()).not.toContain('\x1b[');
+    });
+
+    it('counts down on a terminal, then clears the countdown', () => {
+      vi.useFakeTimers();
+      const d = display(true);
+      d.progress.retry({ attempt: 1, delayMs: 30_000, error: limited(), idempotencyKey: 'k', method: 'POST' });
+      expect(d.err()).toContain('rate limited: 1 POST per minute for this key; retrying in 30 s (Retry-After)…\n');
+      expect(d.err().endsWith('\r\x1b[2K  retrying in 30 s…')).toBe(true);
+      vi.advanceTimersByTime(10_000);
+      expect(d.err().endsWith('\r\x1b[2K  retrying in 20 s…')).toBe(true);
+      vi.advanceTimersByTime(20_000);
+      expect(d.err().endsWith('\r\x1b[2K')).toBe(true);
+      const length = d.err().length;
+      vi.advanceTimersByTime(5_000);
+      expect(d.err()).toHaveLength(length); // nothing more once the retry went out
+    });
+
+    it('names a limit without a RateLimit-Policy header as too many requests', () => {
+      const d = display(false);
+      const error = new AgentTtsError({ code: 'RATE_LIMITED', message: 'Slow down.', status: 429, retryAfterSeconds: 5 });
+      d.progress.retry({ attempt: 1, delayMs: 5_200, error, method: 'GET' });
+      expect(d.err().split('\n')[0]).toBe('rate limited: too many GET requests for this key; retrying in 5 s (Retry-After)…');
+      expect(d.err()).toContain('RATE_GET_LIMIT=100');
+    });
   });
 
   it('formats durations', () => {

@@ -78,7 +78,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
   const err = (line: string) => process.stderr.write(`${NAME}: ${redactKeys(line)}\n`);
   let settings: LoadSettings;
   try {
-    settings = readSettings(argv);
+    settings = readSettings(argv, err);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     err(`${error.message} (agent-tts-load --help lists the flags)`);
@@ -119,7 +119,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       await mkdir(settings.outDir, { recursive: true });
       await access(settings.outDir, constants.W_OK);
     } catch (error) {
-      err(`--out ${settings.outDir}: cannot write there (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+      err(`--out-dir ${settings.outDir}: cannot write there (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
       return EXIT.USAGE;
     }
   }

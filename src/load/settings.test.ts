@@ -94,6 +94,14 @@ describe('the command line', () => {
     expect((error as Error).message).not.toContain('\n');
   });
 
+  it('writes its reports to --out-dir, and still reads the former --out with a notice', () => {
+    const notices: string[] = [];
+    expect(readSettings([...base, '--rate', '1', '--out-dir', 'reports'], (line) => notices.push(line)).outDir).toBe('reports');
+    expect(notices).toEqual([]);
+    expect(readSettings([...base, '--rate', '1', '--out', 'old'], (line) => notices.push(line)).outDir).toBe('old');
+    expect(notices).toEqual(['--out is now --out-dir; the old name still works for now.']);
+  });
+
   it('answers --help without needing anything else', () => {
     expect(readSettings(['--help']).help).toBe(true);
   });

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { LIMITS } from '../contract/limits.js';
+import { renameOldFlags } from '../flag-names.js';
 import { UsageError } from './errors.js';
 import { parseThreshold, type Threshold } from './thresholds.js';
 
@@ -64,7 +65,7 @@ const OPTIONS = {
   'request-timeout': { type: 'string' },
   'job-timeout': { type: 'string' },
   threshold: { type: 'string', multiple: true },
-  out: { type: 'string' },
+  'out-dir': { type: 'string' },
   seed: { type: 'string' },
   quiet: { type: 'boolean', short: 'q' },
   help: { type: 'boolean', short: 'h' },
@@ -186,11 +187,17 @@ function positiveInt(text: string, what: string): number {
   return n;
 }
 
-/** Reads the command line. Throws UsageError (exit 2) with one line naming the flag at fault. */
-export function readSettings(argv: readonly string[]): LoadSettings {
+/** Flags renamed when the package's flags were named alike (README, "Flag names"): still read, with a notice. */
+const FORMER_NAMES = { out: 'out-dir' } as const;
+
+/**
+ * Reads the command line. Throws UsageError (exit 2) with one line naming the flag at fault. A former
+ * flag name is read as its new one, and `notice` gets a line saying so.
+ */
+export function readSettings(argv: readonly string[], notice: (line: string) => void = () => {}): LoadSettings {
   let values: ReturnType<typeof parseArgs<{ args: string[]; options: typeof OPTIONS; strict: true; allowPositionals: false }>>['values'];
   try {
-    ({ values } = parseArgs({ args: [...argv], options: OPTIONS, strict: true, allowPositionals: false }));
+    ({ values } = parseArgs({ args: renameOldFlags(argv, FORMER_NAMES, notice), options: OPTIONS, strict: true, allowPositionals: false }));
   } catch (error) {
     throw new UsageError((error as Error).message.split('\n')[0]!);
   }
@@ -200,7 +207,7 @@ export function readSettings(argv: readonly string[]): LoadSettings {
     quiet: values.quiet ?? false,
     fixturesPath: values.fixtures,
     baseUrl: values['base-url'],
-    outDir: values.out,
+    outDir: values['out-dir'],
   };
   if (help) return { ...defaults(), ...base };
   if (!values.fixtures) throw new UsageError('--fixtures <file> is required: the fixtures file of the deployment (same schema as the conformance suite)');
@@ -267,7 +274,7 @@ export function helpText(): string {
 reports what its users would feel (time to audio, share answered inline, statuses, errors).
 
 Usage:
-  agent-tts-load --fixtures fixtures.json --rate 2 --duration 60s [--out DIR] [--threshold EXPR ...]
+  agent-tts-load --fixtures fixtures.json --rate 2 --duration 60s [--out-dir DIR] [--threshold EXPR ...]
   agent-tts-load --fixtures fixtures.json --stages 30s:2,60s:10,30s:0 --mix short=80,long=20
 
 Target:
@@ -302,7 +309,8 @@ Bounds:
                          long after the last submission. Ctrl-C stops at once with a partial report.
 
 Output:
-  --out DIR              Writes results.json, report.md and report.html (charts, works offline).
+  --out-dir DIR          Writes results.json, report.md and report.html (charts, works offline).
+                         Formerly --out, still read with a notice.
   --quiet, -q            No progress line and no summary, only threshold failures and errors.
   A progress line is redrawn on a terminal; elsewhere a plain line every 5 s.
 

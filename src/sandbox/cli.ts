@@ -3,11 +3,12 @@ import { parseArgs } from 'node:util';
 import { API_PATH } from '../contract/limits.js';
 import { ConfigError } from '../server/config.js';
 import { writeFixtures } from '../server/seed.js';
+import { renameOldFlags } from '../flag-names.js';
 import { SANDBOX_HEADER, isLoopbackHost, startSandbox } from './index.js';
 
 const HELP = `agent-tts-sandbox: a stateful sandbox of the agent-tts API for client authors (not a deployment).
 
-Usage: agent-tts-sandbox [--host 127.0.0.1] [--port 0] [--voices-port 0] [--fixtures out.json]
+Usage: agent-tts-sandbox [--host 127.0.0.1] [--port 0] [--voices-port 0] [--out <file>]
 
   --host          address to listen on (default 127.0.0.1); a loopback address (127.x.y.z, ::1,
                   localhost) unless --allow-remote is given
@@ -16,8 +17,10 @@ Usage: agent-tts-sandbox [--host 127.0.0.1] [--port 0] [--voices-port 0] [--fixt
                   the clock and read the journal: only on a network you trust
   --port          API port (default 0: any free port; the URL is printed)
   --voices-port   voice-catalog port (default 0: any free port)
-  --fixtures      also seed the accounts the conformance suite needs and write its fixtures file
-                  (with "clock": the suite advances the sandbox clock instead of sleeping)
+  --out <file>    also seed the accounts the conformance suite needs and write its fixtures file
+                  there, e.g. .agent-tts/fixtures.sandbox.json (its directory is created; the file
+                  holds test keys, mode 0600), with "clock": the suite advances the sandbox clock
+                  instead of sleeping. Formerly --fixtures, still read with a notice
 
 The reference server's own API (POST/GET ${API_PATH}, audio URLs) over in-memory state, with an
 instant synthesizer. Test keys are new on every start and are printed below and listed at GET /sandbox,
@@ -29,12 +32,14 @@ README, "Sandbox".
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
+    // Named as every command of the package names the file it writes (README, "Flag names").
+    args: renameOldFlags(process.argv.slice(2), { fixtures: 'out' }, (line) => process.stderr.write(`agent-tts-sandbox: ${line}\n`)),
     options: {
       host: { type: 'string' },
       'allow-remote': { type: 'boolean' },
       port: { type: 'string' },
       'voices-port': { type: 'string' },
-      fixtures: { type: 'string' },
+      out: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -79,9 +84,9 @@ async function main(): Promise<void> {
     ...Object.entries(sandbox.keys).map(([state, key]) => `  ${state.padEnd(22)} ${key}`),
     `Magic inputs, keys and clock: GET ${sandbox.baseUrl}/sandbox   journal: GET ${sandbox.baseUrl}/sandbox/requests`,
   ];
-  if (values.fixtures) {
-    await writeFixtures(values.fixtures, await sandbox.fixtures());
-    out.push(`Conformance fixtures written to ${values.fixtures}`);
+  if (values.out) {
+    await writeFixtures(values.out, await sandbox.fixtures());
+    out.push(`Conformance fixtures written to ${values.out}`);
   }
   out.push(`Started in ${startedMs} ms (process start to listening).`);
   process.stdout.write(out.join('\n') + '\n');

@@ -6,9 +6,10 @@ import { parseVoice, resolveLanguage } from '../contract/voices.js';
 import { isLanguageCode } from '../contract/languages.js';
 import { ConfigError, loadConfig } from './config.js';
 import { AccountAdmin, AdminError } from './domain/accounts.js';
+import type { Account } from './ports.js';
 import { DashboardSessions } from './domain/dashboard.js';
 import { displayKey } from './domain/keys.js';
-import { DEFAULT_ACCEPTANCE_KEYS, seed, writeFixtures } from './seed.js';
+import { DEFAULT_ACCEPTANCE_KEYS, DEFAULT_FIXTURES_PATH, seed, writeFixtures } from './seed.js';
 import { openStorage } from './compose.js';
 import { sweepExpiredJobs, sweepLeftovers } from './domain/retention.js';
 import { createLogger } from './log.js';
@@ -31,23 +32,45 @@ Uses the same configuration as the server (DATA_DIR, or REDIS_URL in distributed
   job import-legacy --account <account-id> --expires-at <ISO date> [--audio <file.mp3>]
                     [--voice af_heart] [--speed 1] [--language en] [--duration <seconds>]
   storage sweep                                 delete jobs past retention and stale partial audio now
-  seed [--out fixtures.json] [--active 8] [--acceptance 64]
+  seed [--out ${DEFAULT_FIXTURES_PATH}] [--active 8] [--acceptance 64]
                     fresh accounts in every state + conformance fixtures: active keys, keys for the
-                    acceptance rules, a failed job, a completed job with an expired audio URL
+                    acceptance rules, a failed job, a completed job with an expired audio URL. The file
+                    holds full keys (mode 0600); a missing directory is created (mode 0700)
 
-Add --json for machine-readable output.`;
+Add --json for machine-readable output, as the API writes it: one JSON document ending in a newline,
+snake_case names, times in ISO 8601 (UTC).`;
 
-/** Fails (exit 2) unless `path` can be written; true when it exists already. */
+/**
+ * Fails (exit 2) unless `path` can be written; true when it exists already. Directories missing on
+ * the way are created when the file is written, so the nearest one that exists must be writable.
+ */
 async function checkWritable(path: string): Promise<boolean> {
   const exists = await stat(path).then((s) => {
     if (!s.isFile()) fail(`--out ${path} is not a file`, 2);
     return true;
   }, () => false);
-  const target = exists ? path : dirname(resolve(path));
+  let target = exists ? path : dirname(resolve(path));
+  while (!exists) {
+    const found = await stat(target).then((s) => s, () => undefined);
+    if (found && !found.isDirectory()) fail(`cannot write --out ${path} (${target} is not a directory); nothing was created`, 2);
+    if (found || dirname(target) === target) break;
+    target = dirname(target);
+  }
   await access(target, constants.W_OK).catch((error: NodeJS.ErrnoException) =>
     fail(`cannot write --out ${path} (${error.code ?? error.message}); nothing was created`, 2),
   );
   return exists;
+}
+
+/** An account as --json prints it: the API's conventions (snake_case, ISO 8601 times), not the store's record. */
+function accountJson(account: Account): Record<string, unknown> {
+  return {
+    id: account.id,
+    name: account.name,
+    plan: account.plan,
+    subscription: account.subscription,
+    created_at: new Date(account.createdAt).toISOString(),
+  };
 }
 
 function fail(message: string, code = 1): never {
@@ -110,12 +133,12 @@ async function main(argv: string[]): Promise<void> {
       case 'account create': {
         if (!values.name) fail('account create needs --name', 2);
         const account = await admin.createAccount(values.name, planOf(values.plan, 'pro'), values.inactive ? 'inactive' : 'active');
-        print(`account ${account.id} (${account.plan}, ${account.subscription})`, account);
+        print(`account ${account.id} (${account.plan}, ${account.subscription})`, accountJson(account));
         break;
       }
       case 'account list': {
         const accounts = await store.listAccounts();
-        print(accounts.map((a) => `${a.id}  ${a.plan.padEnd(8)} ${a.subscription.padEnd(8)} ${a.name}`).join('\n') || '(no accounts)', accounts);
+        print(accounts.map((a) => `${a.id}  ${a.plan.padEnd(8)} ${a.subscription.padEnd(8)} ${a.name}`).join('\n') || '(no accounts)', accounts.map(accountJson));
         break;
       }
       case 'account set': {
@@ -129,7 +152,7 @@ async function main(argv: string[]): Promise<void> {
         };
         if (!(await store.updateAccount(id, patch))) fail(`no account ${id}`);
         const account = await admin.requireAccount(id);
-        print(`account ${account.id} (${account.plan}, ${account.subscription})`, account);
+        print(`account ${account.id} (${account.plan}, ${account.subscription})`, accountJson(account));
         break;
       }
       case 'account usage': {
@@ -161,13 +184,13 @@ async function main(argv: string[]): Promise<void> {
           display_key: displayKey(k.publicId),
           name: k.name,
           account_id: k.accountId,
-          created: new Date(k.createdAt).toISOString(),
-          last_used: k.lastUsedAt ? new Date(k.lastUsedAt).toISOString() : null,
+          created_at: new Date(k.createdAt).toISOString(),
+          last_used_at: k.lastUsedAt ? new Date(k.lastUsedAt).toISOString() : null,
           call_count: k.callCount,
           state: k.revokedAt ? 'revoked' : 'active',
         }));
         print(
-          rows.map((r) => `${r.display_key}  ${r.state.padEnd(7)} calls=${r.call_count}  last_used=${r.last_used ?? 'never'}  created=${r.created}  ${r.name}`).join('\n') || '(no keys)',
+          rows.map((r) => `${r.display_key}  ${r.state.padEnd(7)} calls=${r.call_count}  last_used=${r.last_used_at ?? 'never'}  created=${r.created_at}  ${r.name}`).join('\n') || '(no keys)',
           rows,
         );
         break;
@@ -226,7 +249,7 @@ async function main(argv: string[]): Promise<void> {
         if (!Number.isInteger(count) || count < 1) fail('--active must be a whole number ≥ 1', 2);
         const acceptance = Number(values.acceptance ?? DEFAULT_ACCEPTANCE_KEYS);
         if (!Number.isInteger(acceptance) || acceptance < 0) fail('--acceptance must be a whole number ≥ 0', 2);
-        const out = values.out ?? 'fixtures.json';
+        const out = values.out ?? DEFAULT_FIXTURES_PATH;
         // Checked before any account is made: the file is the only place the full keys are kept.
         const replaced = await checkWritable(out);
         const fixtures = await seed(store, audio, config, { active: count, acceptance });

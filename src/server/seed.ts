@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { rename, writeFile } from 'node:fs/promises';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import { PROVIDER_FAILURE_MESSAGE } from './domain/job-runner.js';
 import { AudioUrlSigner } from './domain/signing.js';
 import { usageMonth } from './domain/usage.js';
@@ -139,8 +140,13 @@ export async function seed(
   return fixtures;
 }
 
+/** Where `agent-tts-admin seed` writes its fixtures when no --out is given: a directory .gitignore leaves out. */
+export const DEFAULT_FIXTURES_PATH = '.agent-tts/fixtures.server.json';
+
 export async function writeFixtures(path: string, fixtures: ConformanceFixturesT): Promise<void> {
-  // The file holds full keys: readable by its owner only.
+  // The file holds full keys: readable by its owner only. A missing directory (.agent-tts/ by
+  // default) is created for it, with mode 0700.
+  await mkdir(dirname(resolve(path)), { recursive: true, mode: 0o700 });
   // Written beside and renamed into place, so a failure never leaves half a file.
   const temp = `${path}.${process.pid}.tmp`;
   await writeFile(temp, JSON.stringify(fixtures, null, 2) + '\n', { mode: 0o600 });

@@ -1,7 +1,37 @@
+import { constants } from 'node:fs';
+import { access, stat } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import { AgentTtsError } from '../../client/errors.js';
 import type { SaveResult } from '../../client/node.js';
 import type { CompletedJob } from '../../client/types.js';
-import { fileError } from '../errors.js';
+import { CliError, fileError } from '../errors.js';
+import { EXIT } from '../exit-codes.js';
+
+/**
+ * Checked before any request, so a path that cannot be written fails at once (exit 11) instead of
+ * after the job was made, waited for and charged: `-` (stdout) or a path whose directory exists and
+ * can be written (the download writes a temporary file beside the target, then renames it).
+ */
+export async function checkOutputPath(path: string): Promise<void> {
+  if (path === '-') return;
+  const refuse = (reason: string) =>
+    new CliError(
+      `Cannot write the audio to ${path}: ${reason}. Nothing was sent to the service.`,
+      EXIT.LOCAL_FILE,
+      'Give -o a file in an existing directory you can write to, or -o - for standard output.',
+      'LOCAL_FILE',
+    );
+  if ((await stat(path).catch(() => undefined))?.isDirectory()) throw refuse('it is a directory');
+  const dir = dirname(resolve(path));
+  const info = await stat(dir).catch((error: NodeJS.ErrnoException) => error);
+  if (info instanceof Error) {
+    throw refuse(info.code === 'ENOENT' ? `the directory ${dir} does not exist` : info.code === 'ENOTDIR' ? `a parent of ${dir} is not a directory` : `${dir}: ${info.code ?? info.message}`);
+  }
+  if (!info.isDirectory()) throw refuse(`${dir} is not a directory`);
+  await access(dir, constants.W_OK | constants.X_OK).catch(() => {
+    throw refuse(`the directory ${dir} cannot be written to`);
+  });
+}
 
 /** Runs a download; errors of the local file system are reported as such (exit 11), not as API errors. */
 export async function saveAudio(path: string, download: () => Promise<SaveResult>): Promise<SaveResult> {

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { downloadToFile, downloadToStream } from '../../client/node.js';
 import type { CompletedJob } from '../../client/types.js';
@@ -6,10 +7,11 @@ import { adviseOnUrl, clientOf, progressOf, requireKey, settingsOf, type CliCont
 import { usageError } from '../errors.js';
 import { EXIT, type ExitCode } from '../exit-codes.js';
 import { readSpeechText } from '../input.js';
-import { saveAudio, describeJob } from './audio-output.js';
+import { renameOldFlags } from '../../flag-names.js';
+import { checkOutputPath, saveAudio, describeJob } from './audio-output.js';
 
 const OPTIONS = {
-  output: { type: 'string', short: 'o' },
+  out: { type: 'string', short: 'o' },
   file: { type: 'string', short: 'f' },
   voice: { type: 'string', short: 'v' },
   speed: { type: 'string', short: 's' },
@@ -21,7 +23,8 @@ const OPTIONS = {
 } as const;
 
 export async function speakCommand(ctx: CliContext, args: string[]): Promise<ExitCode> {
-  const { values, positionals } = usageOnError('speak', () => parseArgs(commandConfig(args, OPTIONS)));
+  const argv = renameOldFlags(args, { output: 'out' }, (line) => ctx.output.err(`agent-tts: ${line}`));
+  const { values, positionals } = usageOnError('speak', () => parseArgs(commandConfig(argv, OPTIONS)));
   if (positionals.length > 1) {
     throw usageError(`Expected one text argument, got ${positionals.length} (quote the text)`, 'speak');
   }
@@ -29,12 +32,14 @@ export async function speakCommand(ctx: CliContext, args: string[]): Promise<Exi
   const timeoutSeconds = numberOption(values.timeout, '--timeout', 'speak');
   if (timeoutSeconds !== undefined && timeoutSeconds <= 0) throw usageError('--timeout must be more than 0 seconds', 'speak');
   const maxAttempts = positiveIntOption(values['max-attempts'], '--max-attempts', 'speak');
-  const output = values.output;
+  const output = values.out;
   if (output === '-' && ctx.output.json) throw usageError('-o - (audio on stdout) cannot be combined with --json', 'speak');
   if (output === '-' && ctx.output.streams.stdout.isTTY) {
     throw usageError('Refusing to write MP3 data to a terminal: redirect stdout or give -o <file>', 'speak');
   }
   if (values['no-download'] && output !== undefined) throw usageError('--no-download and -o cannot be combined', 'speak');
+  // Before anything is sent: a path that cannot be written would fail only after the job was made and charged.
+  if (!values['no-download']) await checkOutputPath(output ?? join(process.cwd(), '<job_id>.mp3'));
 
   const { text } = await readSpeechText({ text: positionals[0], file: values.file }, ctx.stdin);
   const settings = await settingsOf(ctx);

@@ -7,24 +7,27 @@ import { clientOf, progressOf, requireKey, settingsOf, type CliContext } from '.
 import { describeFailure, usageError } from '../errors.js';
 import { EXIT, type ExitCode } from '../exit-codes.js';
 import { formatSeconds } from '../progress.js';
-import { describeJob, saveAudio } from './audio-output.js';
+import { renameOldFlags } from '../../flag-names.js';
+import { checkOutputPath, describeJob, saveAudio } from './audio-output.js';
 
 const OPTIONS = {
   wait: { type: 'boolean' },
-  output: { type: 'string', short: 'o' },
+  out: { type: 'string', short: 'o' },
   timeout: { type: 'string' },
 } as const;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export async function statusCommand(ctx: CliContext, args: string[]): Promise<ExitCode> {
-  const { values, positionals } = usageOnError('status', () => parseArgs(commandConfig(args, OPTIONS)));
+  const argv = renameOldFlags(args, { output: 'out' }, (line) => ctx.output.err(`agent-tts: ${line}`));
+  const { values, positionals } = usageOnError('status', () => parseArgs(commandConfig(argv, OPTIONS)));
   if (positionals.length !== 1) throw usageError('Expected one job id', 'status');
   const jobId = positionals[0]!;
   if (!UUID.test(jobId)) throw usageError(`"${jobId}" is not a job id (a UUID such as 3f1c2d4e-5a6b-4c7d-8e9f-0a1b2c3d4e5f)`, 'status');
   const timeoutSeconds = numberOption(values.timeout, '--timeout', 'status');
-  if (values.output === '-' && ctx.output.json) throw usageError('-o - (audio on stdout) cannot be combined with --json', 'status');
+  if (values.out === '-' && ctx.output.json) throw usageError('-o - (audio on stdout) cannot be combined with --json', 'status');
   ctx.jobId = jobId;
+  if (values.out !== undefined) await checkOutputPath(values.out);
 
   const settings = await settingsOf(ctx);
   requireKey(settings);
@@ -56,9 +59,9 @@ export async function statusCommand(ctx: CliContext, args: string[]): Promise<Ex
   }
 
   let saved: SaveResult | undefined;
-  if (values.output !== undefined && job.status === 'completed') {
+  if (values.out !== undefined && job.status === 'completed') {
     const done = job;
-    const path = values.output;
+    const path = values.out;
     saved = await saveAudio(path, () =>
       path === '-'
         ? downloadToStream(client, done, ctx.output.streams.stdout, { signal: ctx.signal })
@@ -70,7 +73,7 @@ export async function statusCommand(ctx: CliContext, args: string[]): Promise<Ex
     ctx.output.emitJson({ ok: true, job, ...(saved ? { file: saved } : {}) });
     return EXIT.OK;
   }
-  const print = values.output === '-' ? (line: string) => ctx.output.err(line) : (line: string) => ctx.output.out(line);
+  const print = values.out === '-' ? (line: string) => ctx.output.err(line) : (line: string) => ctx.output.out(line);
   if (job.status === 'completed') {
     print(`Job ${job.job_id}: completed`);
     print(`Audio URL (temporary): ${job.audio_url}`);
