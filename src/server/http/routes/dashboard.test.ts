@@ -34,7 +34,7 @@ const PAGE_HEADERS = {
   'content-security-policy': expect.stringContaining("default-src 'self'"),
   'x-frame-options': 'DENY',
   'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
+  'referrer-policy': 'same-origin',
   'cache-control': 'no-store',
   'content-type': expect.stringMatching(/^text\/html/),
 };
@@ -126,7 +126,7 @@ describe('dashboard sign-in', () => {
     expect(cookie).toMatch(/SameSite=Lax/);
     expect(cookie).toMatch(/Secure/);
     expect(cookie).toMatch(/Path=\//);
-    expect(first.headers.get('referrer-policy')).toBe('no-referrer');
+    expect(first.headers.get('referrer-policy')).toBe('same-origin');
 
     const page = await get('/dashboard', cookie.split(';')[0]);
     expect(page.status).toBe(200);

@@ -40,7 +40,11 @@ export interface DashboardDeps {
 type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
 type Ctx = Context<AppEnv>;
 
-/** Every page: only this origin (no CDN, no inline script), not framed, no referrer (the sign-in token). */
+/**
+ * Every page: only this origin (no CDN, no inline script), not framed, and a referrer only for this
+ * origin (the sign-in token never leaves in a Referer). Not `no-referrer`: under it, browsers send
+ * `Origin: null` with a form's POST, which the Origin check of dashboard POSTs must refuse.
+ */
 const PAGE_CSP =
   "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
@@ -48,7 +52,7 @@ export function pageHeaders(c: Ctx, csp = PAGE_CSP): void {
   c.header('Content-Security-Policy', csp);
   c.header('X-Content-Type-Options', 'nosniff');
   c.header('X-Frame-Options', 'DENY');
-  c.header('Referrer-Policy', 'no-referrer');
+  c.header('Referrer-Policy', 'same-origin');
 }
 
 const KEY_NAME_MAX = 64;
@@ -203,7 +207,7 @@ const LINK_NOT_VALID =
  * What opening a sign-in link shows: a button that submits the token. Opening the link (GET, HEAD)
  * spends nothing, so a link preview or a mail scanner that fetches it cannot use it up; only the
  * form's POST signs in. The token travels in the form's body, not in its action URL, and the page is
- * sent with `Referrer-Policy: no-referrer` (the link's URL never leaves in a Referer) and `no-store`.
+ * sent with `Referrer-Policy: same-origin` (the link's URL never leaves this origin in a Referer) and `no-store`.
  */
 function signInPage(token: string): Html {
   return page(
@@ -385,7 +389,7 @@ export function registerDashboardRoutes(app: OpenAPIHono<AppEnv>, deps: Dashboar
       maxAge: Math.floor(SESSION_TTL_MS / 1000),
     });
     c.header('Cache-Control', 'no-store');
-    c.header('Referrer-Policy', 'no-referrer');
+    c.header('Referrer-Policy', 'same-origin');
     return c.redirect(DASHBOARD_PATH, 303);
   });
 
