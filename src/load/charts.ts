@@ -6,6 +6,47 @@
 
 export const PALETTE = ['#0072B2', '#E69F00', '#009E73', '#D55E00', '#CC79A7', '#56B4E9', '#999999', '#000000'] as const;
 
+/** Dash patterns by series index ('' is solid), so series differ even where colours are hard to tell apart. */
+export const DASHES = ['', '6 3', '2 3', '9 3 2 3', '1 4', '12 4'] as const;
+
+/** Bucket sizes the charts choose from, in seconds. */
+export const BUCKET_STEPS_S = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600] as const;
+
+/**
+ * The bucket size of the timeline charts, from the run's length and its number of events: the
+ * smallest step (a multiple of `baseS`, the recorder's own bucket) that holds at least
+ * `minPerBucket` events on average and leaves at most `maxBuckets` buckets. A run too short or too
+ * sparse to reach the average gets the largest step that still fits in it. The rate is taken over
+ * `activeS` when given, so the wait for the last answers after the schedule does not dilute it. One-second buckets at
+ * 1 request per 2 s would alternate 0 and 1; ten-second ones hold 5 each.
+ */
+export function chooseBucketSeconds(opts: {
+  /** The length of the plotted run. */
+  durationS: number;
+  events: number;
+  /** The span the events went out over, when shorter than the run (the schedule, without the wait for the last answers). */
+  activeS?: number;
+  baseS?: number;
+  minPerBucket?: number;
+  maxBuckets?: number;
+}): number {
+  const base = opts.baseS ?? 1;
+  const minPer = opts.minPerBucket ?? 5;
+  const maxBuckets = opts.maxBuckets ?? 120;
+  const duration = Math.max(0, opts.durationS);
+  const steps: number[] = BUCKET_STEPS_S.filter((s) => s >= base && s % base === 0);
+  if (steps.length === 0 || steps[0] !== base) steps.unshift(base);
+  if (!(duration > 0)) return steps[0]!;
+  const active = opts.activeS !== undefined && opts.activeS > 0 ? Math.min(opts.activeS, duration) : duration;
+  const rate = Math.max(0, opts.events) / active;
+  const fits = steps.find((s) => rate * s >= minPer && duration / s <= maxBuckets && s <= duration);
+  if (fits !== undefined) return fits;
+  // Too few events for the average: the largest step inside the run (but still no more than maxBuckets buckets).
+  const inside = steps.filter((s) => s <= duration);
+  const enough = steps.find((s) => duration / s <= maxBuckets) ?? steps[steps.length - 1]!;
+  return Math.max(enough, inside[inside.length - 1] ?? steps[0]!);
+}
+
 const W = 720;
 const H = 300;
 const M = { top: 20, right: 20, bottom: 50, left: 70 };
@@ -38,47 +79,103 @@ interface Frame {
   yLabel: string;
   xMax: number;
   yMax: number;
+  /** Set for a logarithmic y axis: the smallest positive value. */
+  yMin?: number;
 }
 
-type LegendEntry = { name: string; color: string; dash?: string; kind: 'line' | 'box' };
+type LegendEntry = { name: string; color: string; dash?: string; width?: number; kind: 'line' | 'box' };
+
+/** Ticks of a logarithmic axis covering min..max: 1, 2, 5 × 10ⁿ (only powers of ten over a wide range). */
+export function logTicks(min: number, max: number): number[] {
+  const lo = Math.floor(Math.log10(min));
+  const hi = Math.ceil(Math.log10(Math.max(max, min * 10)));
+  const steps = hi - lo > 4 ? [1] : [1, 2, 5];
+  const ticks: number[] = [];
+  for (let e = lo; e <= hi; e++) for (const m of steps) ticks.push(Number((m * 10 ** e).toPrecision(12)));
+  // Keep one tick at or below min and one at or above max.
+  let first = 0;
+  while (first + 1 < ticks.length && ticks[first + 1]! <= min) first++;
+  const lastAbove = ticks.findIndex((t) => t >= max);
+  return ticks.slice(first, lastAbove === -1 ? ticks.length : lastAbove + 1);
+}
+
+export type Marker = 'circle' | 'square' | 'triangle' | 'diamond';
+const MARKERS: Marker[] = ['circle', 'square', 'triangle', 'diamond'];
 
 export interface LineSeries {
   name: string;
   /** [x, y]; a null y breaks the line. */
   points: [number, number | null][];
+  /** Dash pattern ('' solid); by default the series' own from DASHES. */
   dash?: string;
+  color?: string;
+  marker?: Marker;
+  /** Line width (default 2). */
+  width?: number;
+  /** Painted after the others, so a series that coincides with another still shows. */
+  onTop?: boolean;
 }
 
-/** A line chart: one `<path class="series">` per series, a dot per point (so a lone point shows). */
-export function lineChart(opts: { id: string; title: string; description: string; xLabel: string; yLabel: string; series: LineSeries[] }): string {
+function markerAt(kind: Marker, cx: number, cy: number, color: string, title: string): string {
+  const t = `<title>${escapeXml(title)}</title>`;
+  const c = (v: number) => v.toFixed(1);
+  switch (kind) {
+    case 'square':
+      return `<rect class="marker" x="${c(cx - 2.5)}" y="${c(cy - 2.5)}" width="5" height="5" fill="${color}">${t}</rect>`;
+    case 'triangle':
+      return `<path class="marker" d="M${c(cx)},${c(cy - 3.2)}L${c(cx + 3)},${c(cy + 2.2)}L${c(cx - 3)},${c(cy + 2.2)}Z" fill="${color}">${t}</path>`;
+    case 'diamond':
+      return `<path class="marker" d="M${c(cx)},${c(cy - 3.3)}L${c(cx + 3.3)},${c(cy)}L${c(cx)},${c(cy + 3.3)}L${c(cx - 3.3)},${c(cy)}Z" fill="${color}">${t}</path>`;
+    default:
+      return `<circle class="marker" cx="${c(cx)}" cy="${c(cy)}" r="2.4" fill="${color}">${t}</circle>`;
+  }
+}
+
+/**
+ * A line chart: one `<path class="series">` per series, a marker per point (so a lone point shows).
+ * Each series has its own colour, dash pattern and marker shape; `yScale: 'log'` plots a logarithmic
+ * y axis (values at or below zero break the line), `'auto'` does so when the values span more than
+ * a factor of 20.
+ */
+export function lineChart(opts: { id: string; title: string; description: string; xLabel: string; yLabel: string; series: LineSeries[]; yScale?: 'linear' | 'log' | 'auto' }): string {
   const xs = opts.series.flatMap((s) => s.points.map((p) => p[0]));
   const ys = opts.series.flatMap((s) => s.points.map((p) => p[1]).filter((v): v is number => v !== null && Number.isFinite(v)));
   const xMax = Math.max(1, ...xs);
   const yMax = ys.length > 0 ? Math.max(...ys) : 1;
-  const colored = opts.series.map((s, i) => ({ ...s, color: PALETTE[i % PALETTE.length]! }));
+  const positive = ys.filter((v) => v > 0);
+  const yMin = positive.length > 0 ? Math.min(...positive) : 1;
+  const log = positive.length > 0 && (opts.yScale === 'log' || (opts.yScale === 'auto' && yMax / yMin > 20));
+  const styled = opts.series.map((s, i) => ({
+    ...s,
+    color: s.color ?? PALETTE[i % PALETTE.length]!,
+    dash: s.dash ?? DASHES[i % DASHES.length]!,
+    marker: s.marker ?? MARKERS[i % MARKERS.length]!,
+    width: s.width ?? 2,
+  }));
+  const painted = [...styled.filter((s) => !s.onTop), ...styled.filter((s) => s.onTop)];
   return renderFrame(
-    { ...opts, xMax, yMax },
+    { ...opts, xMax, yMax, yMin: log ? yMin : undefined },
     (x, y) => {
       if (ys.length === 0) return noData();
-      return colored
+      return painted
         .map((s) => {
           let d = '';
           let pen = false;
           const dots: string[] = [];
           for (const [px, py] of s.points) {
-            if (py === null || !Number.isFinite(py)) {
+            if (py === null || !Number.isFinite(py) || (log && py <= 0)) {
               pen = false;
               continue;
             }
             d += `${pen ? 'L' : 'M'}${x(px).toFixed(1)},${y(py).toFixed(1)}`;
             pen = true;
-            dots.push(`<circle cx="${x(px).toFixed(1)}" cy="${y(py).toFixed(1)}" r="2.2" fill="${s.color}"><title>${escapeXml(`${s.name}: ${fmt(py)} at ${fmt(px)} s`)}</title></circle>`);
+            dots.push(markerAt(s.marker, x(px), y(py), s.color, `${s.name}: ${fmt(py)} at ${fmt(px)} s`));
           }
-          return `<g class="series-group" data-series="${escapeXml(s.name)}"><path class="series" d="${d}" fill="none" stroke="${s.color}" stroke-width="2"${s.dash ? ` stroke-dasharray="${s.dash}"` : ''}/>${dots.join('')}</g>`;
+          return `<g class="series-group" data-series="${escapeXml(s.name)}"><path class="series" d="${d}" fill="none" stroke="${s.color}" stroke-width="${s.width}"${s.dash ? ` stroke-dasharray="${s.dash}"` : ''} stroke-linecap="butt"/>${dots.join('')}</g>`;
         })
         .join('');
     },
-    colored.map((s) => ({ name: s.name, color: s.color, dash: s.dash, kind: 'line' as const })),
+    styled.map((s) => ({ name: s.name, color: s.color, dash: s.dash, width: s.width, kind: 'line' as const })),
   );
 }
 
@@ -123,10 +220,17 @@ function noData(): string {
 
 function renderFrame(f: Frame, body: (x: (v: number) => number, y: (v: number) => number) => string, legend: LegendEntry[]): string {
   const xTicks = niceTicks(f.xMax, 8);
-  const yTicks = niceTicks(f.yMax, 5);
   const xScale = xTicks[xTicks.length - 1]!;
-  const yScale = yTicks[yTicks.length - 1]!;
   const x = (v: number) => M.left + (v / xScale) * PW;
+  if (f.yMin !== undefined) {
+    const yTicks = logTicks(f.yMin, f.yMax);
+    const lo = Math.log10(yTicks[0]!);
+    const hi = Math.log10(yTicks[yTicks.length - 1]!);
+    const y = (v: number) => M.top + PH - ((Math.log10(v) - lo) / (hi - lo || 1)) * PH;
+    return frameWith({ ...f, yLabel: `${f.yLabel} (log scale)` }, xTicks, yTicks, x, y, body(x, y), legend);
+  }
+  const yTicks = niceTicks(f.yMax, 5);
+  const yScale = yTicks[yTicks.length - 1]!;
   const y = (v: number) => M.top + PH - (v / yScale) * PH;
   return frameWith(f, xTicks, yTicks, x, y, body(x, y), legend);
 }
@@ -152,7 +256,7 @@ function frameWith(
       const ly = Math.floor(i / 4) * 18;
       const mark =
         l.kind === 'line'
-          ? `<line x1="${lx}" x2="${lx + 22}" y1="${ly + 8}" y2="${ly + 8}" stroke="${l.color}" stroke-width="2.5"${l.dash ? ` stroke-dasharray="${l.dash}"` : ''}/>`
+          ? `<line x1="${lx}" x2="${lx + 22}" y1="${ly + 8}" y2="${ly + 8}" stroke="${l.color}" stroke-width="${l.width ?? 2.5}"${l.dash ? ` stroke-dasharray="${l.dash}"` : ''}/>`
           : `<rect x="${lx + 5}" y="${ly + 2}" width="12" height="12" fill="${l.color}"/>`;
       return `<g class="legend-item">${mark}<text x="${lx + 28}" y="${ly + 12}">${escapeXml(l.name)}</text></g>`;
     })

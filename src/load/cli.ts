@@ -211,7 +211,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     thresholds,
     notes,
     error_samples: [...run.recorder.errorSamples].map(([message, count]) => ({ message, count })),
-    timeline: { bucket_s: run.recorder.bucketMs / 1000, points: run.recorder.timeline() },
+    timeline: run.recorder.chartTimeline(run.elapsedMs, run.scheduleElapsedMs),
     histograms: {
       time_to_audio: run.recorder.tta.encode(),
       time_to_audio_inline: run.recorder.ttaInline.encode(),

@@ -1,3 +1,4 @@
+import { chooseBucketSeconds } from './charts.js';
 import { LatencyHistogram, type LatencySummary } from './histogram.js';
 
 /** What one HTTP exchange of a kind came to: its status, or a client-side failure. */
@@ -162,7 +163,17 @@ export class Recorder {
     this.bucket(dueMs).due++;
   }
 
+  /**
+   * A submission sent at `atMs`, `lagMs` after it was due (both on the run's clock, from its start).
+   * A timer may wake a fraction of a millisecond before the due time it was set for; a submission is
+   * never counted as sent before it was due, so it lands in its due time's bucket with no lag (sent
+   * one bucket before "due" otherwise, whenever due times fall on bucket edges: at 1 per 2 s, all of them).
+   */
   onSent(atMs: number, lagMs: number, key: number, withinLimit: boolean): void {
+    if (lagMs < 0) {
+      atMs -= lagMs;
+      lagMs = 0;
+    }
     this.sent++;
     this.inFlight++;
     this.lastSentAtMs = Math.max(this.lastSentAtMs, atMs);
@@ -243,9 +254,39 @@ export class Recorder {
     this.inFlight--;
   }
 
-  timeline(): TimelinePoint[] {
-    return this.buckets.map((b, i) => ({
-      t: round((i * this.bucketMs) / 1000, 3),
+  /**
+   * The timeline in buckets of `bucketMs` (a multiple of the recorder's own, which it is rounded up
+   * to): counts add up, percentiles come from the raw samples of the merged buckets.
+   */
+  timeline(bucketMs = this.bucketMs): TimelinePoint[] {
+    const factor = Math.max(1, Math.ceil(bucketMs / this.bucketMs - 1e-9));
+    const merged: Bucket[] = [];
+    this.buckets.forEach((b, i) => {
+      const j = Math.floor(i / factor);
+      const m = (merged[j] ??= {
+        due: 0,
+        sent: 0,
+        statuses: Object.fromEntries(STATUS_GROUPS.map((g) => [g, 0])) as Record<StatusGroup, number>,
+        completed: 0,
+        errors: 0,
+        audioSeconds: 0,
+        submitMs: [],
+        ttaMs: [],
+        lagMaxMs: 0,
+      });
+      m.due += b.due;
+      m.sent += b.sent;
+      for (const g of STATUS_GROUPS) m.statuses[g] += b.statuses[g];
+      m.completed += b.completed;
+      m.errors += b.errors;
+      m.audioSeconds += b.audioSeconds;
+      m.submitMs.push(...b.submitMs);
+      m.ttaMs.push(...b.ttaMs);
+      m.lagMaxMs = Math.max(m.lagMaxMs, b.lagMaxMs);
+    });
+    const size = factor * this.bucketMs;
+    return merged.map((b, i) => ({
+      t: round((i * size) / 1000, 3),
       due: b.due,
       sent: b.sent,
       statuses: { ...b.statuses },
@@ -258,6 +299,20 @@ export class Recorder {
       time_to_audio_p95_ms: nearestRank(b.ttaMs, 95),
       lag_max_ms: round(b.lagMaxMs, 1),
     }));
+  }
+
+  /**
+   * The timeline for the report's charts: buckets sized by chooseBucketSeconds from the run's length
+   * and its number of submissions over the schedule, so that a slow run does not plot as a 0↔1 sawtooth.
+   */
+  chartTimeline(elapsedMs: number, scheduleElapsedMs = elapsedMs): { bucket_s: number; points: TimelinePoint[] } {
+    const bucketS = chooseBucketSeconds({
+      durationS: elapsedMs / 1000,
+      events: Math.max(this.due, this.sent),
+      activeS: Math.max(scheduleElapsedMs, this.lastSentAtMs) / 1000,
+      baseS: this.bucketMs / 1000,
+    });
+    return { bucket_s: bucketS, points: this.timeline(bucketS * 1000) };
   }
 
   figures(opts: {

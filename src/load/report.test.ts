@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { niceTicks } from './charts.js';
 import { Recorder, flatMetrics } from './recorder.js';
+import { Schedule } from './schedule.js';
 import { describeMachine, renderHtml, renderMarkdown, writeReports, type LoadResults } from './report.js';
 import { evaluateThresholds, parseThreshold } from './thresholds.js';
 
@@ -98,6 +99,80 @@ describe('figures', () => {
     expect(points[4]!.statuses).toMatchObject({ '429': 1, '5xx': 1 });
     expect(points.reduce((n, p) => n + p.completed, 0)).toBe(8);
     expect(points[0]!.time_to_audio_p50_ms).toBe(150);
+  });
+});
+
+/** Each series' path in a rendered chart, in painting order. */
+function seriesPaths(svg: string): { name: string; d: string; stroke: string; dash: string; width: string }[] {
+  return [...svg.matchAll(/<g class="series-group" data-series="([^"]+)"><path class="series" d="([^"]*)" fill="none" stroke="([^"]+)" stroke-width="([^"]+)"(?: stroke-dasharray="([^"]+)")?/g)].map((m) => ({
+    name: m[1]!,
+    d: m[2]!,
+    stroke: m[3]!,
+    width: m[4]!,
+    dash: m[5] ?? '',
+  }));
+}
+
+/** The chart of that id in a report. */
+const chartOf = (html: string, id: string) => new RegExp(`<svg class="chart" data-chart="${id}".*?</svg>`, 's').exec(html)![0];
+
+/** The y pixel of every vertex of a path. */
+const ysOf = (d: string) => [...d.matchAll(/,([\d.]+)/g)].map((m) => Number(m[1]));
+
+/** 1 request per 2 s for 60 s, each sent on time (some a fraction of a millisecond early), answered in 40 ms, audio 1.5 s later. */
+function slowRun(): LoadResults {
+  const r = new Recorder(1000, ['tts_0123abcd']);
+  [...new Schedule([{ durationMs: 60_000, target: 0.5 }], 0.5).dueTimes()].forEach((due, i) => {
+    r.onDue(due);
+    const sentAt = due + (i % 3 === 0 ? -0.3 : 0.5);
+    r.onSent(sentAt, sentAt - due, 0, true);
+    r.onExchange('post', 200);
+    r.onPostAnswer(sentAt + 40 + (i % 5), 200, 40 + (i % 5), 0);
+    r.onPath('inline');
+    r.onDownload(5, 1000);
+    r.onCompleted(sentAt + 1500, 'inline', 1500 + i * 10, 1);
+  });
+  const base = results(r);
+  return { ...base, timeline: r.chartTimeline(61_600, 60_000) };
+}
+
+describe('charts at a low rate', () => {
+  it('plot the throughput per second in buckets wide enough to be flat, not a 0↔1 sawtooth', () => {
+    const res = slowRun();
+    expect(res.timeline.bucket_s).toBe(10);
+    const paths = seriesPaths(chartOf(renderHtml(res), 'throughput'));
+    const scheduled = paths.find((p) => p.name === 'scheduled')!;
+    const sent = paths.find((p) => p.name === 'sent')!;
+    // 5 per 10 s in each full bucket: 0.5 per second, the same height every time, for both.
+    expect(new Set(ysOf(scheduled.d)).size).toBe(1);
+    expect(ysOf(sent.d)).toEqual(ysOf(scheduled.d));
+    expect(res.timeline.points.map((p) => p.sent / res.timeline.bucket_s)).toEqual([0.5, 0.5, 0.5, 0.5, 0.5, 0.5]);
+    expect(chartOf(renderHtml(res), 'throughput')).toMatch(/<text class="tick"[^>]*>0\.5<\/text>/);
+  });
+
+  it('show every throughput series, "scheduled" painted over "sent" where they coincide', () => {
+    const paths = seriesPaths(chartOf(renderHtml(slowRun()), 'throughput'));
+    expect(paths.map((p) => p.name)).toEqual(['sent', 'audio delivered', 'scheduled']);
+    for (const p of paths) expect(p.d).toMatch(/^M[\d.]+,[\d.]+L/);
+    expect(new Set(paths.map((p) => p.stroke)).size).toBe(3);
+    expect(new Set(paths.map((p) => p.dash)).size).toBe(3);
+    const sent = paths.find((p) => p.name === 'sent')!;
+    const scheduled = paths.find((p) => p.name === 'scheduled')!;
+    expect(Number(scheduled.width)).toBeLessThan(Number(sent.width));
+    expect(scheduled.dash).not.toBe('');
+  });
+
+  it('draw the four latency series apart, each named in the legend, on a log scale when they lie far apart', () => {
+    const svg = chartOf(renderHtml(slowRun()), 'latency');
+    const paths = seriesPaths(svg);
+    expect(paths.map((p) => p.name).sort()).toEqual(['POST p50', 'POST p95', 'time to audio p50', 'time to audio p95']);
+    for (const p of paths) expect(p.d).toMatch(/^M[\d.]+,[\d.]+L/);
+    expect(new Set(paths.map((p) => p.stroke)).size).toBe(4);
+    expect(new Set(paths.map((p) => p.dash)).size).toBe(4);
+    const legend = [...svg.matchAll(/<g class="legend-item">.*?<text[^>]*>([^<]+)<\/text><\/g>/g)].map((m) => m[1]);
+    expect(legend).toEqual(['time to audio p95', 'time to audio p50', 'POST p95', 'POST p50']);
+    // POST answers in ~40 ms, audio in ~1.5–1.8 s: log scale.
+    expect(svg).toContain('Milliseconds (log scale)');
   });
 });
 

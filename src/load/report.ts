@@ -154,11 +154,13 @@ export function renderCharts(results: LoadResults): { latency: string; throughpu
     description: `Submission (POST) latency and time to audio, p50 and p95 of each ${b}-second interval, in milliseconds, by when the answer or the audio arrived.`,
     xLabel: 'Seconds since the start of the run',
     yLabel: 'Milliseconds',
+    // Each its own colour, dash and marker; a log scale when POST (ms) and time to audio (s) lie far apart.
+    yScale: 'auto',
     series: [
-      { name: 'time to audio p95', points: points.map((p) => [p.t, p.time_to_audio_p95_ms]) },
-      { name: 'time to audio p50', points: points.map((p) => [p.t, p.time_to_audio_p50_ms]), dash: '6 3' },
-      { name: 'POST p95', points: points.map((p) => [p.t, p.submit_p95_ms]) },
-      { name: 'POST p50', points: points.map((p) => [p.t, p.submit_p50_ms]), dash: '6 3' },
+      { name: 'time to audio p95', points: points.map((p) => [p.t, p.time_to_audio_p95_ms]), color: '#D55E00', dash: '', marker: 'circle' },
+      { name: 'time to audio p50', points: points.map((p) => [p.t, p.time_to_audio_p50_ms]), color: '#E69F00', dash: '6 3', marker: 'square' },
+      { name: 'POST p95', points: points.map((p) => [p.t, p.submit_p95_ms]), color: '#0072B2', dash: '2 3', marker: 'triangle' },
+      { name: 'POST p50', points: points.map((p) => [p.t, p.submit_p50_ms]), color: '#56B4E9', dash: '9 3 2 3', marker: 'diamond' },
     ],
   });
   const throughput = lineChart({
@@ -168,9 +170,10 @@ export function renderCharts(results: LoadResults): { latency: string; throughpu
     xLabel: 'Seconds since the start of the run',
     yLabel: 'Per second',
     series: [
-      { name: 'scheduled', points: points.map((p) => [p.t, per(p.due)]), dash: '2 3' },
-      { name: 'sent', points: points.map((p) => [p.t, per(p.sent)]) },
-      { name: 'audio delivered', points: points.map((p) => [p.t, per(p.completed)]), dash: '6 3' },
+      // "sent" wide and light underneath, "scheduled" thin, dark and dashed on top: visible where they coincide.
+      { name: 'scheduled', points: points.map((p) => [p.t, per(p.due)]), color: '#000000', dash: '5 3', width: 1.5, marker: 'diamond', onTop: true },
+      { name: 'sent', points: points.map((p) => [p.t, per(p.sent)]), color: '#56B4E9', dash: '', width: 4, marker: 'circle' },
+      { name: 'audio delivered', points: points.map((p) => [p.t, per(p.completed)]), color: '#009E73', dash: '9 3 2 3', marker: 'triangle' },
     ],
   });
   const audio = lineChart({
@@ -249,8 +252,8 @@ ${notes}
 <h2>Summary</h2><table>${summary}</table>
 <h2>Thresholds</h2>${thresholds}
 <h2>Charts</h2>
-<figure>${charts.latency}<figcaption>Latency over time (p50 dashed, p95 solid)</figcaption></figure>
-<figure>${charts.throughput}<figcaption>Throughput over time</figcaption></figure>
+<figure>${charts.latency}<figcaption>Latency over time: time to audio and POST latency, p50 and p95 of each interval</figcaption></figure>
+<figure>${charts.throughput}<figcaption>Throughput over time, per second (${results.timeline.bucket_s}-second intervals)</figcaption></figure>
 <figure>${charts.statuses}<figcaption>Status mix of the submissions over time</figcaption></figure>
 <figure>${charts.audio}<figcaption>Audio produced over time</figcaption></figure>
 <h2>Latencies</h2>

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runLoad } from './runner.js';
+import { runLoad, sleepUntil } from './runner.js';
 import { readSettings } from './settings.js';
 
 /**
@@ -122,4 +122,33 @@ describe('the runner', () => {
     // Request 1 was a 202 still being polled: cut short, not an error.
     expect(f.submissions).toMatchObject({ completed: 1, interrupted: 1, errors: 0, in_flight_at_end: 0 });
   }, 30_000);
+});
+
+describe('sleepUntil', () => {
+  it('waits again when the timer wakes before the due time, so nothing goes out early', async () => {
+    // A clock on which every sleep ends 0.6 ms short, as a timer counting whole milliseconds may.
+    let clock = 0;
+    const asked: number[] = [];
+    const sleepFor = async (ms: number) => {
+      asked.push(ms);
+      clock += Math.max(0.1, ms - 0.6);
+    };
+    await sleepUntil(2000, () => clock, sleepFor);
+    expect(clock).toBeGreaterThanOrEqual(2000);
+    expect(asked[0]).toBe(2000);
+    expect(asked.length).toBeGreaterThan(1);
+    // Already due: no wait at all.
+    asked.length = 0;
+    await sleepUntil(1000, () => clock, sleepFor);
+    expect(asked).toEqual([]);
+  });
+
+  it('never returns before the due time on the real clock', async () => {
+    const t0 = performance.now();
+    const now = () => performance.now() - t0;
+    for (const due of [5, 10, 15, 20, 25]) {
+      await sleepUntil(due, now, (ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+      expect(now()).toBeGreaterThanOrEqual(due);
+    }
+  });
 });

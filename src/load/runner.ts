@@ -3,6 +3,7 @@ import { setMaxListeners } from 'node:events';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { API_PATH } from '../contract/limits.js';
+import { BUCKET_STEPS_S } from './charts.js';
 import { Recorder } from './recorder.js';
 import { KeySpreader, Schedule } from './schedule.js';
 import type { LoadSettings } from './settings.js';
@@ -63,6 +64,15 @@ interface Answer {
 }
 
 /**
+ * Waits until `now()` reaches `dueMs`. A timer can wake a fraction of a millisecond early by the
+ * performance clock (timers count whole milliseconds): waiting again for the rest keeps every
+ * submission from going out before its due time.
+ */
+export async function sleepUntil(dueMs: number, now: () => number, sleepFor: (ms: number) => Promise<unknown>): Promise<void> {
+  for (let wait = dueMs - now(); wait > 0; wait = dueMs - now()) await sleepFor(wait);
+}
+
+/**
  * Runs the workload: submissions go out on the open-loop schedule whatever happened to the earlier
  * ones; each is followed to its end (inline answer, or polling a 202 at its retry_after_seconds), and
  * its audio downloaded. Resolves when every submission has ended, or at once after an abort.
@@ -72,7 +82,8 @@ export async function runLoad(opts: RunOptions): Promise<RunResult> {
   // Every exchange and every wait listens to the run's signal: hundreds at once is expected, not a leak.
   setMaxListeners(0, signal);
   const schedule = new Schedule(settings.stages, settings.startRate);
-  const bucketMs = Math.max(1000, Math.ceil(schedule.totalMs / 600 / 1000) * 1000);
+  // The recorder's own bucket: at most ~600 of them; a step of the charts' list, so theirs are multiples of it.
+  const bucketMs = (BUCKET_STEPS_S.find((s) => schedule.totalMs / 1000 / s <= 600) ?? BUCKET_STEPS_S[BUCKET_STEPS_S.length - 1]) * 1000;
   const recorder = new Recorder(bucketMs, opts.keyDisplays);
   const spreader = new KeySpreader(opts.keys.length, settings.postLimit, settings.rateWindowSeconds * 1000);
   const workload = new Workload(settings.mix, settings.voices, settings.speeds, settings.language, settings.seed);
@@ -260,13 +271,10 @@ export async function runLoad(opts: RunOptions): Promise<RunResult> {
       stoppedBy = 'max-requests';
       break;
     }
-    const wait = dueMs - now();
-    if (wait > 0) {
-      try {
-        await sleep(wait, undefined, { signal });
-      } catch {
-        break;
-      }
+    try {
+      await sleepUntil(dueMs, now, (ms) => sleep(ms, undefined, { signal }));
+    } catch {
+      break;
     }
     recorder.onDue(dueMs);
     const sub = workload.next(n++);
