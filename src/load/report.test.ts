@@ -147,6 +147,8 @@ describe('charts at a low rate', () => {
     expect(new Set(ysOf(scheduled.d)).size).toBe(1);
     expect(ysOf(sent.d)).toEqual(ysOf(scheduled.d));
     expect(res.timeline.points.map((p) => p.sent / res.timeline.bucket_s)).toEqual([0.5, 0.5, 0.5, 0.5, 0.5, 0.5]);
+    // The status mix counts per interval, and says which.
+    expect(chartOf(renderHtml(res), 'statuses')).toContain('POST answers per 10 s');
     expect(chartOf(renderHtml(res), 'throughput')).toMatch(/<text class="tick"[^>]*>0\.5<\/text>/);
   });
 

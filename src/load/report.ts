@@ -189,7 +189,7 @@ export function renderCharts(results: LoadResults): { latency: string; throughpu
     title: 'Status mix over time',
     description: `Answers to the submissions (POST) per ${b}-second interval by HTTP status: 200 inline, 202 job, 429 refused, other 4xx, 5xx, and no answer (network or timeout).`,
     xLabel: 'Seconds since the start of the run',
-    yLabel: 'POST answers',
+    yLabel: `POST answers per ${b} s`,
     xs: points.map((p) => p.t),
     width: b,
     stacks: STATUS_GROUPS.map((g) => ({ name: g === 'network' ? 'no answer' : g, color: STATUS_COLORS[g], values: points.map((p) => p.statuses[g]) })),
