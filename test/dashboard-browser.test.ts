@@ -139,12 +139,29 @@ describe.skipIf(!browserAvailable('dashboard and API reference'))('dashboard and
       await page.keyboard.press('Tab');
       reached.add(await page.evaluate(() => document.activeElement?.textContent?.trim() || (document.activeElement as HTMLInputElement)?.name || ''));
     }
-    for (const label of ['Sign out', 'Rename', 'Revoke…', 'Create key']) expect([...reached]).toContain(label);
+    for (const label of ['Sign out', 'Rename', 'Revoke…']) expect([...reached]).toContain(label);
+    // While a key is active, "Create key" is disabled, so the keyboard skips it.
+    expect([...reached]).not.toContain('Create key');
   });
 
-  it('refuses a second key while one is active, saying why; revoking after confirmation makes the API answer 401', async () => {
+  it('disables "Create key" while a key is active, saying why; the server still refuses it; revoking after confirmation makes the API answer 401', async () => {
     const { page } = dash;
-    await page.getByRole('button', { name: 'Create key' }).click();
+    const create = page.getByRole('button', { name: 'Create key' });
+    expect(await create.isDisabled()).toBe(true);
+    expect(await page.getByLabel('Name', { exact: true }).isDisabled()).toBe(true);
+    const hint = page.locator('#create-hint');
+    expect(await hint.isVisible()).toBe(true);
+    expect(await hint.textContent()).toContain('can have only one');
+    expect(await create.getAttribute('aria-describedby')).toBe('create-hint');
+    // A form sent anyway (a page edited in the browser's tools) is refused by the server.
+    await Promise.all([
+      page.waitForURL(`${server.baseUrl}/dashboard/keys`),
+      page.evaluate(() => {
+        const form = document.querySelector<HTMLFormElement>('form[action="/dashboard/keys"]')!;
+        form.querySelectorAll<HTMLInputElement | HTMLButtonElement>('input, button').forEach((el) => (el.disabled = false));
+        form.requestSubmit();
+      }),
+    ]);
     await page.waitForLoadState('load');
     expect(await page.locator('[role=alert]').textContent()).toContain('already has an active key');
     expect(await page.locator('#new-key').count()).toBe(0);
@@ -165,6 +182,9 @@ describe.skipIf(!browserAvailable('dashboard and API reference'))('dashboard and
     const refused = await getJob(server.baseUrl, cliKey, jobId);
     expect(refused.status).toBe(401);
     expect(refused.body.error.code).toBe('INVALID_KEY');
+    // With no active key, "Create key" is enabled again.
+    expect(await page.getByRole('button', { name: 'Create key' }).isEnabled()).toBe(true);
+    expect(await page.locator('#create-hint').count()).toBe(0);
   });
 
   it('creates a key shown once with a copy button, renames it, revokes it (then the API answers 401)', async () => {
@@ -249,8 +269,52 @@ describe.skipIf(!browserAvailable('dashboard and API reference'))('dashboard and
     });
     expect(played.duration).toBeGreaterThan(0.5);
     expect(played.currentTime).toBeGreaterThan(0.2);
+    // At a desktop width the player is wide enough for Chromium to show its time and scrubber.
+    await page.setViewportSize(DESKTOP);
+    expect((await audio.boundingBox())!.width).toBeGreaterThanOrEqual(250);
+    // The row names the job (short id, the full one in its title). A finished job's text is deleted
+    // by the store, which the row says.
+    const row = page.locator('#jobs tbody tr').filter({ has: page.locator('audio') });
+    const id = row.locator('td[data-label="Job"] code');
+    expect(await id.textContent()).toBe(jobId.slice(0, 8));
+    expect(await id.getAttribute('title')).toBe(jobId);
+    expect(await row.locator('td[data-label="Text"]').textContent()).toBe('not kept');
+    // The duration as m:ss, the exact seconds in the <time> element.
+    const duration = row.locator('td[data-label="Duration"] time');
+    const seconds = Number(/^PT([\d.]+)S$/.exec((await duration.getAttribute('datetime'))!)![1]);
+    expect(seconds).toBeCloseTo(played.duration, 0);
+    expect(await duration.getAttribute('title')).toBe(`${seconds} s`);
+    expect(await duration.textContent()).toBe(`0:${String(Math.round(seconds)).padStart(2, '0')}`);
     await shootBoth(page, 'jobs', '#jobs');
     await shootBoth(page, 'dashboard');
+    expectClean(dash);
+  });
+
+  it('every dashboard page has its icon from the deployment, and /favicon.ico answers it too', async () => {
+    const { page } = dash;
+    for (const path of ['/dashboard', `/dashboard/sign-in?token=${'a'.repeat(43)}`]) {
+      await page.goto(`${server.baseUrl}${path}`);
+      const href = await page.locator('link[rel="icon"]').evaluate((el: HTMLLinkElement) => el.href);
+      expect(href).toBe(`${server.baseUrl}/favicon.svg`);
+    }
+    // The browser fetched the linked icon, and both names give an image it can draw under the page's
+    // CSP (a query string makes each a fresh load, not the copy the browser took for the tab).
+    expect(dash.requests).toContain(`${server.baseUrl}/favicon.svg`);
+    const drawn = await page.evaluate((srcs) =>
+      Promise.all(
+        srcs.map(
+          (src) =>
+            new Promise<number | string>((resolve) => {
+              const img = new Image();
+              img.onload = () => resolve(img.naturalWidth);
+              img.onerror = () => resolve(`${src} failed`);
+              img.src = `${src}?check`;
+            }),
+        ),
+      ),
+    ['/favicon.svg', '/favicon.ico']);
+    expect(drawn).toEqual([32, 32]);
+    await page.goto(`${server.baseUrl}/dashboard`);
     expectClean(dash);
   });
 

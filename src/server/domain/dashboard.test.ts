@@ -1,5 +1,27 @@
 import { describe, expect, it } from 'vitest';
-import { signInBucket } from './dashboard.js';
+import { formatDuration, signInBucket, textSnippet } from './dashboard.js';
+
+describe('formatDuration', () => {
+  it('shows m:ss, or h:mm:ss from an hour on, to the nearest second', () => {
+    expect(formatDuration(992.7)).toBe('16:33');
+    expect(formatDuration(0)).toBe('0:00');
+    expect(formatDuration(2.4)).toBe('0:02');
+    expect(formatDuration(59.6)).toBe('1:00');
+    expect(formatDuration(3599.4)).toBe('59:59');
+    expect(formatDuration(3723)).toBe('1:02:03');
+  });
+});
+
+describe('textSnippet', () => {
+  it('keeps a short text whole, cuts a long one at 60 characters with an ellipsis, and joins whitespace', () => {
+    expect(textSnippet('Hello.')).toBe('Hello.');
+    expect(textSnippet('a'.repeat(60))).toBe('a'.repeat(60));
+    expect(textSnippet('a'.repeat(61))).toBe(`${'a'.repeat(60)}…`);
+    expect(textSnippet('  one\n\n two\tthree ')).toBe('one two three');
+    // Characters, not UTF-16 units: an emoji is never split.
+    expect(textSnippet('😀'.repeat(61))).toBe(`${'😀'.repeat(60)}…`);
+  });
+});
 
 describe('signInBucket', () => {
   it('counts IPv4 by address, IPv6 by its /64, an IPv4-mapped address as IPv4, and no address as one bucket', () => {

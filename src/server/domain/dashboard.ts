@@ -133,6 +133,11 @@ export interface UsageView {
 
 export interface JobView {
   id: string;
+  /**
+   * The start of the job's text (TEXT_SNIPPET characters at most, an ellipsis when cut); empty once
+   * the job has finished, as the store deletes a job's text then.
+   */
+  textSnippet: string;
   status: JobRecord['status'];
   voice: string;
   durationSeconds?: number;
@@ -151,6 +156,23 @@ export interface DashboardView {
 }
 
 const RECENT_JOBS = 20;
+/** Characters of a job's text the dashboard shows. */
+export const TEXT_SNIPPET = 60;
+
+/** The first `max` characters of a text (whitespace runs as one space), with an ellipsis when cut. */
+export function textSnippet(text: string, max = TEXT_SNIPPET): string {
+  const chars = Array.from(text.replace(/\s+/g, ' ').trim());
+  return chars.length <= max ? chars.join('') : `${chars.slice(0, max).join('').trimEnd()}…`;
+}
+
+/** A duration as m:ss, or h:mm:ss from an hour on, to the nearest second (992.7 → "16:33"). */
+export function formatDuration(seconds: number): string {
+  const total = Math.max(0, Math.round(seconds));
+  const h = Math.floor(total / 3600);
+  const m = Math.floor((total % 3600) / 60);
+  const s = String(total % 60).padStart(2, '0');
+  return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${s}` : `${m}:${s}`;
+}
 
 /** Everything the dashboard shows for an account, read through the store (never cached). */
 export async function dashboardView(
@@ -194,6 +216,7 @@ export async function dashboardView(
     },
     jobs: jobs.map((j) => ({
       id: j.id,
+      textSnippet: textSnippet(j.text),
       status: j.status,
       voice: j.voice,
       durationSeconds: j.durationSeconds,

@@ -45,6 +45,11 @@ dl.usage dt { font-weight: 600; }
 dl.usage dd { margin: 0; }
 meter { width: min(100%, 360px); height: 20px; }
 audio { width: min(100%, 300px); }
+table.jobs td[data-label="Text"] { min-width: 12ch; overflow-wrap: anywhere; }
+/* The player keeps its time and scrubber: a table cell would otherwise shrink it to a play button. */
+table.jobs audio { width: 280px; max-width: none; display: block; }
+button:disabled, input:disabled { cursor: not-allowed; }
+button:disabled { background: #e3e5e8; border-color: #9aa0a6; color: #3c4043; }
 .sr-only { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 @media (max-width: 640px) {
   table, thead, tbody, tr, th, td { display: block; }
@@ -54,6 +59,7 @@ audio { width: min(100%, 300px); }
   td::before { content: attr(data-label); display: block; font-weight: 600; color: var(--muted); font-size: 0.875rem; }
   dl.usage { grid-template-columns: 1fr; gap: 2px; }
   dl.usage dd { margin-bottom: 8px; }
+  table.jobs audio { width: 100%; }
 }
 `;
 
@@ -73,4 +79,12 @@ document.querySelectorAll('button[data-copy]').forEach(function (button) {
     });
   });
 });
+`;
+
+/** The pages' icon (a speaker with sound waves), served at /favicon.svg and /favicon.ico. */
+export const FAVICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32" width="32" height="32">
+<rect width="32" height="32" rx="6" fill="#0b57d0"/>
+<path d="M7 13h4l6-5v16l-6-5H7z" fill="#fff"/>
+<path d="M20 12.5a5 5 0 0 1 0 7M23 9.5a9 9 0 0 1 0 13" fill="none" stroke="#fff" stroke-width="2" stroke-linecap="round"/>
+</svg>
 `;

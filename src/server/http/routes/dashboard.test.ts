@@ -383,6 +383,9 @@ describe('dashboard forms', () => {
     const later = await (await get('/dashboard', cookie)).text();
     expect(later).toContain(shown);
     expect(later).not.toContain(key);
+    // While it is active, "Create key" is rendered disabled, with the reason next to it.
+    expect(later).toContain('<button type="submit" disabled aria-describedby="create-hint">Create key</button>');
+    expect(later).toMatch(/<p class="muted" id="create-hint">[^<]*can have only one/);
 
     const jobs = await s.request('GET', '/v1/agent-tts?id=00000000-0000-4000-8000-000000000000', { key });
     expect(jobs.status).toBe(404);
@@ -412,7 +415,10 @@ describe('dashboard forms', () => {
     const refused = await s.request('GET', '/v1/agent-tts?id=00000000-0000-4000-8000-000000000000', { key });
     expect(refused.status).toBe(401);
 
-    // With no active key, a new one can be created.
+    // With no active key, "Create key" is enabled, and a new one can be created.
+    const afterRevoke = await (await get('/dashboard', cookie)).text();
+    expect(afterRevoke).toMatch(/<button type="submit">Create key<\/button>/);
+    expect(afterRevoke).not.toContain('id="create-hint"');
     expect((await post('/dashboard/keys', cookie, { name: 'next', csrf })).status).toBe(201);
   });
 
@@ -442,6 +448,55 @@ describe('dashboard forms', () => {
     expect(page).toContain(`datetime="${reset}"`);
     expect(page).toMatch(/<audio controls preload="none" src="https:\/\/tts\.example\.test\/v1\/audio\/[0-9a-f-]{36}\.mp3\?expires=\d+&amp;sig=[A-Za-z0-9_-]{43}"/);
   }, 60_000);
+
+  it("names each job by a short id and the start of its text (escaped, cut with an ellipsis) while the store keeps it; durations as m:ss", async () => {
+    const { key, accountId } = await s.newKey({ plan: 'pro' });
+    const submitted = await s.request('POST', '/v1/agent-tts', { key, body: { text: 'Hello dashboard.', voice: 'af_heart' } });
+    expect(submitted.status).toBe(200);
+    const doneId = ((await submitted.json()) as { job_id: string }).job_id;
+    const done = (await s.services.store.getJob(doneId))!;
+    // A job still running keeps its text (the store deletes it when the job finishes).
+    const text = 'A <b>bold</b> & "quoted" start,\n then enough words to go past sixty characters of text.';
+    const running = { ...done, id: '0f1e2d3c-4b5a-4968-8776-655443322110', status: 'processing' as const, text, progress: 0.5, createdAt: Date.now() + 1000 };
+    for (const field of ['completedAt', 'durationSeconds', 'fileSizeBytes', 'processingTimeMs', 'chargedCentiminutes', 'idempotencyKey'] as const) delete running[field];
+    expect(await s.services.store.createJob(running, 1_000_000)).toEqual({ kind: 'created' });
+    const { cookie } = await signIn(accountId);
+    const page = await (await get('/dashboard', cookie)).text();
+    expect(page).toContain(`<code class="job-id" title="${running.id}" data-job-id="${running.id}">0f1e2d3c</code>`);
+    expect(page).toContain('<td data-label="Text" class="text">A &lt;b&gt;bold&lt;/b&gt; &amp; &quot;quoted&quot; start, then enough words to go past…</td>');
+    expect(page).not.toContain('<b>bold');
+    // The finished job: its id, no text (deleted), its duration as m:ss with the exact seconds.
+    expect(page).toContain(`<code class="job-id" title="${doneId}" data-job-id="${doneId}">${doneId.slice(0, 8)}</code>`);
+    expect(page).toMatch(/<td data-label="Text" class="text"><span class="muted" title="[^"]*deleted when the job finishes[^"]*">not kept<\/span><\/td>/);
+    const seconds = done.durationSeconds!;
+    const exact = Math.round(seconds * 1000) / 1000;
+    const shown = `${Math.floor(Math.round(seconds) / 60)}:${String(Math.round(seconds) % 60).padStart(2, '0')}`;
+    expect(page).toContain(`<time datetime="PT${exact}S" title="${exact} s">${shown}</time>`);
+    expect(page).not.toMatch(/\d s<\/td>/);
+  }, 60_000);
+});
+
+describe('icon', () => {
+  it('serves an SVG icon from the package at /favicon.svg and /favicon.ico, linked from every page', async () => {
+    const svg = await get('/favicon.svg');
+    expect(svg.status).toBe(200);
+    expect(svg.headers.get('content-type')).toBe('image/svg+xml');
+    expect(svg.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(svg.headers.get('content-security-policy')).toBe("default-src 'none'");
+    const body = await svg.text();
+    expect(body).toMatch(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+    expect(body).not.toMatch(/<script|href=/i);
+    const ico = await get('/favicon.ico');
+    expect(ico.status).toBe(200);
+    expect(ico.headers.get('content-type')).toBe('image/svg+xml');
+    expect(await ico.text()).toBe(body);
+    const { accountId } = await s.newKey();
+    const { cookie } = await signIn(accountId);
+    for (const page of [await get('/dashboard'), await get('/dashboard', cookie), await get(`/dashboard/sign-in?token=${'a'.repeat(43)}`)]) {
+      expect(headersOf(page)).toMatchObject(PAGE_HEADERS);
+      expect(await page.text()).toContain('<link rel="icon" href="/favicon.svg" type="image/svg+xml" />');
+    }
+  });
 });
 
 describe('API reference', () => {

@@ -15,6 +15,7 @@ import {
   SIGN_IN_PATH,
   SIGN_IN_WINDOW_MS,
   dashboardView,
+  formatDuration,
   looksLikeToken,
   signInBucket,
   type DashboardView,
@@ -24,7 +25,7 @@ import type { AudioUrlSigner } from '../../domain/signing.js';
 import type { Logger } from '../../log.js';
 import type { Account, RateLimiter, Store } from '../../ports.js';
 import type { AppEnv } from '../context.js';
-import { DASHBOARD_CSS, DASHBOARD_JS } from './dashboard-assets.js';
+import { DASHBOARD_CSS, DASHBOARD_JS, FAVICON_SVG } from './dashboard-assets.js';
 
 export interface DashboardDeps {
   store: Store;
@@ -68,6 +69,9 @@ function when(ms: number | undefined): Html {
   return html`<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')} UTC</time>`;
 }
 
+/** Seconds to at most 3 decimals (an HTML duration allows no more). */
+const round3 = (seconds: number) => String(Math.round(seconds * 1000) / 1000);
+
 function page(title: string, body: Html, options: { account?: Account; csrf?: string } = {}): Html {
   const nav = options.account
     ? html`<nav aria-label="Dashboard">
@@ -84,6 +88,7 @@ function page(title: string, body: Html, options: { account?: Account; csrf?: st
     <meta charset="utf-8" />
     <meta name="viewport" content="width=device-width, initial-scale=1" />
     <title>${title} · agent-tts</title>
+    <link rel="icon" href="/favicon.svg" type="image/svg+xml" />
     <link rel="stylesheet" href="${DASHBOARD_PATH}/assets/dashboard.css" />
   </head>
   <body>
@@ -133,14 +138,20 @@ function dashboardPage(view: DashboardView, csrf: string, extra: { notice?: stri
       </section>`
     : '';
   const jobs = view.jobs.length
-    ? html`<table>
-        <thead><tr><th scope="col">Status</th><th scope="col">Voice</th><th scope="col">Duration</th><th scope="col">Created</th><th scope="col">Audio</th></tr></thead>
+    ? html`<table class="jobs">
+        <thead><tr><th scope="col">Job</th><th scope="col">Text</th><th scope="col">Status</th><th scope="col">Voice</th><th scope="col">Duration</th><th scope="col">Created</th><th scope="col">Audio</th></tr></thead>
         <tbody>
           ${view.jobs.map(
             (j) => html`<tr>
+              <td data-label="Job"><code class="job-id" title="${j.id}" data-job-id="${j.id}">${j.id.slice(0, 8)}</code></td>
+              <td data-label="Text" class="text">${j.textSnippet
+                ? j.textSnippet
+                : html`<span class="muted" title="A job's text is deleted when the job finishes.">not kept</span>`}</td>
               <td data-label="Status" class="status-${j.status}">${j.status}</td>
               <td data-label="Voice"><code>${j.voice}</code></td>
-              <td data-label="Duration">${j.durationSeconds === undefined ? '—' : `${j.durationSeconds.toFixed(1)} s`}</td>
+              <td data-label="Duration">${j.durationSeconds === undefined
+                ? '—'
+                : html`<time datetime="PT${round3(j.durationSeconds)}S" title="${round3(j.durationSeconds)} s">${formatDuration(j.durationSeconds)}</time>`}</td>
               <td data-label="Created">${when(j.createdAt)}</td>
               <td data-label="Audio">${j.audioUrl
                 ? html`<audio controls preload="none" src="${j.audioUrl}" aria-label="Audio of job ${j.id}"></audio>`
@@ -169,8 +180,11 @@ function dashboardPage(view: DashboardView, csrf: string, extra: { notice?: stri
       <form class="inline" method="post" action="${DASHBOARD_PATH}/keys">
         <input type="hidden" name="csrf" value="${csrf}" />
         <label for="new-key-name">Name</label>
-        <input type="text" id="new-key-name" name="name" value="default" required maxlength="${KEY_NAME_MAX}" size="16" />
-        <button type="submit">Create key</button>
+        ${view.hasActiveKey
+          ? html`<input type="text" id="new-key-name" name="name" value="default" required maxlength="${KEY_NAME_MAX}" size="16" disabled aria-describedby="create-hint" />
+              <button type="submit" disabled aria-describedby="create-hint">Create key</button>`
+          : html`<input type="text" id="new-key-name" name="name" value="default" required maxlength="${KEY_NAME_MAX}" size="16" />
+              <button type="submit">Create key</button>`}
       </form>
     </section>
     <section id="usage" aria-labelledby="usage-title">
@@ -309,6 +323,16 @@ export function registerDashboardRoutes(app: OpenAPIHono<AppEnv>, deps: Dashboar
     c.header('X-Content-Type-Options', 'nosniff');
     return c.body(DASHBOARD_JS, 200, { 'Content-Type': 'text/javascript; charset=utf-8' });
   });
+
+  // The pages' icon, from the package: /favicon.ico answers the same SVG, for clients that ask for it by that name.
+  const favicon = (c: Ctx) => {
+    c.header('Cache-Control', 'public, max-age=86400');
+    c.header('X-Content-Type-Options', 'nosniff');
+    c.header('Content-Security-Policy', "default-src 'none'");
+    return c.body(FAVICON_SVG, 200, { 'Content-Type': 'image/svg+xml' });
+  };
+  dash.get('/favicon.svg', favicon);
+  dash.get('/favicon.ico', favicon);
 
   dash.get(DASHBOARD_PATH, async (c) => {
     const s = await sessionOf(c);
