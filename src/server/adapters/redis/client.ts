@@ -94,8 +94,15 @@ export function createRedisClient(url: string, options: RedisClientOptions) {
   if (options.log) logConnectionState(client, options.name, url, options.log);
   else client.on('error', () => undefined);
   if (breaker && options.commandTimeoutMs) {
-    const deadline: ClientDeadline = { ms: options.commandTimeoutMs, breaker, clockOffsetMs: 0, lastBreak: 0, log: options.log, name: options.name };
+    const deadline: ClientDeadline = { ms: options.commandTimeoutMs, breaker, clockOffsetMs: 0, lastBreak: 0, refused: false, log: options.log, name: options.name };
     deadlines.set(client, deadline);
+    // A torn-down connection (the breaker's AbortError) is not a refusal: Redis may be there, silent.
+    client.on('error', (error: Error) => {
+      if (error?.name !== 'AbortError') deadline.refused = true;
+    });
+    client.on('ready', () => {
+      deadline.refused = false;
+    });
     // Redis's clock against ours, for fences (`fenceAt`): measured at every (re)connection.
     client.on('ready', () => void measureClockOffset(client, deadline));
   }
@@ -140,6 +147,11 @@ interface ClientDeadline {
   clockOffsetMs: number;
   /** When the breaker was last pulled: operations started before then already lost their connection. */
   lastBreak: number;
+  /**
+   * The last attempt to connect failed (refused, reset, no route), and none has succeeded since: a
+   * command that then runs out of time is reported as Redis unreachable, not as slow to answer.
+   */
+  refused: boolean;
   log?: Logger;
   name: string;
 }
@@ -172,7 +184,9 @@ export async function withinDeadline<T>(client: RedisClient, what: string, opera
   let timer: NodeJS.Timeout | undefined;
   const expired = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
-      const error = new RedisUnavailableError(`Redis did not answer (${what}): no answer within ${deadline.ms} ms`, { timedOut: true });
+      const error = deadline.refused
+        ? new RedisUnavailableError(`Redis did not answer (${what}): it cannot be reached`)
+        : new RedisUnavailableError(`Redis did not answer (${what}): no answer within ${deadline.ms} ms`, { timedOut: true });
       if (started >= deadline.lastBreak) {
         deadline.lastBreak = Date.now();
         const sockets = deadline.breaker.break(error);
@@ -223,13 +237,14 @@ const UNAVAILABLE = [TimeoutError, ClientOfflineError, ClientClosedError, Socket
  * node-redis reports a command timeout with an empty message; this says what did not happen (for the
  * admin CLI's message and the logs). Other errors pass through unchanged.
  */
-export function asRedisUnavailable(error: unknown, what: string): unknown {
+export function asRedisUnavailable(error: unknown, what: string, client?: RedisClient): unknown {
   // AbortError: the connection was torn down under the command (a deadline ran out; see withinDeadline).
   const torn = error instanceof Error && error.name === 'AbortError';
   if (!torn && !UNAVAILABLE.some((type) => error instanceof type)) return error;
   const detail =
     error instanceof TimeoutError ? 'no answer within the command timeout' : torn ? 'its connection was reset after a missed deadline' : (error as Error).message;
-  return new RedisUnavailableError(`Redis did not answer (${what}): ${detail}`, { cause: error, timedOut: torn || error instanceof TimeoutError });
+  const refused = client !== undefined && deadlines.get(client)?.refused === true;
+  return new RedisUnavailableError(`Redis did not answer (${what}): ${detail}`, { cause: error, timedOut: !refused && (torn || error instanceof TimeoutError) });
 }
 
 /**

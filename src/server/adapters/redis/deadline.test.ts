@@ -138,6 +138,32 @@ describe.skipIf(!canRun)('Redis command deadlines: a frozen Redis', () => {
   });
 });
 
+describe.skipIf(!canRun)('Redis command deadlines: a Redis that is gone', () => {
+  it('is reported unreachable, not slow (readiness tells the two apart)', async () => {
+    const redis = await startOwnRedis();
+    const client = createRedisClient(redis.url, { name: 'agent-tts-test-gone', commandTimeoutMs: DEADLINE_MS });
+    const store = new RedisStore(client, 'agent-tts-gone:');
+    try {
+      await store.ping();
+      await redis.kill();
+      // The reconnections are refused from now on; the first command may still meet the dying socket.
+      await eventually(
+        () => store.ping().then(() => false, (error: unknown) => error instanceof StoreUnavailableError && !error.timedOut),
+        'a refused Redis reported as unreachable',
+        20,
+        50,
+      );
+      const outcome = await timed(store.getAccount('a'));
+      expect(outcome.error).toBeInstanceOf(StoreUnavailableError);
+      expect((outcome.error as StoreUnavailableError).timedOut).toBe(false);
+      expect(outcome.ms).toBeLessThan(DEADLINE_MS + MARGIN_MS);
+    } finally {
+      client.destroy();
+      await redis.stop();
+    }
+  });
+});
+
 describe('Redis command deadlines: a listener that never answers', () => {
   let silent: Server;
   const sockets = new Set<Socket>();

@@ -76,7 +76,7 @@ export class RedisRateLimiter implements RateLimiter {
     try {
       return await withinDeadline(this.client, what, operation);
     } catch (error) {
-      throw asRedisUnavailable(error, what);
+      throw asRedisUnavailable(error, what, this.client);
     }
   }
 

@@ -290,7 +290,7 @@ export class RedisStore implements Store {
     try {
       return await withinDeadline(this.client, what, operation);
     } catch (error) {
-      throw asRedisUnavailable(error, what);
+      throw asRedisUnavailable(error, what, this.client);
     }
   }
 
