@@ -100,7 +100,9 @@ describe('agent-tts-load against the embedded reference server', () => {
       expect(r.machine.cpus).toBeGreaterThan(0);
       expect(r.machine.os).toMatch(/\S/);
       expect(r.target).toEqual({ base_url: server.baseUrl, keys: 8 });
-      expect(r.timeline.points.length).toBeGreaterThanOrEqual(20);
+      // The chart interval comes from the run's length and rate: 2 submissions a second for 20 s → 5 s.
+      expect(r.timeline.bucket_s).toBe(5);
+      expect(r.timeline.points.length).toBeGreaterThanOrEqual(4);
       expect(r.timeline.points.reduce((n: number, p: { sent: number }) => n + p.sent, 0)).toBe(40);
       expect(Object.keys(r.histograms)).toContain('time_to_audio');
       for (const text of [...reports.texts, stdout, stderr]) expectNoFullKey(text);
@@ -138,14 +140,15 @@ describe('agent-tts-load against the embedded reference server', () => {
           const latencyPaths = await page.locator('svg[data-chart="latency"] path.series').evaluateAll((els) => els.map((e) => e.getAttribute('d') ?? ''));
           expect(latencyPaths).toHaveLength(4);
           expect(latencyPaths.filter((d) => d.includes('L')).length).toBeGreaterThanOrEqual(2);
-          expect(await page.locator('svg[data-chart="latency"] circle').count()).toBeGreaterThanOrEqual(40);
+          // A marker per interval with data (5 s intervals: 4 or 5 of them), for each of the four series.
+          expect(await page.locator('svg[data-chart="latency"] .marker').count()).toBeGreaterThanOrEqual(12);
           const sentPath = await page.locator('svg[data-chart="throughput"] [data-series="sent"] path.series').getAttribute('d');
-          expect((sentPath ?? '').split('L').length).toBeGreaterThanOrEqual(20);
+          expect((sentPath ?? '').split('L').length).toBeGreaterThanOrEqual(4);
           // Stacked bars of the POST answers per second: every one of the 40 answers is in a bar.
           const bars = await page
             .locator('svg[data-chart="statuses"] rect.bar')
             .evaluateAll((els) => els.map((e) => ({ height: Number(e.getAttribute('height')), title: e.querySelector('title')?.textContent ?? '' })));
-          expect(bars.length).toBeGreaterThanOrEqual(10);
+          expect(bars.length).toBeGreaterThanOrEqual(4);
           expect(bars.every((b) => b.height > 0)).toBe(true);
           expect(bars.reduce((n, b) => n + Number(/: (\d+) at /.exec(b.title)?.[1] ?? 0), 0)).toBe(40);
           const data = JSON.parse((await page.locator('#load-data').textContent())!);
