@@ -1,6 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
 import type { Authenticator } from '../../domain/auth.js';
 import { ApiError } from '../../domain/errors.js';
+import { StoreUnavailableError } from '../../ports.js';
 import type { BucketKind, JobService } from '../../domain/jobs.js';
 import type { AppEnv } from '../context.js';
 import { hasRateHeaders, setRateHeaders } from '../rate-headers.js';
@@ -28,8 +29,9 @@ export function requireApiKey(auth: Authenticator, jobs: JobService): Middleware
     try {
       await next();
     } finally {
-      // Only refusals get here without the headers, so the common answer pays nothing for this.
-      if (!hasRateHeaders(c)) {
+      // Only refusals get here without the headers, so the common answer pays nothing for this. Not
+      // after a store outage: the peek would wait out a second deadline before the answer leaves.
+      if (!hasRateHeaders(c) && !(c.error instanceof StoreUnavailableError)) {
         const bucket = await jobs.peekBucket(kind, result.principal.key.publicId).catch(() => undefined);
         if (bucket) setRateHeaders(c, kind, bucket, jobs.rateLimits.windowMs);
       }
