@@ -103,6 +103,20 @@ function nearestRank(samples: number[], p: number): number | null {
  * Everything the run measures. Overall latencies go to HDR histograms; the timeline keeps, per bucket
  * of time, counts and the raw samples of that bucket (few per bucket) for its percentiles.
  */
+function emptyBucket(): Bucket {
+  return {
+    due: 0,
+    sent: 0,
+    statuses: Object.fromEntries(STATUS_GROUPS.map((g) => [g, 0])) as Record<StatusGroup, number>,
+    completed: 0,
+    errors: 0,
+    audioSeconds: 0,
+    submitMs: [],
+    ttaMs: [],
+    lagMaxMs: 0,
+  };
+}
+
 export class Recorder {
   readonly submitLatency = new LatencyHistogram();
   readonly submitByStatus = new Map<string, LatencyHistogram>();
@@ -143,17 +157,7 @@ export class Recorder {
   private bucket(ms: number): Bucket {
     const i = Math.max(0, Math.floor(ms / this.bucketMs));
     while (this.buckets.length <= i) {
-      this.buckets.push({
-        due: 0,
-        sent: 0,
-        statuses: Object.fromEntries(STATUS_GROUPS.map((g) => [g, 0])) as Record<StatusGroup, number>,
-        completed: 0,
-        errors: 0,
-        audioSeconds: 0,
-        submitMs: [],
-        ttaMs: [],
-        lagMaxMs: 0,
-      });
+      this.buckets.push(emptyBucket());
     }
     return this.buckets[i]!;
   }
@@ -263,17 +267,7 @@ export class Recorder {
     const merged: Bucket[] = [];
     this.buckets.forEach((b, i) => {
       const j = Math.floor(i / factor);
-      const m = (merged[j] ??= {
-        due: 0,
-        sent: 0,
-        statuses: Object.fromEntries(STATUS_GROUPS.map((g) => [g, 0])) as Record<StatusGroup, number>,
-        completed: 0,
-        errors: 0,
-        audioSeconds: 0,
-        submitMs: [],
-        ttaMs: [],
-        lagMaxMs: 0,
-      });
+      const m = (merged[j] ??= emptyBucket());
       m.due += b.due;
       m.sent += b.sent;
       for (const g of STATUS_GROUPS) m.statuses[g] += b.statuses[g];
