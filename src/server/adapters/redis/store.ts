@@ -72,12 +72,19 @@ if tonumber(ARGV[2]) > last then redis.call('HSET', KEYS[1], 'lastUsedAt', ARGV[
 return 1
 `);
 
+/**
+ * Lua: returns `reply` when Redis's clock is past the fence in `arg` (ms; 0 = none), the time at
+ * which the caller gave up on this script (see fenceAt): a script Redis runs only after a freeze
+ * must not act for a caller that was already told it failed.
+ */
+const pastFence = (arg: string, reply: string) => `if tonumber(${arg}) > 0 then
+  local t = redis.call('TIME')
+  if tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) > tonumber(${arg}) then return ${reply} end
+end`;
+
 const CLAIM_IDEMPOTENCY_KEY = new LuaScript(`
 -- KEYS: claim hash. ARGV: jobId, now, staleAfterMs, claimTtlMs, job key prefix, fence (see CREATE_JOB)
-if tonumber(ARGV[6]) > 0 then
-  local t = redis.call('TIME')
-  if tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) > tonumber(ARGV[6]) then return {'late'} end
-end
+${pastFence('ARGV[6]', "{'late'}")}
 local held = redis.call('HMGET', KEYS[1], 'jobId', 'claimedAt', 'bound')
 local function claim()
   redis.call('HSET', KEYS[1], 'jobId', ARGV[1], 'claimedAt', ARGV[2], 'bound', '0')
@@ -107,10 +114,7 @@ const CREATE_JOB = new LuaScript(`
 -- ARGV: limit, reserve, jobId, createdAt, deleteAfter, expireAt ('' = never), bind ('1'/'0'), fence, job field/value pairs...
 -- The fence (ms on Redis's clock, 0 = none) is when the caller gave up waiting for this answer: a
 -- script that only runs later (Redis froze with it unread) must not create a job nobody was told of.
-if tonumber(ARGV[8]) > 0 then
-  local t = redis.call('TIME')
-  if tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) > tonumber(ARGV[8]) then return {2} end
-end
+${pastFence('ARGV[8]', '{2}')}
 local usage = redis.call('HMGET', KEYS[1], 'settled', 'reserved')
 local used = tonumber(usage[1] or '0') + tonumber(usage[2] or '0')
 local reserve = tonumber(ARGV[2])
