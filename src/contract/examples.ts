@@ -1,6 +1,6 @@
 import { ERROR_TABLE, type ErrorCode } from './errors.js';
-import { API_VERSION } from './limits.js';
-import { speedMessage } from './messages.js';
+import { API_VERSION, LIMITS } from './limits.js';
+import { rateLimitedMessage, speedMessage } from './messages.js';
 import type {
   CompletedJobBody,
   ErrorBodyT,
@@ -65,7 +65,8 @@ const errorMessages: Record<ErrorCode, string> = {
   INVALID_KEY: 'The API key is missing, malformed, unknown or revoked. Check the key or create a new one.',
   INACTIVE_SUBSCRIPTION: 'The subscription of this account is not active. Reactivate it on the billing page.',
   NO_API_ACCESS: 'The plan of this account does not include API access. Check the plan or contact support.',
-  RATE_LIMITED: 'Too many POST requests for this API key (1 per 60 s). Wait 42 seconds (Retry-After).',
+  // Each operation's 429 names its own policy and wait (src/contract/routes.ts); this is POST's.
+  RATE_LIMITED: rateLimitedMessage('POST', LIMITS.postPerMinute, LIMITS.rateWindowSeconds, 42),
   USAGE_LIMIT_EXCEEDED: 'Monthly TTS minutes exhausted: 30 of 30 used. Upgrade the plan or wait for the reset.',
   // The words the reference server uses for the same mistake (src/contract/messages.ts).
   INVALID_REQUEST: speedMessage(9),

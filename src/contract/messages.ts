@@ -165,6 +165,14 @@ export function jobIdMessage(value: unknown): string {
   return `id ${shown} is not a job id: a job id is a UUID such as ${ID_EXAMPLE}, the job_id of the POST answer.`;
 }
 
+/**
+ * The message of a 429: the policy the request ran into, in its own terms (the method, its quota and
+ * window), and the wait, the number sent as Retry-After.
+ */
+export function rateLimitedMessage(method: 'GET' | 'POST', limit: number, windowSeconds: number, waitSeconds: number): string {
+  return `Too many ${method} requests for this API key (${limit} per ${windowSeconds} s). Wait ${waitSeconds} seconds (Retry-After).`;
+}
+
 /** A malformed audio URL (its query, not its signature's validity: that is 404). */
 export function audioUrlMessage(problems: { expires?: unknown; sig?: unknown }): string {
   const parts: string[] = [];

@@ -9,8 +9,8 @@ import {
   processingJobExample,
 } from './examples.js';
 import { API_PATH, LIMITS, VOICES_PATH } from './limits.js';
-import { audioUrlMessage, jobIdMessage } from './messages.js';
-import { RATELIMIT_DRAFT } from './ratelimit-headers.js';
+import { audioUrlMessage, jobIdMessage, rateLimitedMessage } from './messages.js';
+import { type PolicyName, RATELIMIT_DRAFT, formatRateLimit, formatRateLimitPolicy } from './ratelimit-headers.js';
 import { AUDIO_STORE_RETRY_AFTER_SECONDS, AUDIO_STORE_UNREACHABLE_MESSAGE, AUDIO_URL_INVALID_MESSAGE } from './errors.js';
 import {
   AudioPathParams,
@@ -50,21 +50,40 @@ const requestIdHeader = header(
   'c4d5e6f7-a8b9-4c0d-9e1f-2a3b4c5d6e7f',
   true,
 );
-/** Sent on every response to a request whose key passed authentication (required where always so). */
-const rateLimitHeaders = (required: boolean): Headers => ({
-  'RateLimit-Policy': header(
-    `The policy of the bucket that applies to this request, as in ${RATELIMIT_DRAFT} (a Structured Fields List): the policy name (\`"post"\` for POST, \`"get"\` for GET) with \`q\` (requests per window) and \`w\` (the window in seconds), e.g. \`"post";q=1;w=60\`. Sent whenever the key passed authentication.`,
-    text('^"(?:post|get)";q=\\d{1,9};w=\\d{1,9}$', 48),
-    '"post";q=1;w=60',
-    required,
-  ),
-  RateLimit: header(
-    `What is left of that policy, as in ${RATELIMIT_DRAFT} (a Structured Fields List): the policy name with \`r\` (requests remaining) and \`t\` (seconds until the quota is restored), e.g. \`"post";r=0;t=60\`. Sent whenever the key passed authentication.`,
-    text('^"(?:post|get)";r=\\d{1,9};t=\\d{1,9}$', 48),
-    '"post";r=0;t=60',
-    required,
-  ),
-});
+/**
+ * Each operation's policy at the server's default limits (src/contract/limits.ts), and what is left
+ * of it in the examples: after a submission the one POST of the window is used; after a poll 29 GETs
+ * are left. A 429 example has nothing left and waits `retryAfter` seconds: the `t` of its RateLimit,
+ * its Retry-After and the wait its message names (src/contract/openapi-ratelimit-examples.test.ts).
+ */
+const POLICIES = {
+  post: { quota: LIMITS.postPerMinute, remaining: 0, retryAfter: 42 },
+  get: { quota: LIMITS.getPerMinute, remaining: LIMITS.getPerMinute - 1, retryAfter: 12 },
+} as const satisfies Record<PolicyName, { quota: number; remaining: number; retryAfter: number }>;
+
+/**
+ * Sent on every response to a request whose key passed authentication (required where always so):
+ * the policy of the operation's own bucket, as the server sends it. `limited`: the values of a 429.
+ */
+const rateLimitHeaders = (policy: PolicyName, required: boolean, limited = false): Headers => {
+  const { quota, remaining, retryAfter } = POLICIES[policy];
+  const window = LIMITS.rateWindowSeconds;
+  const state = limited ? formatRateLimit(policy, 0, retryAfter) : formatRateLimit(policy, remaining, window);
+  return {
+    'RateLimit-Policy': header(
+      `The policy of the bucket that applies to this request, as in ${RATELIMIT_DRAFT} (a Structured Fields List): the policy name (\`"post"\` for POST, \`"get"\` for GET; \`"${policy}"\` here) with \`q\` (requests per window) and \`w\` (the window in seconds): \`${formatRateLimitPolicy(policy, quota, window)}\` with the default limits. Sent whenever the key passed authentication.`,
+      text(`^"${policy}";q=\\d{1,9};w=\\d{1,9}$`, 48),
+      formatRateLimitPolicy(policy, quota, window),
+      required,
+    ),
+    RateLimit: header(
+      `What is left of that policy, as in ${RATELIMIT_DRAFT} (a Structured Fields List): the policy name with \`r\` (requests remaining) and \`t\` (seconds until the quota is restored), e.g. \`${state}\`.${limited ? ' On a 429 `r` is 0 and `t` equals Retry-After.' : ''} Sent whenever the key passed authentication.`,
+      text(`^"${policy}";r=\\d{1,9};t=\\d{1,9}$`, 48),
+      state,
+      required,
+    ),
+  };
+};
 /** CORS (docs/api-rules.md#cors): present only for browser requests from an allowed origin. */
 const corsHeader: Headers = {
   'Access-Control-Allow-Origin': header(
@@ -73,10 +92,10 @@ const corsHeader: Headers = {
     'https://app.example.com',
   ),
 };
-/** Headers of a response to an authenticated request. */
-const commonHeaders: Headers = { 'X-Request-Id': requestIdHeader, ...rateLimitHeaders(true), ...corsHeader };
+/** Headers of a response to an authenticated request of the operation with this policy. */
+const commonHeaders = (policy: PolicyName): Headers => ({ 'X-Request-Id': requestIdHeader, ...rateLimitHeaders(policy, true), ...corsHeader });
 /** Headers of a response that may come before (or without) a rate-limit decision. */
-const looseHeaders: Headers = { 'X-Request-Id': requestIdHeader, ...rateLimitHeaders(false), ...corsHeader };
+const looseHeaders = (policy: PolicyName): Headers => ({ 'X-Request-Id': requestIdHeader, ...rateLimitHeaders(policy, false), ...corsHeader });
 
 // Generic, so that a route's response types carry the schema's type: a handler bound to the route
 // fails to compile when it answers a body its schema does not describe.
@@ -90,8 +109,8 @@ const json = <T extends z.ZodType>(schema: T, examples: Record<string, { summary
  */
 function errorResponse(
   codes: readonly ErrorCode[],
-  extraHeaders: Headers = {},
-  baseHeaders: Headers = commonHeaders,
+  extraHeaders: Headers,
+  baseHeaders: Headers,
   messages: Partial<Record<ErrorCode, string>> = {},
 ) {
   const lines = codes.map((code) => `\`${code}\`: ${ERROR_TABLE[code].condition}. ${ERROR_TABLE[code].action}`);
@@ -102,7 +121,7 @@ function errorResponse(
   };
 }
 
-const authErrors = {
+const authErrors = (policy: PolicyName) => ({
   // A key that fails authentication gets no rate-limit headers: no bucket is its own.
   401: errorResponse(
     ['INVALID_KEY'],
@@ -110,17 +129,26 @@ const authErrors = {
     { 'X-Request-Id': requestIdHeader, ...corsHeader },
   ),
   // The key itself is valid: its buckets are reported, as on every authenticated answer.
-  403: errorResponse(['INACTIVE_SUBSCRIPTION', 'NO_API_ACCESS']),
-};
-const rateLimited = errorResponse(['RATE_LIMITED'], {
-  'Retry-After': header(
-    'Whole seconds (at least 1) until the bucket admits a request.',
-    { type: 'string', pattern: '^\\d{1,6}$', maxLength: 6 },
-    '42',
-    true,
-  ),
+  403: errorResponse(['INACTIVE_SUBSCRIPTION', 'NO_API_ACCESS'], {}, commonHeaders(policy)),
 });
-const internalError = errorResponse(['INTERNAL_ERROR'], {}, looseHeaders);
+/** The 429 of the operation with this policy: its headers, Retry-After and message say the same. */
+const rateLimited = (policy: PolicyName) => {
+  const { quota, retryAfter } = POLICIES[policy];
+  return errorResponse(
+    ['RATE_LIMITED'],
+    {
+      'Retry-After': header(
+        'Whole seconds (at least 1) until the bucket admits a request: the `t` of `RateLimit`, and the wait the message names.',
+        { type: 'string', pattern: '^\\d{1,6}$', maxLength: 6 },
+        String(retryAfter),
+        true,
+      ),
+    },
+    { 'X-Request-Id': requestIdHeader, ...rateLimitHeaders(policy, true, true), ...corsHeader },
+    { RATE_LIMITED: rateLimitedMessage(policy === 'post' ? 'POST' : 'GET', quota, LIMITS.rateWindowSeconds, retryAfter) },
+  );
+};
+const internalError = (policy: PolicyName) => errorResponse(['INTERNAL_ERROR'], {}, looseHeaders(policy));
 /** Headers of the routes without an API key (audio download, voice catalog): no rate-limit bucket applies. */
 const publicHeaders = { 'X-Request-Id': requestIdHeader, ...corsHeader };
 const publicError = (codes: readonly ErrorCode[], extra: Headers = {}, messages: Partial<Record<ErrorCode, string>> = {}) =>
@@ -169,21 +197,21 @@ export const postJobRoute = createRoute({
   responses: {
     200: {
       description: 'Completed inside the inline wait: the audio is ready. Also the answer to a replay of a completed job.',
-      headers: { ...commonHeaders, ...replayedHeader },
+      headers: { ...commonHeaders('post'), ...replayedHeader },
       content: json(CompletedJob, { completed: { summary: 'Completed job', value: completedJobExample } }),
     },
     202: {
       description: 'Accepted; still processing after the inline wait. Poll `status_url` after `retry_after_seconds`.',
-      headers: { ...commonHeaders, ...replayedHeader },
+      headers: { ...commonHeaders('post'), ...replayedHeader },
       content: json(ProcessingJob, { processing: { summary: 'Processing job', value: processingJobExample } }),
     },
-    400: errorResponse(['INVALID_REQUEST', 'TEXT_TOO_LONG']),
-    ...authErrors,
-    403: errorResponse(['INACTIVE_SUBSCRIPTION', 'NO_API_ACCESS', 'USAGE_LIMIT_EXCEEDED']),
-    429: rateLimited,
-    500: internalError,
+    400: errorResponse(['INVALID_REQUEST', 'TEXT_TOO_LONG'], {}, commonHeaders('post')),
+    ...authErrors('post'),
+    403: errorResponse(['INACTIVE_SUBSCRIPTION', 'NO_API_ACCESS', 'USAGE_LIMIT_EXCEEDED'], {}, commonHeaders('post')),
+    429: rateLimited('post'),
+    500: internalError('post'),
     502: {
-      ...errorResponse(['TTS_PROVIDER_ERROR']),
+      ...errorResponse(['TTS_PROVIDER_ERROR'], {}, commonHeaders('post')),
       description:
         '`TTS_PROVIDER_ERROR`: the job was accepted but synthesis failed inside the inline wait. The message asks the client to retry with a new Idempotency-Key, and `error.details.job_id` names the failed job (GET shows it as `failed`). A replay of that key answers the same. (A job failing with INTERNAL_ERROR answers 500 the same way.)',
     },
@@ -208,7 +236,7 @@ export const getJobRoute = createRoute({
   responses: {
     200: {
       description: 'The job, in any status. `failed` and `expired` carry `success: false`.',
-      headers: commonHeaders,
+      headers: commonHeaders('get'),
       content: json(JobStatus, {
         completed: { summary: 'Completed job', value: { ...completedJobExample, meta: { ...completedJobExample.meta, processing_time_ms: undefined } } },
         processing: { summary: 'Processing job', value: processingJobExample },
@@ -216,11 +244,11 @@ export const getJobRoute = createRoute({
         expired: { summary: 'Legacy job whose audio was deleted (FILE_EXPIRED)', value: expiredJobExample },
       }),
     },
-    400: errorResponse(['INVALID_REQUEST'], {}, commonHeaders, { INVALID_REQUEST: jobIdMessage('not-a-uuid') }),
-    ...authErrors,
-    404: errorResponse(['NOT_FOUND']),
-    429: rateLimited,
-    500: internalError,
+    400: errorResponse(['INVALID_REQUEST'], {}, commonHeaders('get'), { INVALID_REQUEST: jobIdMessage('not-a-uuid') }),
+    ...authErrors('get'),
+    404: errorResponse(['NOT_FOUND'], {}, commonHeaders('get')),
+    429: rateLimited('get'),
+    500: internalError('get'),
   },
 });
 
@@ -314,7 +342,7 @@ export const listVoicesRoute = createRoute({
   responses: {
     200: {
       description: 'The voice catalog.',
-      headers: { 'X-Request-Id': requestIdHeader, ...corsHeader, ...rateLimitHeaders },
+      headers: { 'X-Request-Id': requestIdHeader, ...corsHeader },
       content: json(VoiceCatalog, {
         catalog: {
           summary: 'Curated voices',

@@ -2,6 +2,7 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import { getJobRoute, postJobRoute } from '../../../contract/routes.js';
 import { API_PATH } from '../../../contract/limits.js';
+import { rateLimitedMessage } from '../../../contract/messages.js';
 import type { Authenticator } from '../../domain/auth.js';
 import { ANSWER_UNWANTED_MESSAGE, ApiError, ClientClosedError } from '../../domain/errors.js';
 import type { BucketKind, JobService } from '../../domain/jobs.js';
@@ -41,12 +42,9 @@ export function registerJobRoutes(app: OpenAPIHono<AppEnv>, deps: JobRouteDeps):
   const rateLimited = (kind: BucketKind, resetSeconds: number) => {
     const { windowMs } = jobs.rateLimits;
     const limit = jobs.rateLimits[kind];
-    return new ApiError(
-      'RATE_LIMITED',
-      `Too many ${kind.toUpperCase()} requests for this API key (${limit} per ${windowMs / 1000} s). Wait ${resetSeconds} seconds (Retry-After).`,
-      undefined,
-      { 'Retry-After': String(Math.max(1, resetSeconds)) },
-    );
+    // The wait the message names is the Retry-After sent (at least 1 s).
+    const wait = Math.max(1, resetSeconds);
+    return new ApiError('RATE_LIMITED', rateLimitedMessage(kind === 'post' ? 'POST' : 'GET', limit, windowMs / 1000, wait), undefined, { 'Retry-After': String(wait) });
   };
 
   // A refused voice is answered with the closest voices of the deployment's catalog and its address.
