@@ -1,9 +1,10 @@
 import createClient, { type Client } from 'openapi-fetch';
 import { API_PATH } from '../contract/limits.js';
+import { systemClock, type ClientClock } from './clock.js';
 import { AgentTtsError, errorFromResponse, notThisApi, parseRetryAfter, stripQuery } from './errors.js';
 import type { paths } from './openapi-types.js';
 import { jobError, pollJob, type PollOptions } from './poll.js';
-import { backoffDelayMs, resolveRetryPolicy, sleep, type RetryPolicy } from './retry.js';
+import { backoffDelayMs, resolveRetryPolicy, type RetryPolicy } from './retry.js';
 import { withRetries } from './transport.js';
 import type {
   CompletedJob,
@@ -34,12 +35,21 @@ export interface AgentTtsClientOptions {
   /** Told before every automatic retry. */
   onRetry?: (event: RetryEvent) => void;
   fetch?: typeof globalThis.fetch;
+  /**
+   * What the client waits in and measures with: the waits between polls, before retries (Retry-After
+   * included) and before a resubmission, and a poll's elapsed time and timeout. Default `systemClock`
+   * (real time). A test passes one that moves a test clock instead of waiting, e.g. the sandbox's
+   * `sandbox.clock.client`. The per-request limits above stay in real time.
+   */
+  clock?: ClientClock;
 }
 
 export interface CallOptions {
   signal?: AbortSignal;
   /** Overrides the client's onRetry for this call. */
   onRetry?: (event: RetryEvent) => void;
+  /** Overrides the client's clock for this call's waits (the MCP server uses it to report progress during a wait). */
+  clock?: ClientClock;
 }
 
 export interface SubmitOptions extends CallOptions {
@@ -132,6 +142,8 @@ export class AgentTtsClient {
   private readonly downloadTimeoutMs: number;
   private readonly onRetry?: (event: RetryEvent) => void;
   private readonly fetchImpl: typeof globalThis.fetch;
+  /** What the client waits in and measures with (the `clock` option). */
+  readonly clock: ClientClock;
 
   constructor(options: AgentTtsClientOptions = {}) {
     this.baseUrl = checkUrl(options.baseUrl ?? DEFAULT_BASE_URL, 'baseUrl');
@@ -140,6 +152,7 @@ export class AgentTtsClient {
     this.timeoutMs = options.requestTimeoutMs ?? 120_000;
     this.downloadTimeoutMs = options.downloadTimeoutMs ?? 30 * 60_000;
     this.onRetry = options.onRetry;
+    this.clock = options.clock ?? systemClock;
     // Looked up per call so a fetch patched after construction (tests, polyfills) is honoured.
     this.fetchImpl = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
     const fetchForOpenapi = (request: Request) => this.fetchImpl(request);
@@ -169,6 +182,7 @@ export class AgentTtsClient {
         signal: options.signal,
         attemptTimeoutMs: this.timeoutMs,
         onRetry: options.onRetry ?? this.onRetry,
+        clock: options.clock ?? this.clock,
         idempotencyKey: options.idempotencyKey ?? newKey(),
         newIdempotencyKey: newKey,
       },
@@ -209,6 +223,7 @@ export class AgentTtsClient {
         signal: options.signal,
         attemptTimeoutMs: this.timeoutMs,
         onRetry: options.onRetry ?? this.onRetry,
+        clock: options.clock ?? this.clock,
       },
       async (signal) => {
         const { data, error, response } = await this.api
@@ -226,22 +241,24 @@ export class AgentTtsClient {
    * polls. Resolves with the completed job; a failed or expired job throws its error.
    */
   async poll(jobId: string, options: PollOptions = {}): Promise<CompletedJob> {
-    return pollJob((id, call) => this.getJobWithHeaders(id, call), jobId, options);
+    const clock = options.clock ?? this.clock;
+    return pollJob((id, call) => this.getJobWithHeaders(id, { ...call, clock }), jobId, { ...options, clock });
   }
 
   /** Submit, then poll when the service answered 202; resolves with the completed job. */
   async speak(request: SpeechRequest, options: SpeakOptions = {}): Promise<CompletedJob> {
-    const startedAt = Date.now();
+    const clock = options.clock ?? this.clock;
+    const startedAt = clock.now();
     let idempotencyKey = options.idempotencyKey;
     let resubmitsLeft = options.maxResubmits ?? 1;
     for (;;) {
-      const { job, idempotencyKey: usedKey } = await this.submit(request, { ...options, idempotencyKey });
+      const { job, idempotencyKey: usedKey } = await this.submit(request, { ...options, idempotencyKey, clock });
       if (job.status === 'completed') {
-        options.onProgress?.({ jobId: job.job_id, status: 'completed', percent: 100, elapsedMs: Date.now() - startedAt, polls: 0 });
+        options.onProgress?.({ jobId: job.job_id, status: 'completed', percent: 100, elapsedMs: clock.now() - startedAt, polls: 0 });
         return job;
       }
       try {
-        return await this.poll(job.job_id, { ...options, startedAt, firstReport: job, initialDelayMs: job.retry_after_seconds * 1000 });
+        return await this.poll(job.job_id, { ...options, clock, startedAt, firstReport: job, initialDelayMs: job.retry_after_seconds * 1000 });
       } catch (error) {
         if (!(error instanceof AgentTtsError)) throw error;
         // A job that failed after acceptance asks for a fresh key (§4.7 rule 5): resubmit, a bounded number of times.
@@ -250,7 +267,7 @@ export class AgentTtsClient {
           idempotencyKey = newKey();
           const delayMs = backoffDelayMs(this.policy, 1, undefined);
           (options.onRetry ?? this.onRetry)?.({ attempt: 1, delayMs, error, idempotencyKey, method: 'POST' });
-          await sleep(delayMs, options.signal);
+          await clock.sleep(delayMs, options.signal);
           continue;
         }
         // Polling errors carry no key of their own: retrying this speak with `usedKey` finds the same job.
@@ -287,6 +304,7 @@ export class AgentTtsClient {
         signal: options.signal,
         attemptTimeoutMs: this.downloadTimeoutMs,
         onRetry: options.onRetry ?? this.onRetry,
+        clock: options.clock ?? this.clock,
       },
       async (signal) => {
         // Inner retries off: this loop already retries the whole download, body included.
@@ -302,7 +320,15 @@ export class AgentTtsClient {
     if (!catalog || voicesUrl === undefined) throw new TypeError('listVoices needs the voicesUrl option (the origin of the voice catalog)');
     const target = `${voicesUrl}/api/v1/voices`;
     return withRetries(
-      { policy: this.policy, method: 'GET', target, signal: options.signal, attemptTimeoutMs: this.timeoutMs, onRetry: options.onRetry ?? this.onRetry },
+      {
+        policy: this.policy,
+        method: 'GET',
+        target,
+        signal: options.signal,
+        attemptTimeoutMs: this.timeoutMs,
+        onRetry: options.onRetry ?? this.onRetry,
+        clock: options.clock ?? this.clock,
+      },
       async (signal) => {
         const { data, error, response } = await catalog
           .GET('/api/v1/voices', { signal })
@@ -330,6 +356,7 @@ export class AgentTtsClient {
           signal: options.signal,
           attemptTimeoutMs: this.downloadTimeoutMs,
           onRetry: options.onRetry ?? this.onRetry,
+        clock: options.clock ?? this.clock,
         },
         async (signal) => {
           const res = await this.fetchImpl(url, { signal });

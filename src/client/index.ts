@@ -21,6 +21,7 @@ export {
   type RateLimitInfo,
 } from './errors.js';
 export { parseRateLimit, parseRateLimitPolicy, readRateLimitHeaders, RATELIMIT_DRAFT } from '../contract/ratelimit-headers.js';
+export { systemClock, type ClientClock } from './clock.js';
 export { DEFAULT_POLL_TIMEOUT_MS, type PollOptions } from './poll.js';
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry.js';
 export type {

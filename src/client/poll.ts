@@ -1,5 +1,5 @@
+import { systemClock, type ClientClock } from './clock.js';
 import { AgentTtsError } from './errors.js';
-import { sleep } from './retry.js';
 import type { CompletedJob, JobStatus, ProcessingJob, ProgressEvent, RetryEvent } from './types.js';
 
 export interface PollOptions {
@@ -15,6 +15,8 @@ export interface PollOptions {
   initialDelayMs?: number;
   /** The 202 body, reported once before the first wait (speak passes it). */
   firstReport?: ProcessingJob;
+  /** The clock of this call's waits and elapsed times. Default: the client's (`clock` option). */
+  clock?: ClientClock;
 }
 
 export const DEFAULT_POLL_TIMEOUT_MS = 30 * 60_000;
@@ -49,7 +51,8 @@ function seconds(ms: number): string {
 }
 
 export async function pollJob(getJob: GetJob, jobId: string, options: PollOptions): Promise<CompletedJob> {
-  const startedAt = options.startedAt ?? Date.now();
+  const clock = options.clock ?? systemClock;
+  const startedAt = options.startedAt ?? clock.now();
   const timeoutMs = options.timeoutMs ?? DEFAULT_POLL_TIMEOUT_MS;
   const deadline = startedAt + timeoutMs;
   let polls = 0;
@@ -60,7 +63,7 @@ export async function pollJob(getJob: GetJob, jobId: string, options: PollOption
   const timedOut = () =>
     new AgentTtsError({
       code: 'TIMEOUT',
-      message: `Job ${jobId} was still processing after ${seconds(Date.now() - startedAt)} s (timeout ${timeoutMs / 1000} s)`,
+      message: `Job ${jobId} was still processing after ${seconds(clock.now() - startedAt)} s (timeout ${timeoutMs / 1000} s)`,
       requestId,
       jobId,
     });
@@ -69,7 +72,7 @@ export async function pollJob(getJob: GetJob, jobId: string, options: PollOption
       jobId: job.job_id,
       status: job.status,
       percent: job.status === 'completed' ? 100 : job.progress_percent,
-      elapsedMs: Date.now() - startedAt,
+      elapsedMs: clock.now() - startedAt,
       nextPollMs,
       polls,
     });
@@ -77,11 +80,11 @@ export async function pollJob(getJob: GetJob, jobId: string, options: PollOption
 
   for (;;) {
     if (waitMs > 0) {
-      const remainingMs = deadline - Date.now();
+      const remainingMs = deadline - clock.now();
       if (lastLook || remainingMs <= 0) throw timedOut();
       // A wait that would pass the deadline is cut short for a last look at the job: never give up early.
       lastLook = waitMs >= remainingMs;
-      await sleep(Math.min(waitMs, remainingMs), options.signal);
+      await clock.sleep(Math.min(waitMs, remainingMs), options.signal);
     }
     const { job, retryAfterSeconds } = await getJob(jobId, { signal: options.signal, onRetry: options.onRetry });
     polls++;

@@ -1,5 +1,6 @@
+import { systemClock, type ClientClock } from './clock.js';
 import { AgentTtsError } from './errors.js';
-import { abortReason, backoffDelayMs, sleep, type RetryPolicy } from './retry.js';
+import { abortReason, backoffDelayMs, type RetryPolicy } from './retry.js';
 import type { RetryEvent } from './types.js';
 
 export interface RetryContext {
@@ -14,6 +15,8 @@ export interface RetryContext {
   /** POST only: the key of the first attempt. */
   idempotencyKey?: string;
   newIdempotencyKey?: () => string;
+  /** What the waits between attempts are slept on. Default real time. */
+  clock?: ClientClock;
 }
 
 /** One attempt: resolves with the result, or throws AgentTtsError for an answer that is an error. */
@@ -65,6 +68,6 @@ export async function withRetries<T>(ctx: RetryContext, attempt: AttemptFn<T>): 
     if (error.retryAfterSeconds !== undefined && error.retryAfterSeconds * 1000 > ctx.policy.maxRetryAfterMs) throw error;
     const delayMs = backoffDelayMs(ctx.policy, n, error.retryAfterSeconds);
     ctx.onRetry?.({ attempt: n, delayMs, error, idempotencyKey: key, method: ctx.method });
-    await sleep(delayMs, ctx.signal);
+    await (ctx.clock ?? systemClock).sleep(delayMs, ctx.signal);
   }
 }
