@@ -6,6 +6,8 @@ import { ConfigError } from '../server/config.js';
 import { closeServer, listen } from '../server/http/listen.js';
 import type { Logger } from '../server/log.js';
 import type { SeedCounts } from '../server/seed.js';
+import type { ClientClock } from '../client/clock.js';
+import { clientClockFor } from './client-clock.js';
 import type { ClockState } from './clock.js';
 import type { FlaggedRequest, JournalEntry, JournalFilter } from './journal.js';
 import { journalClientError, type Journal } from './journal.js';
@@ -14,6 +16,8 @@ import { SANDBOX_HEADER, createSandbox, type SandboxKeys } from './sandbox.js';
 export { MAGIC_INPUTS, type MagicInput } from './outcomes.js';
 export { SANDBOX_HEADER, type SandboxKeys } from './sandbox.js';
 export type { ClockState } from './clock.js';
+export { clientClockFor, remoteClientClock, type MovableClock } from './client-clock.js';
+export type { ClientClock } from '../client/clock.js';
 export type { Flag, FlaggedRequest, JournalEntry, JournalFilter } from './journal.js';
 
 export interface StartSandboxOptions {
@@ -54,6 +58,11 @@ export interface RunningSandbox {
     unfreeze(): Promise<ClockState>;
     reset(): Promise<ClockState>;
     now(): Date;
+    /**
+     * For the clients' `clock` option (`new AgentTtsClient({ ..., clock: sandbox.clock.client })`): its
+     * time is this clock's, and a wait advances this clock instead of passing real time.
+     */
+    client: ClientClock;
   };
   journal: {
     list(filter?: JournalFilter): JournalEntry[];
@@ -138,6 +147,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<R
       unfreeze: () => after(clock.unfreeze()),
       reset: () => after(clock.reset()),
       now: () => new Date(clock.now()),
+      client: clientClockFor(clock),
     },
     journal: {
       list: (filter) => journal.list(filter),
