@@ -15,6 +15,7 @@ import { rateLimitRules } from './rules/rate-limit.js';
 import { submitRules } from './rules/submit.js';
 import { usageRules } from './rules/usage.js';
 import { voiceRules } from './rules/voices.js';
+import { generatedRules } from './generated/rules.js';
 
 /**
  * The rule catalog, in start order: the job path (a long job) and the rules that wait out a
@@ -36,6 +37,7 @@ export const CATALOG: readonly Rule[] = [
   ...errorRules,
   ...metaRules,
   ...openApiRules,
+  ...generatedRules,
 ];
 
 /** The catalog as data, for --list, the README and results.json. */

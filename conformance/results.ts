@@ -15,6 +15,8 @@ export interface RuleResult {
   notes: string[];
   /** Sequence numbers of the exchanges behind the result. */
   exchanges: number[];
+  /** For a failed generated rule: the seed to run it again with, and the smallest failing request as curl. */
+  reproduction?: string;
 }
 
 export interface RunResult {

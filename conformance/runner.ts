@@ -87,7 +87,10 @@ async function runRule(run: RunState, rule: Rule): Promise<RuleResult> {
   } catch (error) {
     if (error instanceof RuleSkip) return finish('skip', error.message, error.kind);
     if (error instanceof NotEnoughKeys) return finish('skip', error.message, 'fixture');
-    if (error instanceof RuleFailure) return finish('fail', error.message);
+    if (error instanceof RuleFailure) {
+      const reproduction = (error as { reproduction?: unknown }).reproduction;
+      return { ...finish('fail', error.message), ...(typeof reproduction === 'string' ? { reproduction } : {}) };
+    }
     if (error instanceof SuiteError) return finish('error', error.message);
     const e = error as Error;
     return finish('error', `the suite broke: ${e.stack ?? e.message ?? String(error)}`);

@@ -26,6 +26,10 @@ export interface Settings {
   quiet: boolean;
   /** Certification: a skipped or disabled rule makes the run fail (exit 1). */
   strict: boolean;
+  /** Requests the generated rules draw from the document (0: the generated group is skipped). */
+  generate: number;
+  /** The generated rules' seed; drawn per run (and printed) when not given. */
+  seed?: number;
 }
 
 type Kind = 'string' | 'int' | 'int-or-auto' | 'list' | 'bool';
@@ -63,6 +67,8 @@ export const SETTINGS: readonly SettingSpec[] = [
   { key: 'rateWindowSeconds', flag: 'rate-window-seconds', env: 'TTS_CONFORMANCE_RATE_WINDOW_SECONDS', kind: 'int', defaultValue: '60', description: 'Rate-limit window in seconds (docs/api-rules.md#limits: a minute).' },
   { key: 'quiet', flag: 'quiet', env: 'TTS_CONFORMANCE_QUIET', kind: 'bool', description: 'Print only the summary.' },
   { key: 'strict', flag: 'strict', env: 'TTS_CONFORMANCE_STRICT', kind: 'bool', description: 'Certification run: any rule skipped (or disabled by --only/--skip) makes the exit code 1, as a failure does.' },
+  { key: 'generate', flag: 'generate', env: 'TTS_CONFORMANCE_GENERATE', kind: 'int', defaultValue: '30', description: 'Requests the generated rules (generated.*) draw from the OpenAPI document, plus one followed job per 15 of them; 0 turns the group off (a skip, which --strict fails).' },
+  { key: 'seed', flag: 'seed', env: 'TTS_CONFORMANCE_SEED', kind: 'int', description: 'Seed of the generated rules, to repeat a run: a failure prints the seed it came from. Drawn per run when not given.' },
   { key: 'list', flag: 'list', kind: 'bool', description: 'Print the rule catalog and exit.' },
   { key: 'help', flag: 'help', kind: 'bool', description: 'Print this help and exit.' },
 ];

@@ -26,7 +26,7 @@ export function htmlReport(run: RunResult): string {
       const exchanges = r.exchanges.map((s) => bySeq.get(s)).filter((e): e is ReportExchange => !!e);
       return `<details class="rule ${r.outcome}"${r.outcome === 'fail' || r.outcome === 'error' ? ' open' : ''}>
 <summary><span class="badge" style="background:${COLOURS[r.outcome]}">${r.outcome}</span> <code>${esc(r.id)}</code> ${esc(r.title)} <small>${esc(r.section)} · ${r.durationMs} ms</small></summary>
-${r.message ? `<p class="msg">${esc(r.message)}</p>` : ''}${r.notes.map((n) => `<p class="note">${esc(n)}</p>`).join('')}
+${r.message ? `<p class="msg">${esc(r.message)}</p>` : ''}${r.reproduction ? `<pre class="repro">${esc(r.reproduction)}</pre>` : ''}${r.notes.map((n) => `<p class="note">${esc(n)}</p>`).join('')}
 ${exchanges.map(exchangeHtml).join('\n')}
 </details>`;
     })

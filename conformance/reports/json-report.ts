@@ -26,6 +26,7 @@ export function jsonReport(run: RunResult): string {
         duration_ms: r.durationMs,
         notes: r.notes,
         exchanges: r.exchanges,
+        reproduction: r.reproduction,
       })),
       exchanges: run.exchanges.map(toReportExchange),
     },

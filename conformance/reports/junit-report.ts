@@ -22,7 +22,7 @@ export function junitReport(run: RunResult): string {
     for (const r of rules) {
       lines.push(`    <testcase classname="conformance.${xml(group)}" name="${xml(r.id)}: ${xml(r.title)}" time="${(r.durationMs / 1000).toFixed(3)}">`);
       const message = xml(r.message ?? '');
-      if (r.outcome === 'fail') lines.push(`      <failure message="${message}">${message}</failure>`);
+      if (r.outcome === 'fail') lines.push(`      <failure message="${message}">${message}${r.reproduction ? `\n\n${xml(r.reproduction)}` : ''}</failure>`);
       if (r.outcome === 'error') lines.push(`      <error message="${message}">${message}</error>`);
       if (r.outcome === 'skip' || r.outcome === 'disabled') lines.push(`      <skipped message="${xml(`${r.outcome}: ${r.message ?? ''}`)}"/>`);
       const out = [`section: ${r.section}`, ...r.notes, `exchanges: ${r.exchanges.map((s) => `#${s}`).join(' ')} (see results.json / report.html)`];

@@ -42,6 +42,12 @@ interface FaultSpec {
   change?: (seen: Seen, answer: Answer, json: Json | undefined, proxy: FaultyProxy) => boolean;
   /** Rewrites the request before it is forwarded; returns whether it changed anything. */
   rewrite?: (seen: Seen, url: URL, proxy: FaultyProxy) => boolean;
+  /**
+   * Only the generated rules can find it: the hand-written rules never send what sets it off. Its
+   * self-test (test/conformance-generated-self-test.test.ts) runs the generated group with `args`,
+   * and the hand-written catalog, through it.
+   */
+  generatedOnly?: { args: string[] };
 }
 
 const API = '/v1/agent-tts';
@@ -541,9 +547,56 @@ export const FAULTS = {
     rules: ['errors.internal-error'],
     refuse: (s) => (s.method === 'POST' && s.path === API && s.rawLength > 20_000 && s.rawStart.startsWith('{"text":[[[') ? { status: 500, headers: { 'content-type': 'text/plain' }, body: Buffer.from('Internal Server Error') } : undefined),
   },
+
+  // ── found only by the generated rules (conformance/generated/) ─────────────────────────────────
+  'rare-combination-500': {
+    description: 'answers a submission asking for German (de) at a speed above 1 and below 1.5 with a bare 500',
+    rules: ['generated.requests'],
+    generatedOnly: { args: ['--generate', '300', '--seed', '7'] },
+    refuse: (s) => (isSubmit(s) && rareCombination(s.json) ? { status: 500, headers: { 'content-type': 'text/plain' }, body: Buffer.from('Internal Server Error') } : undefined),
+  },
+  'header-missing-on-one-status': {
+    description: 'leaves X-Request-Id off the 400 answer to an Idempotency-Key with a character outside ASCII',
+    rules: ['generated.requests'],
+    generatedOnly: { args: ['--generate', '100', '--seed', '7'] },
+    change: (s, a) => {
+      if (!isSubmit(s) || a.status !== 400 || !/[^\x00-\x7f]/.test(s.idempotencyKey ?? '') || !('x-request-id' in a.headers)) return false;
+      delete a.headers['x-request-id'];
+      return true;
+    },
+  },
+  'schema-drift-on-one-path': {
+    description: 'GET of a completed job spoken slower than 0.8 (but not at 0.5) reports audio.speed as a string',
+    rules: ['generated.links'],
+    generatedOnly: { args: ['--generate', '90', '--seed', '7'] },
+    change: (s, a, json) => {
+      const speed = json?.audio?.speed;
+      if (!isGetJob(s) || json?.status !== 'completed' || typeof speed !== 'number' || !(speed > 0.5 && speed < 0.8)) return false;
+      json.audio.speed = String(speed);
+      return setJson(a, json);
+    },
+  },
 } satisfies Record<string, FaultSpec>;
 
-export type Fault = keyof typeof FAULTS;
+/** The field combination of the fault rare-combination-500. */
+function rareCombination(json: Json): boolean {
+  return json?.language === 'de' && typeof json.speed === 'number' && json.speed > 1 && json.speed < 1.5;
+}
+
+export type Fault = keyof typeof FAULTS | 'generated-only';
+
+/** The faults only the generated rules can find. */
+export const GENERATED_ONLY_FAULTS = (Object.keys(FAULTS) as (keyof typeof FAULTS)[]).filter((f) => 'generatedOnly' in FAULTS[f]);
+
+/** Several faults at once (the fault `generated-only`: every one the hand-written rules must not see). */
+function combined(specs: FaultSpec[]): FaultSpec {
+  return {
+    description: specs.map((s) => s.description).join('; '),
+    rules: specs.flatMap((s) => s.rules),
+    refuse: (seen, proxy) => specs.reduce<Answer | undefined>((answer, s) => answer ?? s.refuse?.(seen, proxy), undefined),
+    change: (seen, answer, json, proxy) => specs.reduce((changed, s) => (s.change?.(seen, answer, json, proxy) ?? false) || changed, false),
+  };
+}
 
 export class FaultyProxy {
   private server?: Server;
@@ -569,6 +622,7 @@ export class FaultyProxy {
   }
 
   get spec(): FaultSpec {
+    if (this.fault === 'generated-only') return combined(GENERATED_ONLY_FAULTS.map((f) => FAULTS[f]));
     return FAULTS[this.fault];
   }
 
@@ -606,7 +660,7 @@ export class FaultyProxy {
         rawLength: raw.length,
         rawStart: raw.subarray(0, 16).toString('latin1'),
       };
-      const spec = this.spec;
+      const spec: FaultSpec = this.spec;
       let answer = spec.refuse?.(seen, this);
       if (answer) this.injected++;
       else {
