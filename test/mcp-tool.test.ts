@@ -345,3 +345,107 @@ describe('MCP server against the sandbox (1 POST a minute per key): answers with
     }
   });
 });
+
+describe('MCP server on an injected clock (the sandbox’s): waits move the clock, progress keeps its pace on it', () => {
+  let sandbox: RunningSandbox;
+  beforeAll(async () => {
+    sandbox = await startSandbox();
+    await sandbox.clock.freeze();
+    // A first asynchronous job, so that the timings below are not those of the process's warm-up.
+    await new AgentTtsClient({ baseUrl: sandbox.baseUrl, apiKey: sandbox.keys.minutes_almost_used, clock: sandbox.clock.client }).speak({
+      text: 'Warm-up. sandbox:async=1',
+    });
+  });
+  afterAll(() => sandbox?.stop());
+
+  /** The tool in process, its waits on the sandbox clock; the API client itself on real time. */
+  async function connectInProcess(apiKey: string) {
+    const apiClient = new AgentTtsClient({ baseUrl: sandbox.baseUrl, apiKey });
+    const mcp = createTtsMcpServer({ client: apiClient, redact: (t) => t, clock: sandbox.clock.client });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await mcp.connect(serverSide);
+    const client = new Client({ name: 'agent-tts-test', version: '0.0.0' });
+    await client.connect(clientSide);
+    await client.listTools();
+    return { client, close: async () => (await client.close(), await mcp.close()) };
+  }
+
+  /** Calls the tool, keeping each progress notification's `progress` (seconds of the call on its clock) and message. */
+  async function call(client: Client, args: Record<string, unknown>) {
+    const notified: Array<{ progress: number; message?: string }> = [];
+    const sandboxBefore = sandbox.clock.now().getTime();
+    const started = performance.now();
+    const result = (await client.callTool({ name: 'text_to_speech', arguments: args }, undefined, {
+      onprogress: (p) => notified.push({ progress: p.progress, message: p.message }),
+    })) as ToolText;
+    return { result, notified, realMs: performance.now() - started, sandboxSeconds: (sandbox.clock.now().getTime() - sandboxBefore) / 1000 };
+  }
+
+  /** The longest stretch of the call's clock without a notification: from its start, between them, to its answer. */
+  const longestSilenceSeconds = (notified: Array<{ progress: number }>, endSeconds: number) => {
+    const marks = [0, ...notified.map((n) => n.progress), endSeconds];
+    return Math.max(...marks.slice(1).map((m, i) => m - marks[i]!));
+  };
+
+  it('waits for a job of 20 s with no real wait, a notification at least every 5 s of the clock', async () => {
+    const session = await connectInProcess(sandbox.keys.active_pro);
+    try {
+      const { result, notified, realMs, sandboxSeconds } = await call(session.client, { text: 'Twenty seconds. sandbox:async=20' });
+      expect(result.isError, textOf(result)).toBeFalsy();
+      expect(result.structuredContent).toMatchObject({ status: 'completed', audio_url: expect.any(String) });
+      // 20 s of waiting passed on the sandbox clock; in real time, a small part of one of them.
+      expect(sandboxSeconds).toBe(20);
+      expect(realMs).toBeLessThan(2_000);
+      expect(notified.length).toBeGreaterThanOrEqual(5);
+      expect(longestSilenceSeconds(notified, sandboxSeconds)).toBeLessThan(5);
+      expect(notified.some((n) => /^job [0-9a-f-]{36}: processing, \d+% \(\d+ s elapsed\)$/.test(n.message ?? ''))).toBe(true);
+      sandbox.journal.expectNoFlags({ key: sandbox.keys.active_pro.slice(0, 12) });
+    } finally {
+      await session.close();
+    }
+  });
+
+  it('answers a job that outlasts the call after 45 s of the clock, then job_id waits out the rest on it', async () => {
+    const session = await connectInProcess(sandbox.keys.active_ultimate);
+    try {
+      const args = { text: 'A minute. sandbox:async=60' };
+      const first = await call(session.client, args);
+      expect(first.result.isError, textOf(first.result)).toBeFalsy();
+      const processing = first.result.structuredContent as Record<string, unknown>;
+      expect(processing).toMatchObject({ status: 'processing', job_id: expect.stringMatching(/^[0-9a-f-]{36}$/), retry_after_seconds: 15 });
+      expect(first.sandboxSeconds).toBe(DEFAULT_MAX_CALL_MS / 1000);
+      expect(first.realMs).toBeLessThan(2_000);
+      expect(longestSilenceSeconds(first.notified, first.sandboxSeconds)).toBeLessThan(5);
+
+      const second = await call(session.client, { ...args, job_id: processing.job_id });
+      expect(second.result.isError, textOf(second.result)).toBeFalsy();
+      expect(second.result.structuredContent).toMatchObject({ status: 'completed', job_id: processing.job_id });
+      expect(second.sandboxSeconds).toBe(15);
+      expect(second.realMs).toBeLessThan(2_000);
+      expect(longestSilenceSeconds(second.notified, second.sandboxSeconds)).toBeLessThan(5);
+      expect(sandbox.journal.count({ method: 'POST', key: sandbox.keys.active_ultimate.slice(0, 12) })).toBe(1);
+      sandbox.journal.expectNoFlags({ key: sandbox.keys.active_ultimate.slice(0, 12) });
+    } finally {
+      await session.close();
+    }
+  });
+
+  it('with wait_for_rate_limit, sits out the Retry-After on the clock, telling the client while it waits', async () => {
+    const session = await connectInProcess(sandbox.keys.active_free);
+    try {
+      const first = await call(session.client, { text: 'First. sandbox:inline' });
+      expect(first.result.isError).toBeFalsy();
+      await sandbox.clock.advance(40); // the next POST is told to wait about 20 s
+      const second = await call(session.client, { text: 'Second. sandbox:inline', wait_for_rate_limit: true });
+      expect(second.result.isError, textOf(second.result)).toBeFalsy();
+      expect(second.sandboxSeconds).toBeGreaterThanOrEqual(20);
+      expect(second.sandboxSeconds).toBeLessThan(22);
+      expect(second.realMs).toBeLessThan(2_000);
+      expect(longestSilenceSeconds(second.notified, second.sandboxSeconds)).toBeLessThan(5);
+      expect(second.notified.some((n) => /rate limited \(Retry-After \d+ s\): waiting \d+ s more/.test(n.message ?? ''))).toBe(true);
+      sandbox.journal.expectNoFlags({ key: sandbox.keys.active_free.slice(0, 12) });
+    } finally {
+      await session.close();
+    }
+  });
+});

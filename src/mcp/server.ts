@@ -3,7 +3,9 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { AgentTtsClient } from '../client/client.js';
+import type { ClientClock } from '../client/clock.js';
 import { AgentTtsError } from '../client/errors.js';
+import { abortReason } from '../client/retry.js';
 import type { CompletedJob, RetryEvent } from '../client/types.js';
 import { CLIENT_VERSION } from '../client/version.js';
 import { API_PATH, LIMITS } from '../contract/limits.js';
@@ -136,8 +138,19 @@ export interface TtsToolServerOptions {
   signal?: AbortSignal;
   /** The longest one call waits (for a rate limit and for its job) before answering. Default DEFAULT_MAX_CALL_MS. */
   maxCallMs?: number;
-  /** Interval of progress notifications while a call waits. Default DEFAULT_PROGRESS_INTERVAL_MS. */
+  /**
+   * Interval of progress notifications while a call waits. Default DEFAULT_PROGRESS_INTERVAL_MS; at most
+   * 2.5 s keeps every silence of a call under 5 s.
+   */
   progressIntervalMs?: number;
+  /**
+   * What a call waits in (a rate-limit wait, the waits between polls) and measures its time with (its
+   * `maxCallMs`, progress, `retry_after_seconds` of a processing answer). Default: the client's clock
+   * (systemClock unless the client was given one). With the sandbox's `sandbox.clock.client`, a call's
+   * waits move the sandbox clock; its waits are slept in pieces of at most `progressIntervalMs`, with a
+   * progress notification between them, so the notifications keep their pace on that clock too.
+   */
+  clock?: ClientClock;
 }
 
 /** The structured error of §4.9 step 3: code, message, suggested action and request id. */
@@ -224,7 +237,8 @@ export function createTtsMcpServer(options: TtsToolServerOptions): McpServer {
           options.redact,
         );
       }
-      const startedAt = Date.now();
+      const clock = options.clock ?? client.clock;
+      const startedAt = clock.now();
       const deadline = startedAt + maxCallMs;
       // What the call is doing, for the progress notifications and for the answer when time runs out.
       const state: { jobId?: string; percent?: number; nextPollAt?: number; waitingUntil?: number; waitingFor?: string } = {
@@ -232,11 +246,13 @@ export function createTtsMcpServer(options: TtsToolServerOptions): McpServer {
       };
       // Aborted when the call's time is up, or with the error to answer when a wait is not to be taken.
       const stop = new AbortController();
+      // In real time: a request in flight takes real time whatever the clock (on the default clock, this is the call's limit).
       const timeUp = setTimeout(() => stop.abort(new CallTimeUp(maxCallMs)), maxCallMs);
       const signal = AbortSignal.any([extra.signal, stop.signal]);
 
       const progressToken = extra._meta?.progressToken;
       let lastProgress = 0;
+      let lastProgressAt = startedAt;
       const describe = (now: number): string => {
         const elapsed = `${Math.round((now - startedAt) / 1000)} s elapsed`;
         if (state.waitingUntil !== undefined && now < state.waitingUntil) {
@@ -247,7 +263,8 @@ export function createTtsMcpServer(options: TtsToolServerOptions): McpServer {
       };
       const sendProgress = () => {
         if (progressToken === undefined || signal.aborted) return;
-        const now = Date.now();
+        const now = clock.now();
+        lastProgressAt = now;
         // MCP: progress must increase with every notification; it counts seconds of the call.
         const progress = Math.max(Math.round((now - startedAt) / 100) / 10, lastProgress + 0.1);
         lastProgress = progress;
@@ -255,18 +272,44 @@ export function createTtsMcpServer(options: TtsToolServerOptions): McpServer {
           .sendNotification({ method: 'notifications/progress', params: { progressToken, progress, message: describe(now) } })
           .catch(() => undefined); // progress is best effort; the result still comes
       };
+      // Paced in real time, for the requests in flight; the waits below keep the pace on the call's clock.
       const ticker = progressToken === undefined ? undefined : setInterval(sendProgress, progressIntervalMs);
       sendProgress();
+
+      /**
+       * The clock the client waits on during this call: the call's clock, slept in pieces of at most
+       * progressIntervalMs, with a progress notification after a piece when none went out for that
+       * long, and ending the call when its time is up (on the call's clock).
+       */
+      const callClock: ClientClock = {
+        now: () => clock.now(),
+        sleep: async (ms, sleepSignal) => {
+          let left = ms;
+          for (;;) {
+            if (sleepSignal?.aborted) throw abortReason(sleepSignal);
+            const untilDeadline = deadline - clock.now();
+            if (untilDeadline <= 0) {
+              stop.abort(new CallTimeUp(maxCallMs));
+              throw stop.signal.reason;
+            }
+            if (left <= 0) return;
+            const piece = Math.min(left, progressIntervalMs, untilDeadline);
+            await clock.sleep(piece, sleepSignal);
+            left -= piece;
+            if (clock.now() - lastProgressAt >= progressIntervalMs) sendProgress();
+          }
+        },
+      };
 
       const onRetry = (event: RetryEvent) => {
         const { error, delayMs } = event;
         const rateLimited = error.code === 'RATE_LIMITED';
-        if ((rateLimited && !input.wait_for_rate_limit) || Date.now() + delayMs > deadline) {
+        if ((rateLimited && !input.wait_for_rate_limit) || clock.now() + delayMs > deadline) {
           // Answered now rather than after a wait the caller did not ask for, or that would outlast the call.
           stop.abort(error);
           return;
         }
-        state.waitingUntil = Date.now() + delayMs;
+        state.waitingUntil = clock.now() + delayMs;
         state.waitingFor = rateLimited ? `rate limited (Retry-After ${error.retryAfterSeconds ?? '?'} s)` : `${error.code}`;
         options.log?.(options.redact(`retrying in ${Math.round(delayMs / 1000)} s after ${error.code}: ${error.message}`));
         sendProgress();
@@ -274,7 +317,7 @@ export function createTtsMcpServer(options: TtsToolServerOptions): McpServer {
       const onProgress = (event: { jobId: string; status: string; percent?: number; nextPollMs?: number }) => {
         state.jobId = event.jobId;
         state.percent = event.percent;
-        state.nextPollAt = event.nextPollMs === undefined ? undefined : Date.now() + event.nextPollMs;
+        state.nextPollAt = event.nextPollMs === undefined ? undefined : clock.now() + event.nextPollMs;
         state.waitingUntil = undefined;
         if (event.status === 'processing') sendProgress();
       };
@@ -283,21 +326,27 @@ export function createTtsMcpServer(options: TtsToolServerOptions): McpServer {
       if (input.job_id !== undefined) nextPollOf.delete(input.job_id);
       try {
         const job = input.job_id
-          ? await client.poll(input.job_id, { signal, onRetry, onProgress, initialDelayMs: Math.max(0, (pollAt ?? 0) - Date.now()) })
+          ? await client.poll(input.job_id, {
+              signal,
+              onRetry,
+              onProgress,
+              clock: callClock,
+              initialDelayMs: Math.max(0, (pollAt ?? 0) - clock.now()),
+            })
           : await client.speak(
               { text: input.text, voice: input.voice, speed: input.speed, language: input.language },
               // A job that fails is answered as it failed; the agent decides whether to call again.
-              { signal, onRetry, onProgress, maxResubmits: 0 },
+              { signal, onRetry, onProgress, maxResubmits: 0, clock: callClock },
             );
         return completedResult(job, options.redact);
       } catch (caught) {
         const error = signal.aborted && !extra.signal.aborted ? stop.signal.reason : caught;
         if (error instanceof CallTimeUp) {
           if (state.jobId) {
-            const nextPollAt = state.nextPollAt ?? Date.now() + 1000;
+            const nextPollAt = state.nextPollAt ?? clock.now() + 1000;
             if (nextPollOf.size >= 1000) nextPollOf.delete(nextPollOf.keys().next().value!);
             nextPollOf.set(state.jobId, nextPollAt);
-            return processingResult(state.jobId, nextPollAt, state.percent, client, maxCallMs, options.redact);
+            return processingResult(state.jobId, nextPollAt - clock.now(), state.percent, client, maxCallMs, options.redact);
           }
           return toolError(
             new AgentTtsError({
@@ -322,14 +371,14 @@ export function createTtsMcpServer(options: TtsToolServerOptions): McpServer {
 /** The answer for a job still processing when the call's time ran out: how to wait for it in a later call. */
 function processingResult(
   jobId: string,
-  nextPollAt: number,
+  nextPollInMs: number,
   percent: number | undefined,
   client: AgentTtsClient,
   maxCallMs: number,
   redact: (text: string) => string,
 ): CallToolResult {
   // Counted from now: the part of the service's last retry_after_seconds that the call has not waited.
-  const retryAfterSeconds = Math.max(1, Math.ceil((nextPollAt - Date.now()) / 1000));
+  const retryAfterSeconds = Math.max(1, Math.ceil(nextPollInMs / 1000));
   const structured = {
     status: 'processing' as const,
     job_id: jobId,
