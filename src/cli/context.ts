@@ -1,4 +1,5 @@
 import { AgentTtsClient } from '../client/client.js';
+import type { ClientClock } from '../client/clock.js';
 import { AgentTtsError } from '../client/errors.js';
 import type { GlobalValues } from './args.js';
 import { resolveSettings, type ConfigField, type Env, type Setting, type Settings } from './config.js';
@@ -8,6 +9,7 @@ import type { InputStream } from './input.js';
 import type { Output } from './output.js';
 import { ProgressDisplay } from './progress.js';
 import { USER_AGENT } from '../client/version.js';
+import { SandboxClockError, remoteClientClock } from '../sandbox/client-clock.js';
 
 /** What a command runs with: its streams, environment, cancellation, and the parsed global flags. */
 export interface CliContext {
@@ -16,6 +18,11 @@ export interface CliContext {
   output: Output;
   signal: AbortSignal;
   globals: GlobalValues;
+  /**
+   * What the commands wait in (between polls, before retries) and measure elapsed time with:
+   * systemClock, a test's clock, or the sandbox's test clock (`--sandbox-clock`).
+   */
+  clock: ClientClock;
   /** Set by a command once it knows a job id, so an interruption can say how to find the job again. */
   jobId?: string;
   /** Set by a command when a failure has a next step worth printing (e.g. how to fetch the audio later). */
@@ -48,10 +55,32 @@ export function requireKey(settings: Settings): string {
 }
 
 export function progressOf(ctx: CliContext): ProgressDisplay {
-  return new ProgressDisplay(ctx.output, !ctx.globals.quiet);
+  return new ProgressDisplay(ctx.output, !ctx.globals.quiet, ctx.clock);
 }
 
-export function clientOf(settings: Settings, progress: ProgressDisplay, maxAttempts?: number): AgentTtsClient {
+/**
+ * `--sandbox-clock`: from now on the command's waits advance the test clock of the sandbox at the base
+ * URL (POST /sandbox/clock) instead of passing in real time. A base URL that is not a sandbox is refused
+ * before anything is sent to it.
+ */
+export async function useSandboxClock(ctx: CliContext, settings: Settings): Promise<void> {
+  try {
+    ctx.clock = await remoteClientClock(settings.baseUrl.value);
+  } catch (error) {
+    if (!(error instanceof SandboxClockError)) throw error;
+    const unreachable = error.reason === 'unreachable';
+    throw new CliError(
+      `--sandbox-clock: ${error.message}`,
+      unreachable ? EXIT.NETWORK : EXIT.USAGE,
+      unreachable
+        ? 'Start agent-tts-sandbox, and give --base-url (or AGENT_TTS_BASE_URL) the URL it printed.'
+        : 'Use --sandbox-clock only against agent-tts-sandbox (--base-url the URL it printed); against a deployment, leave it out and wait in real time.',
+      unreachable ? 'NETWORK_ERROR' : 'NOT_A_SANDBOX',
+    );
+  }
+}
+
+export function clientOf(settings: Settings, progress: ProgressDisplay, maxAttempts?: number, clock?: ClientClock): AgentTtsClient {
   return new AgentTtsClient({
     baseUrl: settings.baseUrl.value,
     voicesUrl: settings.voicesUrl.value,
@@ -59,6 +88,7 @@ export function clientOf(settings: Settings, progress: ProgressDisplay, maxAttem
     onRetry: progress.retry,
     retry: maxAttempts !== undefined ? { maxAttempts } : undefined,
     userAgent: `agent-tts-cli ${USER_AGENT}`,
+    clock,
   });
 }
 

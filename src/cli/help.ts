@@ -49,6 +49,9 @@ Options:
       --idempotency-key <k> key of this request; reuse the one printed by a failed run to retry it
                             without creating a second job (default: a fresh random key)
       --max-attempts <n>    attempts per HTTP request, retries included (default 4; 1 disables retries)
+      --sandbox-clock       against agent-tts-sandbox only: advance its test clock (POST /sandbox/clock)
+                            instead of waiting between polls and out a Retry-After; refused (exit 2)
+                            when --base-url is not a sandbox
 
 Examples:
   agent-tts speak "Hello there." -o hello.mp3
@@ -68,6 +71,8 @@ Options:
       --wait                poll until the job finishes, with progress on stderr
   -o, --out <file>          once completed, download the MP3 to this file ("-" for stdout)
       --timeout <seconds>   with --wait: give up after this long (default 1800)
+      --sandbox-clock       against agent-tts-sandbox only: advance its test clock instead of waiting
+                            between polls (see \`agent-tts help speak\`)
 
 ${GLOBAL_OPTIONS}
 
@@ -106,7 +111,7 @@ Examples:
 
 ${GLOBAL_OPTIONS}`,
 
-  mcp: `Usage: agent-tts mcp
+  mcp: `Usage: agent-tts mcp [--sandbox-clock]
 
 Runs the MCP server on standard input/output, exposing one tool, text_to_speech
 (text, voice = st_m1, speed = 1.2 in 0.5–1.5, language = en). It takes the API key and base URL
@@ -114,6 +119,10 @@ from the same flags, environment and config file as the other commands. Add it t
 
   { "mcpServers": { "agent-tts": { "command": "agent-tts", "args": ["mcp"],
       "env": { "AGENT_TTS_API_KEY": "tts_...", "AGENT_TTS_BASE_URL": "https://..." } } } }
+
+Options:
+      --sandbox-clock       against agent-tts-sandbox only: the tool's waits (rate limit, polls) advance
+                            the sandbox's test clock instead of passing in real time
 
 ${GLOBAL_OPTIONS}`,
 };

@@ -86,6 +86,26 @@ describe('ProgressDisplay', () => {
       expect(d.err()).toHaveLength(length); // nothing more once the retry went out
     });
 
+    it('counts down on the command’s clock: a clock that jumps (a sandbox’s) shortens the countdown', () => {
+      vi.useFakeTimers(); // paces the redraw; the times shown come from the clock
+      let now = Date.UTC(2030, 0, 1);
+      const clock = { now: () => now, sleep: async () => undefined };
+      const stderr = Object.assign(new PassThrough(), { isTTY: true });
+      let err = '';
+      stderr.on('data', (d) => (err += d));
+      const progress = new ProgressDisplay(new Output({ stdout: new PassThrough(), stderr }), true, clock);
+      progress.retry({ attempt: 1, delayMs: 30_000, error: limited(), idempotencyKey: 'k', method: 'POST' });
+      expect(err.endsWith('\r\x1b[2K  retrying in 30 s…')).toBe(true);
+      now += 25_000;
+      vi.advanceTimersByTime(1_000);
+      expect(err.endsWith('\r\x1b[2K  retrying in 5 s…')).toBe(true);
+      progress.update({ jobId: JOB, status: 'processing', elapsedMs: 1_000, nextPollMs: 10_000, polls: 1 });
+      now += 7_000;
+      vi.advanceTimersByTime(1_000);
+      expect(err.endsWith(`\r\x1b[2Kjob ${JOB}: processing, 8.0s elapsed`)).toBe(true);
+      progress.stop();
+    });
+
     it('names a limit without a RateLimit-Policy header as too many requests', () => {
       const d = display(false);
       const error = new AgentTtsError({ code: 'RATE_LIMITED', message: 'Slow down.', status: 429, retryAfterSeconds: 5 });

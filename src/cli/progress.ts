@@ -1,3 +1,4 @@
+import { systemClock, type ClientClock } from '../client/clock.js';
 import type { ProgressEvent, RetryEvent } from '../client/types.js';
 import type { Output } from './output.js';
 
@@ -47,7 +48,8 @@ function describe(event: ProgressEvent, elapsedMs: number): string {
 /**
  * Progress of a long job on stderr. On a terminal: one line redrawn every second, so the elapsed
  * time moves between polls. Elsewhere (a log, a CI job): a plain line per answer from the service,
- * without control characters.
+ * without control characters. Times shown (elapsed, a countdown) are on the command's clock; the
+ * redraw itself is paced in real time.
  */
 export class ProgressDisplay {
   private last?: ProgressEvent;
@@ -62,6 +64,7 @@ export class ProgressDisplay {
   constructor(
     private readonly output: Output,
     private readonly enabled: boolean,
+    private readonly clock: ClientClock = systemClock,
   ) {}
 
   private get tty(): boolean {
@@ -72,7 +75,7 @@ export class ProgressDisplay {
     if (!this.enabled) return;
     this.endWait(); // an answer came: any rate-limited wait is over
     this.last = event;
-    this.lastAt = Date.now();
+    this.lastAt = this.clock.now();
     if (event.status === 'completed' && event.polls === 0) return; // finished inline: nothing to show
     if (this.tty) {
       if (event.status === 'completed') {
@@ -123,10 +126,10 @@ export class ProgressDisplay {
     }
     if (!this.tty) return;
     this.endWait();
-    this.waitUntil = Date.now() + event.delayMs;
+    this.waitUntil = this.clock.now() + event.delayMs;
     this.draw();
     this.waitTicker = setInterval(() => {
-      if (Date.now() >= (this.waitUntil ?? 0)) {
+      if (this.clock.now() >= (this.waitUntil ?? 0)) {
         this.endWait();
         this.clearLine();
         if (this.last) this.draw();
@@ -155,13 +158,13 @@ export class ProgressDisplay {
   private draw(): void {
     if (!this.tty) return;
     if (this.waitUntil !== undefined) {
-      const left = Math.max(0, Math.ceil((this.waitUntil - Date.now()) / 1000));
+      const left = Math.max(0, Math.ceil((this.waitUntil - this.clock.now()) / 1000));
       this.output.errRaw(`\r\x1b[2K  retrying in ${left} s…`);
       this.drawn = true;
       return;
     }
     if (!this.last) return;
-    const elapsed = this.last.elapsedMs + (Date.now() - this.lastAt);
+    const elapsed = this.last.elapsedMs + (this.clock.now() - this.lastAt);
     this.output.errRaw(`\r\x1b[2K${describe(this.last, this.last.status === 'completed' ? this.last.elapsedMs : elapsed)}`);
     this.drawn = true;
   }

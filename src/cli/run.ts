@@ -1,3 +1,4 @@
+import { systemClock, type ClientClock } from '../client/clock.js';
 import { CLIENT_VERSION } from '../client/version.js';
 import { GLOBAL_OPTIONS, splitCommand, type GlobalValues } from './args.js';
 import type { CliContext } from './context.js';
@@ -24,6 +25,8 @@ export interface RunIo extends OutputStreams {
   stdin: InputStream;
   env: Env;
   signal: AbortSignal;
+  /** What the commands wait in and measure with. Default systemClock; tests pass a test clock. */
+  clock?: ClientClock;
 }
 
 /** Global flags wherever they appear; the command's own parser checks everything strictly later. */
@@ -46,7 +49,7 @@ export async function run(argv: string[], io: RunIo): Promise<ExitCode> {
   const globals = globalsOf(argv);
   const output = new Output(io, { json: globals.json });
   output.addSecret(globals['api-key']);
-  const ctx: CliContext = { env: io.env, stdin: io.stdin, output, signal: io.signal, globals };
+  const ctx: CliContext = { env: io.env, stdin: io.stdin, output, signal: io.signal, globals, clock: io.clock ?? systemClock };
   try {
     const { command, rest } = splitCommand(argv);
     if (globals.version && !command) {

@@ -54,6 +54,18 @@ function advanceUnlessAborted(move: () => Promise<unknown>, signal: AbortSignal 
   });
 }
 
+/** Why a remote sandbox clock failed: it could not be reached, it is not a sandbox's clock, or it refused a move. */
+export class SandboxClockError extends Error {
+  override readonly name = 'SandboxClockError';
+  constructor(
+    message: string,
+    readonly reason: 'unreachable' | 'not-a-sandbox' | 'refused',
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
 interface ClockAnswer {
   now: string;
   frozen: boolean;
@@ -69,7 +81,7 @@ function isClockAnswer(value: unknown): value is ClockAnswer {
  * API: `sleep(ms)` is `POST /sandbox/clock {"advance_seconds": ms / 1000}`, and `now()` is the sandbox
  * clock's time as of its last answer, running on with real time unless the clock is frozen (a move made
  * by someone else shows after this clock's next sleep). Resolves once the clock answered `GET`; rejects
- * with an Error saying why when `clockUrl` is not a sandbox's clock (a deployment has none).
+ * with a SandboxClockError saying why when `clockUrl` is not a sandbox's clock (a deployment has none).
  *
  * @param baseUrl the sandbox's API origin (its printed URL)
  * @param clockUrl the clock's URL; default `${baseUrl}/sandbox/clock`
@@ -87,7 +99,7 @@ export async function remoteClientClock(baseUrl: string, clockUrl?: string): Pro
     } catch (error) {
       if (init.signal?.aborted) throw abortReason(init.signal);
       const why = error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error);
-      throw new Error(`Could not reach the sandbox clock at ${url} to ${doing}: ${why}`, { cause: error });
+      throw new SandboxClockError(`Could not reach the sandbox clock at ${url} to ${doing}: ${why}`, 'unreachable', { cause: error });
     }
     const text = await response.text().catch(() => '');
     let body: unknown;
@@ -97,14 +109,18 @@ export async function remoteClientClock(baseUrl: string, clockUrl?: string): Pro
       // not JSON: reported below
     }
     if (response.headers.get(SANDBOX_MARK) !== '1') {
-      throw new Error(
+      throw new SandboxClockError(
         `${url} is not a sandbox's test clock (HTTP ${response.status}, no ${SANDBOX_MARK} header): only agent-tts-sandbox has a clock to advance; ` +
           'point it at the URL the sandbox printed.',
+        'not-a-sandbox',
       );
     }
     if (!response.ok || !isClockAnswer(body)) {
       const message = (body as { error?: { message?: unknown } } | undefined)?.error?.message;
-      throw new Error(`The sandbox clock at ${url} refused to ${doing}: HTTP ${response.status}${typeof message === 'string' ? `: ${message}` : ''}`);
+      throw new SandboxClockError(
+        `The sandbox clock at ${url} refused to ${doing}: HTTP ${response.status}${typeof message === 'string' ? `: ${message}` : ''}`,
+        'refused',
+      );
     }
     return body;
   };

@@ -16,7 +16,7 @@ import { SANDBOX_HEADER, createSandbox, type SandboxKeys } from './sandbox.js';
 export { MAGIC_INPUTS, type MagicInput } from './outcomes.js';
 export { SANDBOX_HEADER, type SandboxKeys } from './sandbox.js';
 export type { ClockState } from './clock.js';
-export { clientClockFor, remoteClientClock, type MovableClock } from './client-clock.js';
+export { SandboxClockError, clientClockFor, remoteClientClock, type MovableClock } from './client-clock.js';
 export type { ClientClock } from '../client/clock.js';
 export type { Flag, FlaggedRequest, JournalEntry, JournalFilter } from './journal.js';
 

@@ -1,20 +1,21 @@
 import { parseArgs } from 'node:util';
 import { runStdioServer } from '../../mcp/server.js';
 import { commandConfig, usageOnError } from '../args.js';
-import { clientOf, settingsOf, type CliContext } from '../context.js';
+import { clientOf, settingsOf, useSandboxClock, type CliContext } from '../context.js';
 import { usageError } from '../errors.js';
 import { EXIT, type ExitCode } from '../exit-codes.js';
 import { ProgressDisplay } from '../progress.js';
 
 /** `agent-tts mcp`: the agent tool over stdio, configured like every other command. */
 export async function mcpCommand(ctx: CliContext, args: string[]): Promise<ExitCode> {
-  const { positionals } = usageOnError('mcp', () => parseArgs(commandConfig(args, {})));
+  const { values, positionals } = usageOnError('mcp', () => parseArgs(commandConfig(args, { 'sandbox-clock': { type: 'boolean' } } as const)));
   if (positionals.length > 0) throw usageError(`Unexpected argument "${positionals[0]}"`, 'mcp');
   const settings = await settingsOf(ctx);
+  if (values['sandbox-clock']) await useSandboxClock(ctx, settings);
   const log = (line: string) => ctx.output.err(`[agent-tts mcp] ${line}`);
   if (!settings.apiKey.value) log('warning: no API key configured; tool calls will answer with an error until AGENT_TTS_API_KEY is set.');
   // stdout carries the protocol: the client's own retry notices must not print there, so progress is off.
-  const client = settings.apiKey.value ? clientOf(settings, new ProgressDisplay(ctx.output, false)) : undefined;
-  await runStdioServer({ client, redact: (text) => ctx.output.redact(text), log, signal: ctx.signal });
+  const client = settings.apiKey.value ? clientOf(settings, new ProgressDisplay(ctx.output, false), undefined, ctx.clock) : undefined;
+  await runStdioServer({ client, redact: (text) => ctx.output.redact(text), log, signal: ctx.signal, clock: ctx.clock });
   return EXIT.OK;
 }

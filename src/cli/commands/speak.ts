@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { downloadToFile, downloadToStream } from '../../client/node.js';
 import type { CompletedJob } from '../../client/types.js';
 import { commandConfig, numberOption, positiveIntOption, usageOnError } from '../args.js';
-import { adviseOnUrl, clientOf, progressOf, requireKey, settingsOf, type CliContext } from '../context.js';
+import { adviseOnUrl, clientOf, progressOf, requireKey, settingsOf, useSandboxClock, type CliContext } from '../context.js';
 import { usageError } from '../errors.js';
 import { EXIT, type ExitCode } from '../exit-codes.js';
 import { readSpeechText } from '../input.js';
@@ -20,6 +20,7 @@ const OPTIONS = {
   timeout: { type: 'string' },
   'idempotency-key': { type: 'string' },
   'max-attempts': { type: 'string' },
+  'sandbox-clock': { type: 'boolean' },
 } as const;
 
 export async function speakCommand(ctx: CliContext, args: string[]): Promise<ExitCode> {
@@ -44,8 +45,9 @@ export async function speakCommand(ctx: CliContext, args: string[]): Promise<Exi
   const { text } = await readSpeechText({ text: positionals[0], file: values.file }, ctx.stdin);
   const settings = await settingsOf(ctx);
   requireKey(settings);
+  if (values['sandbox-clock']) await useSandboxClock(ctx, settings);
   const progress = progressOf(ctx);
-  const client = clientOf(settings, progress, maxAttempts);
+  const client = clientOf(settings, progress, maxAttempts, ctx.clock);
 
   let job: CompletedJob;
   try {

@@ -3,7 +3,7 @@ import { downloadToFile, downloadToStream, type SaveResult } from '../../client/
 import { jobError } from '../../client/poll.js';
 import type { JobStatus } from '../../client/types.js';
 import { commandConfig, numberOption, usageOnError } from '../args.js';
-import { clientOf, progressOf, requireKey, settingsOf, type CliContext } from '../context.js';
+import { clientOf, progressOf, requireKey, settingsOf, useSandboxClock, type CliContext } from '../context.js';
 import { describeFailure, usageError } from '../errors.js';
 import { EXIT, type ExitCode } from '../exit-codes.js';
 import { formatSeconds } from '../progress.js';
@@ -14,6 +14,7 @@ const OPTIONS = {
   wait: { type: 'boolean' },
   out: { type: 'string', short: 'o' },
   timeout: { type: 'string' },
+  'sandbox-clock': { type: 'boolean' },
 } as const;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -31,12 +32,13 @@ export async function statusCommand(ctx: CliContext, args: string[]): Promise<Ex
 
   const settings = await settingsOf(ctx);
   requireKey(settings);
+  if (values['sandbox-clock']) await useSandboxClock(ctx, settings);
   const progress = progressOf(ctx);
-  const client = clientOf(settings, progress);
+  const client = clientOf(settings, progress, undefined, ctx.clock);
 
   let job: JobStatus = await client.getJob(jobId, { signal: ctx.signal });
   if (values.wait && job.status === 'processing') {
-    const startedAt = Date.now();
+    const startedAt = ctx.clock.now();
     try {
       job = await client.poll(jobId, {
         signal: ctx.signal,
