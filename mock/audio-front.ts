@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type IncomingMessage, type Server, type ServerResponse, createServer, request } from 'node:http';
+import { completedJobExample } from '../src/contract/examples.js';
 import { AUDIO_PATH_PREFIX } from '../src/contract/limits.js';
 import { AudioPathParams, AudioQuery } from '../src/contract/schemas.js';
 import { encodeChunk } from '../src/synth/mp3-encode.js';
@@ -25,7 +26,7 @@ export async function silenceMp3(): Promise<Uint8Array> {
 /**
  * Whether the front answers this request itself: a GET or HEAD of a well-formed audio URL that asks
  * for no error with `Prefer` (no Prefer, or `code=200` or `206`). Errors chosen with Prefer, and
- * malformed URLs, get Prism's examples: 400, 404, 416, 500, 503.
+ * malformed URLs, get Prism's examples: 404, 416, 500, 503.
  */
 export function servesAudio(method: string | undefined, url: URL, prefer: string | undefined): boolean {
   const code = prefer === undefined ? undefined : /(?:^|[\s,;])code=(\d{3})/.exec(prefer)?.[1];
@@ -33,7 +34,24 @@ export function servesAudio(method: string | undefined, url: URL, prefer: string
   if ((method !== 'GET' && method !== 'HEAD') || !url.pathname.startsWith(AUDIO_PATH_PREFIX)) return false;
   const file = /^(.+)\.mp3$/.exec(url.pathname.slice(AUDIO_PATH_PREFIX.length));
   if (!file || !AudioPathParams.safeParse({ job_id: file[1] }).success) return false;
-  return AudioQuery.safeParse({ expires: url.searchParams.get('expires') ?? undefined, sig: url.searchParams.get('sig') ?? undefined }).success;
+  return wellFormedQuery(url);
+}
+
+const wellFormedQuery = (url: URL) => AudioQuery.safeParse({ expires: url.searchParams.get('expires') ?? undefined, sig: url.searchParams.get('sig') ?? undefined }).success;
+
+/**
+ * A GET or HEAD of an audio URL whose query is malformed or cut short: the server answers it 404
+ * NOT_FOUND, like every refusal of an audio URL. Prism would refuse the query itself (a 422 of its
+ * own, the document having no 400 there), so the front asks it for the document's 404 example of a
+ * malformed URL with a query of the issued form: the path with the example's query, and `Prefer`.
+ */
+export function malformedAudioRequest(method: string | undefined, url: URL, prefer: string | undefined): { path: string; prefer: string } | undefined {
+  if ((method !== 'GET' && method !== 'HEAD') || !url.pathname.startsWith(AUDIO_PATH_PREFIX) || wellFormedQuery(url)) return undefined;
+  const example = new URL(completedJobExample.audio_url);
+  // A Prefer that names an error keeps it; one that asks for the audio cannot have it.
+  const code = prefer === undefined ? undefined : /(?:^|[\s,;])code=(\d{3})/.exec(prefer)?.[1];
+  const keep = prefer !== undefined && code !== undefined && code !== '200' && code !== '206';
+  return { path: `${url.pathname}${example.search}`, prefer: keep ? prefer : 'code=404, example=malformed_audio_url' };
 }
 
 /** A single `bytes=` range of a file of `size` bytes: the range, 'unsatisfiable', or undefined (serve it whole). */
@@ -50,8 +68,8 @@ function parseRange(header: string | undefined, size: number): { start: number; 
   return start >= size ? 'unsatisfiable' : { start, end };
 }
 
-function forward(req: IncomingMessage, res: ServerResponse, prism: { host: string; port: number }, extraHeaders: Record<string, string> = {}): void {
-  const upstream = request({ host: prism.host, port: prism.port, method: req.method, path: req.url, headers: { ...req.headers, ...extraHeaders } }, (answer) => {
+function forward(req: IncomingMessage, res: ServerResponse, prism: { host: string; port: number }, extraHeaders: Record<string, string> = {}, path = req.url): void {
+  const upstream = request({ host: prism.host, port: prism.port, method: req.method, path, headers: { ...req.headers, ...extraHeaders } }, (answer) => {
     res.writeHead(answer.statusCode ?? 502, answer.headers);
     answer.pipe(res);
   });
@@ -96,6 +114,8 @@ export function createFront(mp3: Uint8Array, prism: { host: string; port: number
       req.resume();
       return sendAudio(req, res, mp3, prism);
     }
+    const malformed = malformedAudioRequest(req.method, url, prefer);
+    if (malformed) return forward(req, res, prism, { prefer: malformed.prefer }, malformed.path);
     forward(req, res, prism);
   });
 }

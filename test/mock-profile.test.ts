@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MPEGDecoder } from 'mpg123-decoder';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -114,18 +115,34 @@ describe('mock: Prism on the committed document, checked by the suite', () => {
     expect([head.status, head.headers.get('content-length')]).toEqual([200, String(bytes.length)]);
   });
 
-  it('answers a malformed audio URL with the audio route’s own 400, and errors chosen with Prefer with their examples', async () => {
-    const bad = await fetch(`${baseUrl}${AUDIO}?expires=1775000000&sig=bad`);
-    expect(bad.status).toBe(400);
-    const body = (await bad.json()) as { error: { code: string; message: string } };
-    expect(body.error.code).toBe('INVALID_REQUEST');
-    expect(body.error.message).toMatch(/^This audio URL is malformed: /);
-    expect(body.error.message).not.toContain('speed');
+  it('answers a malformed or cut-short audio URL with the audio route’s 404 example of it, and errors chosen with Prefer with their examples', async () => {
+    for (const query of ['?expires=1775000000&sig=bad', '?expires=1775000000', '']) {
+      const bad = await fetch(`${baseUrl}${AUDIO}${query}`);
+      expect(bad.status, query).toBe(404);
+      const body = (await bad.json()) as { error: { code: string; message: string } };
+      expect(body.error.code, query).toBe('NOT_FOUND');
+      expect(body.error.message, query).toMatch(/^This audio URL is malformed: .*GET the job again for a fresh audio_url\.$/);
+    }
     const tampered = await fetch(`${baseUrl}${SIGNED}`, { headers: { prefer: 'code=404, example=invalid_audio_url' } });
     expect(tampered.status).toBe(404);
     expect(((await tampered.json()) as { error: { code: string } }).error.code).toBe('NOT_FOUND');
     const beyond = await fetch(`${baseUrl}${SIGNED}`, { headers: { range: 'bytes=999999-' } });
     expect(beyond.status).toBe(416);
+  });
+
+  it('sends each response’s header examples (mock/README.md quotes them): the rate-limit headers of the operation’s own policy', async () => {
+    const doc = JSON.parse(readFileSync(join(ROOT, 'openapi/openapi.json'), 'utf8'));
+    const JOB = '/v1/agent-tts?id=3f1c2d4e-5a6b-4c7d-8e9f-0a1b2c3d4e5f';
+    for (const [method, path, status] of [['POST', '/v1/agent-tts', 429], ['GET', JOB, 429], ['GET', JOB, 200], ['POST', '/v1/agent-tts', 200]] as const) {
+      const res = await call(path, { method, body: method === 'POST' ? JSON.stringify({ text: 'Hi' }) : undefined, prefer: `code=${status}` });
+      expect(res.status).toBe(status);
+      await res.arrayBuffer();
+      const documented = doc.paths['/v1/agent-tts'][method.toLowerCase()].responses[status].headers as Record<string, { example: string }>;
+      for (const name of ['RateLimit-Policy', 'RateLimit', 'Retry-After', 'X-Request-Id']) {
+        expect(res.headers.get(name), `${method} ${status} ${name}`).toBe(documented[name]?.example ?? null);
+      }
+      expect(res.headers.get('ratelimit-policy')).toMatch(method === 'POST' ? /^"post";/ : /^"get";/);
+    }
   });
 
   describe('the suite with --profile mock', () => {

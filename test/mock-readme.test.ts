@@ -61,3 +61,29 @@ describe('mock/README.md: the answers it lists are the document’s', () => {
     expect(documented.filter((d) => !listed.has(d))).toEqual([]);
   });
 });
+
+type Headers = Record<string, { example?: string }>;
+
+describe('mock/README.md: the response headers it quotes are the document’s header examples', () => {
+  // What the mock sends: Prism answers a response's header examples (test/mock-profile.test.ts holds it to that).
+  const headerExamples = Object.values(doc.paths).flatMap((item) =>
+    Object.values(item).flatMap((op) =>
+      Object.values(op.responses ?? {}).flatMap((response) =>
+        Object.entries(((response as { headers?: Headers }).headers ?? {}) as Headers).map(([name, h]) => `${name}: ${h.example}`),
+      ),
+    ),
+  );
+  const bullet = readme.slice(readme.indexOf('- Response **headers**'), readme.indexOf('\n- ', readme.indexOf('- Response **headers**') + 1));
+
+  it('says they come from the examples, and every value it quotes is one', () => {
+    expect(bullet).toMatch(/header examples/);
+    expect(bullet).not.toMatch(/generated from (their|the) schemas/);
+    const quoted = [...bullet.matchAll(/`((?:RateLimit-Policy|RateLimit|Retry-After): [^`]+)`/g)].map((m) => m[1]!);
+    expect(quoted.length).toBeGreaterThanOrEqual(8);
+    for (const line of quoted) expect(headerExamples, line).toContain(line);
+    for (const name of ['X-Request-Id', 'Access-Control-Allow-Origin']) {
+      const value = new RegExp(`\`${name}\` (?:is )?always\\s+\`([^\`]+)\``).exec(bullet)?.[1];
+      expect(headerExamples, name).toContain(`${name}: ${value}`);
+    }
+  });
+});

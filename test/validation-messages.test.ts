@@ -168,9 +168,10 @@ describe('an audio URL that is malformed', () => {
       [`/v1/audio/${job}.mp3?expires=soon&sig=${'A'.repeat(43)}`, 'expires must be a Unix time in seconds'],
     ] as const) {
       const res = await answer(await s.app.request(url));
-      expect([res.status, res.code], url).toEqual([400, 'INVALID_REQUEST']);
+      // Refused like every audio URL that does not work: 404 NOT_FOUND, the remedy a fresh audio_url.
+      expect([res.status, res.code], url).toEqual([404, 'NOT_FOUND']);
       expect(res.message, url).toContain(part);
-      expect(res.message, url).toContain('GET the job again for a fresh one');
+      expect(res.message, url).toContain('GET the job again for a fresh audio_url');
       expect(res.message, url).not.toMatch(VALIDATOR_WORDS);
       expect(res.message, url).not.toMatch(REGEX_PIECES);
     }

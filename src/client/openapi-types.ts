@@ -50,7 +50,7 @@ export interface paths {
          * Download the audio of a completed job
          * @description The `audio_url` of a completed job points here. The signed query (HMAC-SHA256 over the job id and expiry) is the capability: no Authorization header. Supports one byte range (`Range: bytes=…`, answered 206); a `Range` that is not one valid byte range (another unit, several ranges, or a malformed one such as `bytes=100-50`) is ignored and the whole file sent with 200 (RFC 9110 §14.2). Download immediately after completion.
          *
-         *     A URL that is not valid — its signature tampered with, its expiry passed, or its audio deleted — answers **404 NOT_FOUND**, the status the error table of docs/api-rules.md#errors gives that code, with the message "This audio URL is not valid or has expired. GET the job again for a fresh audio_url." Why 404 and not 401/403: the signed URL is a capability, and an invalid capability names no resource; tampered, expired and deleted audio answer alike, so the URL reveals nothing, and the remedy is the same for all — GET the job, which answers with a fresh `audio_url` or NOT_FOUND. Two answers are exceptions to the table, each where HTTP has a status clients act on: a valid `Range` that cannot be satisfied (it starts at or past the end of the file) is HTTP 416 (the range protocol, RFC 9110) with the INVALID_REQUEST body, and, in a deployment that keeps audio in an object store, a store that cannot be reached at that moment is HTTP 503 with `Retry-After` and the INTERNAL_ERROR body (the outage passes; players and proxies retry a 503).
+         *     Every refusal of an audio URL answers **404 NOT_FOUND**, the status the error table of docs/api-rules.md#errors gives that code, and has one remedy: GET the job (its status URL), which answers with a fresh `audio_url`, or NOT_FOUND when the job is gone (then submit the text again). A URL that is malformed or cut short (`expires` or `sig` missing, or not of the form the server issues) says which part is at fault; a URL that is well formed but does not work (its signature tampered with, its expiry passed, a job that does not exist, or audio deleted by retention) answers with the message "This audio URL is not valid or has expired. GET the job again for a fresh audio_url." Why 404 and not 400/401/403: the signed URL is a capability, and an invalid capability names no resource; a client that refetches on 404 recovers from all of them, a truncated URL included. Tampered, expired, unknown and deleted answer alike, so the URL reveals nothing. Two answers are exceptions to the table, each where HTTP has a status clients act on: a valid `Range` that cannot be satisfied (it starts at or past the end of the file) is HTTP 416 (the range protocol, RFC 9110) with the INVALID_REQUEST body, and, in a deployment that keeps audio in an object store, a store that cannot be reached at that moment is HTTP 503 with `Retry-After` and the INTERNAL_ERROR body (the outage passes; players and proxies retry a 503).
          */
         get: operations["downloadAudio"];
         put?: never;
@@ -328,13 +328,13 @@ export interface operations {
                      */
                     "X-Request-Id": string;
                     /**
-                     * @description The policy of the bucket that applies to this request, as in draft-ietf-httpapi-ratelimit-headers-11 (a Structured Fields List): the policy name (`"post"` for POST, `"get"` for GET) with `q` (requests per window) and `w` (the window in seconds), e.g. `"post";q=1;w=60`. Sent whenever the key passed authentication.
-                     * @example "post";q=1;w=60
+                     * @description The policy of the bucket that applies to this request, as in draft-ietf-httpapi-ratelimit-headers-11 (a Structured Fields List): the policy name (`"post"` for POST, `"get"` for GET; `"get"` here) with `q` (requests per window) and `w` (the window in seconds): `"get";q=30;w=60` with the default limits. Sent whenever the key passed authentication.
+                     * @example "get";q=30;w=60
                      */
                     "RateLimit-Policy": string;
                     /**
-                     * @description What is left of that policy, as in draft-ietf-httpapi-ratelimit-headers-11 (a Structured Fields List): the policy name with `r` (requests remaining) and `t` (seconds until the quota is restored), e.g. `"post";r=0;t=60`. Sent whenever the key passed authentication.
-                     * @example "post";r=0;t=60
+                     * @description What is left of that policy, as in draft-ietf-httpapi-ratelimit-headers-11 (a Structured Fields List): the policy name with `r` (requests remaining) and `t` (seconds until the quota is restored), e.g. `"get";r=29;t=60`. Sent whenever the key passed authentication.
+                     * @example "get";r=29;t=60
                      */
                     RateLimit: string;
                     /**
@@ -357,13 +357,13 @@ export interface operations {
                      */
                     "X-Request-Id": string;
                     /**
-                     * @description The policy of the bucket that applies to this request, as in draft-ietf-httpapi-ratelimit-headers-11 (a Structured Fields List): the policy name (`"post"` for POST, `"get"` for GET) with `q` (requests per window) and `w` (the window in seconds), e.g. `"post";q=1;w=60`. Sent whenever the key passed authentication.
-                     * @example "post";q=1;w=60
+                     * @description The policy of the bucket that applies to this request, as in draft-ietf-httpapi-ratelimit-headers-11 (a Structured Fields List): the policy name (`"post"` for POST, `"get"` for GET; `"get"` here) with `q` (requests per window) and `w` (the window in seconds): `"get";q=30;w=60` with the default limits. Sent whenever the key passed authentication.
+                     * @example "get";q=30;w=60
                      */
                     "RateLimit-Policy": string;
                     /**
-                     * @description What is left of that policy, as in draft-ietf-httpapi-ratelimit-headers-11 (a Structured Fields List): the policy name with `r` (requests remaining) and `t` (seconds until the quota is restored), e.g. `"post";r=0;t=60`. Sent whenever the key passed authentication.
-                     * @example "post";r=0;t=60
+                     * @description What is left of that policy, as in draft-ietf-httpapi-ratelimit-headers-11 (a Structured Fields List): the policy name with `r` (requests remaining) and `t` (seconds until the quota is restored), e.g. `"get";r=29;t=60`. Sent whenever the key passed authentication.
+                     * @example "get";r=29;t=60
                      */
                     RateLimit: string;
                     /**
@@ -414,13 +414,13 @@ export interface operations {
                      */
                     "X-Request-Id": string;
                     /**
-                     * @description The policy of the bucket that applies to this request, as in draft-ietf-httpapi-ratelimit-headers-11 (a Structured Fields List): the policy name (`"post"` for POST, `"get"` for GET) with `q` (requests per window) and `w` (the window in seconds), e.g. `"post";q=1;w=60`. Sent whenever the key passed authentication.
-                     * @example "post";q=1;w=60
+                     * @description The policy of the bucket that applies to this request, as in draft-ietf-httpapi-ratelimit-headers-11 (a Structured Fields List): the policy name (`"post"` for POST, `"get"` for GET; `"get"` here) with `q` (requests per window) and `w` (the window in seconds): `"get";q=30;w=60` with the default limits. Sent whenever the key passed authentication.
+                     * @example "get";q=30;w=60
                      */
                     "RateLimit-Policy": string;
                     /**
-                     * @description What is left of that policy, as in draft-ietf-httpapi-ratelimit-headers-11 (a Structured Fields List): the policy name with `r` (requests remaining) and `t` (seconds until the quota is restored), e.g. `"post";r=0;t=60`. Sent whenever the key passed authentication.
-                     * @example "post";r=0;t=60
+                     * @description What is left of that policy, as in draft-ietf-httpapi-ratelimit-headers-11 (a Structured Fields List): the policy name with `r` (requests remaining) and `t` (seconds until the quota is restored), e.g. `"get";r=29;t=60`. Sent whenever the key passed authentication.
+                     * @example "get";r=29;t=60
                      */
                     RateLimit: string;
                     /**
@@ -443,13 +443,13 @@ export interface operations {
                      */
                     "X-Request-Id": string;
                     /**
-                     * @description The policy of the bucket that applies to this request, as in draft-ietf-httpapi-ratelimit-headers-11 (a Structured Fields List): the policy name (`"post"` for POST, `"get"` for GET) with `q` (requests per window) and `w` (the window in seconds), e.g. `"post";q=1;w=60`. Sent whenever the key passed authentication.
-                     * @example "post";q=1;w=60
+                     * @description The policy of the bucket that applies to this request, as in draft-ietf-httpapi-ratelimit-headers-11 (a Structured Fields List): the policy name (`"post"` for POST, `"get"` for GET; `"get"` here) with `q` (requests per window) and `w` (the window in seconds): `"get";q=30;w=60` with the default limits. Sent whenever the key passed authentication.
+                     * @example "get";q=30;w=60
                      */
                     "RateLimit-Policy": string;
                     /**
-                     * @description What is left of that policy, as in draft-ietf-httpapi-ratelimit-headers-11 (a Structured Fields List): the policy name with `r` (requests remaining) and `t` (seconds until the quota is restored), e.g. `"post";r=0;t=60`. Sent whenever the key passed authentication.
-                     * @example "post";r=0;t=60
+                     * @description What is left of that policy, as in draft-ietf-httpapi-ratelimit-headers-11 (a Structured Fields List): the policy name with `r` (requests remaining) and `t` (seconds until the quota is restored), e.g. `"get";r=29;t=60`. Sent whenever the key passed authentication.
+                     * @example "get";r=29;t=60
                      */
                     RateLimit: string;
                     /**
@@ -472,13 +472,13 @@ export interface operations {
                      */
                     "X-Request-Id": string;
                     /**
-                     * @description The policy of the bucket that applies to this request, as in draft-ietf-httpapi-ratelimit-headers-11 (a Structured Fields List): the policy name (`"post"` for POST, `"get"` for GET) with `q` (requests per window) and `w` (the window in seconds), e.g. `"post";q=1;w=60`. Sent whenever the key passed authentication.
-                     * @example "post";q=1;w=60
+                     * @description The policy of the bucket that applies to this request, as in draft-ietf-httpapi-ratelimit-headers-11 (a Structured Fields List): the policy name (`"post"` for POST, `"get"` for GET; `"get"` here) with `q` (requests per window) and `w` (the window in seconds): `"get";q=30;w=60` with the default limits. Sent whenever the key passed authentication.
+                     * @example "get";q=30;w=60
                      */
                     "RateLimit-Policy": string;
                     /**
-                     * @description What is left of that policy, as in draft-ietf-httpapi-ratelimit-headers-11 (a Structured Fields List): the policy name with `r` (requests remaining) and `t` (seconds until the quota is restored), e.g. `"post";r=0;t=60`. Sent whenever the key passed authentication.
-                     * @example "post";r=0;t=60
+                     * @description What is left of that policy, as in draft-ietf-httpapi-ratelimit-headers-11 (a Structured Fields List): the policy name with `r` (requests remaining) and `t` (seconds until the quota is restored), e.g. `"get";r=0;t=12`. On a 429 `r` is 0 and `t` equals Retry-After. Sent whenever the key passed authentication.
+                     * @example "get";r=0;t=12
                      */
                     RateLimit: string;
                     /**
@@ -487,8 +487,8 @@ export interface operations {
                      */
                     "Access-Control-Allow-Origin"?: string;
                     /**
-                     * @description Whole seconds (at least 1) until the bucket admits a request.
-                     * @example 42
+                     * @description Whole seconds (at least 1) until the bucket admits a request: the `t` of `RateLimit`, and the wait the message names.
+                     * @example 12
                      */
                     "Retry-After": string;
                     [name: string]: unknown;
@@ -506,13 +506,13 @@ export interface operations {
                      */
                     "X-Request-Id": string;
                     /**
-                     * @description The policy of the bucket that applies to this request, as in draft-ietf-httpapi-ratelimit-headers-11 (a Structured Fields List): the policy name (`"post"` for POST, `"get"` for GET) with `q` (requests per window) and `w` (the window in seconds), e.g. `"post";q=1;w=60`. Sent whenever the key passed authentication.
-                     * @example "post";q=1;w=60
+                     * @description The policy of the bucket that applies to this request, as in draft-ietf-httpapi-ratelimit-headers-11 (a Structured Fields List): the policy name (`"post"` for POST, `"get"` for GET; `"get"` here) with `q` (requests per window) and `w` (the window in seconds): `"get";q=30;w=60` with the default limits. Sent whenever the key passed authentication.
+                     * @example "get";q=30;w=60
                      */
                     "RateLimit-Policy"?: string;
                     /**
-                     * @description What is left of that policy, as in draft-ietf-httpapi-ratelimit-headers-11 (a Structured Fields List): the policy name with `r` (requests remaining) and `t` (seconds until the quota is restored), e.g. `"post";r=0;t=60`. Sent whenever the key passed authentication.
-                     * @example "post";r=0;t=60
+                     * @description What is left of that policy, as in draft-ietf-httpapi-ratelimit-headers-11 (a Structured Fields List): the policy name with `r` (requests remaining) and `t` (seconds until the quota is restored), e.g. `"get";r=29;t=60`. Sent whenever the key passed authentication.
+                     * @example "get";r=29;t=60
                      */
                     RateLimit?: string;
                     /**
@@ -556,7 +556,7 @@ export interface operations {
                      */
                     "X-Request-Id": string;
                     /**
-                     * @description The policy of the bucket that applies to this request, as in draft-ietf-httpapi-ratelimit-headers-11 (a Structured Fields List): the policy name (`"post"` for POST, `"get"` for GET) with `q` (requests per window) and `w` (the window in seconds), e.g. `"post";q=1;w=60`. Sent whenever the key passed authentication.
+                     * @description The policy of the bucket that applies to this request, as in draft-ietf-httpapi-ratelimit-headers-11 (a Structured Fields List): the policy name (`"post"` for POST, `"get"` for GET; `"post"` here) with `q` (requests per window) and `w` (the window in seconds): `"post";q=1;w=60` with the default limits. Sent whenever the key passed authentication.
                      * @example "post";q=1;w=60
                      */
                     "RateLimit-Policy": string;
@@ -590,7 +590,7 @@ export interface operations {
                      */
                     "X-Request-Id": string;
                     /**
-                     * @description The policy of the bucket that applies to this request, as in draft-ietf-httpapi-ratelimit-headers-11 (a Structured Fields List): the policy name (`"post"` for POST, `"get"` for GET) with `q` (requests per window) and `w` (the window in seconds), e.g. `"post";q=1;w=60`. Sent whenever the key passed authentication.
+                     * @description The policy of the bucket that applies to this request, as in draft-ietf-httpapi-ratelimit-headers-11 (a Structured Fields List): the policy name (`"post"` for POST, `"get"` for GET; `"post"` here) with `q` (requests per window) and `w` (the window in seconds): `"post";q=1;w=60` with the default limits. Sent whenever the key passed authentication.
                      * @example "post";q=1;w=60
                      */
                     "RateLimit-Policy": string;
@@ -628,7 +628,7 @@ export interface operations {
                      */
                     "X-Request-Id": string;
                     /**
-                     * @description The policy of the bucket that applies to this request, as in draft-ietf-httpapi-ratelimit-headers-11 (a Structured Fields List): the policy name (`"post"` for POST, `"get"` for GET) with `q` (requests per window) and `w` (the window in seconds), e.g. `"post";q=1;w=60`. Sent whenever the key passed authentication.
+                     * @description The policy of the bucket that applies to this request, as in draft-ietf-httpapi-ratelimit-headers-11 (a Structured Fields List): the policy name (`"post"` for POST, `"get"` for GET; `"post"` here) with `q` (requests per window) and `w` (the window in seconds): `"post";q=1;w=60` with the default limits. Sent whenever the key passed authentication.
                      * @example "post";q=1;w=60
                      */
                     "RateLimit-Policy": string;
@@ -687,7 +687,7 @@ export interface operations {
                      */
                     "X-Request-Id": string;
                     /**
-                     * @description The policy of the bucket that applies to this request, as in draft-ietf-httpapi-ratelimit-headers-11 (a Structured Fields List): the policy name (`"post"` for POST, `"get"` for GET) with `q` (requests per window) and `w` (the window in seconds), e.g. `"post";q=1;w=60`. Sent whenever the key passed authentication.
+                     * @description The policy of the bucket that applies to this request, as in draft-ietf-httpapi-ratelimit-headers-11 (a Structured Fields List): the policy name (`"post"` for POST, `"get"` for GET; `"post"` here) with `q` (requests per window) and `w` (the window in seconds): `"post";q=1;w=60` with the default limits. Sent whenever the key passed authentication.
                      * @example "post";q=1;w=60
                      */
                     "RateLimit-Policy": string;
@@ -716,13 +716,13 @@ export interface operations {
                      */
                     "X-Request-Id": string;
                     /**
-                     * @description The policy of the bucket that applies to this request, as in draft-ietf-httpapi-ratelimit-headers-11 (a Structured Fields List): the policy name (`"post"` for POST, `"get"` for GET) with `q` (requests per window) and `w` (the window in seconds), e.g. `"post";q=1;w=60`. Sent whenever the key passed authentication.
+                     * @description The policy of the bucket that applies to this request, as in draft-ietf-httpapi-ratelimit-headers-11 (a Structured Fields List): the policy name (`"post"` for POST, `"get"` for GET; `"post"` here) with `q` (requests per window) and `w` (the window in seconds): `"post";q=1;w=60` with the default limits. Sent whenever the key passed authentication.
                      * @example "post";q=1;w=60
                      */
                     "RateLimit-Policy": string;
                     /**
-                     * @description What is left of that policy, as in draft-ietf-httpapi-ratelimit-headers-11 (a Structured Fields List): the policy name with `r` (requests remaining) and `t` (seconds until the quota is restored), e.g. `"post";r=0;t=60`. Sent whenever the key passed authentication.
-                     * @example "post";r=0;t=60
+                     * @description What is left of that policy, as in draft-ietf-httpapi-ratelimit-headers-11 (a Structured Fields List): the policy name with `r` (requests remaining) and `t` (seconds until the quota is restored), e.g. `"post";r=0;t=42`. On a 429 `r` is 0 and `t` equals Retry-After. Sent whenever the key passed authentication.
+                     * @example "post";r=0;t=42
                      */
                     RateLimit: string;
                     /**
@@ -731,7 +731,7 @@ export interface operations {
                      */
                     "Access-Control-Allow-Origin"?: string;
                     /**
-                     * @description Whole seconds (at least 1) until the bucket admits a request.
+                     * @description Whole seconds (at least 1) until the bucket admits a request: the `t` of `RateLimit`, and the wait the message names.
                      * @example 42
                      */
                     "Retry-After": string;
@@ -750,7 +750,7 @@ export interface operations {
                      */
                     "X-Request-Id": string;
                     /**
-                     * @description The policy of the bucket that applies to this request, as in draft-ietf-httpapi-ratelimit-headers-11 (a Structured Fields List): the policy name (`"post"` for POST, `"get"` for GET) with `q` (requests per window) and `w` (the window in seconds), e.g. `"post";q=1;w=60`. Sent whenever the key passed authentication.
+                     * @description The policy of the bucket that applies to this request, as in draft-ietf-httpapi-ratelimit-headers-11 (a Structured Fields List): the policy name (`"post"` for POST, `"get"` for GET; `"post"` here) with `q` (requests per window) and `w` (the window in seconds): `"post";q=1;w=60` with the default limits. Sent whenever the key passed authentication.
                      * @example "post";q=1;w=60
                      */
                     "RateLimit-Policy"?: string;
@@ -779,7 +779,7 @@ export interface operations {
                      */
                     "X-Request-Id": string;
                     /**
-                     * @description The policy of the bucket that applies to this request, as in draft-ietf-httpapi-ratelimit-headers-11 (a Structured Fields List): the policy name (`"post"` for POST, `"get"` for GET) with `q` (requests per window) and `w` (the window in seconds), e.g. `"post";q=1;w=60`. Sent whenever the key passed authentication.
+                     * @description The policy of the bucket that applies to this request, as in draft-ietf-httpapi-ratelimit-headers-11 (a Structured Fields List): the policy name (`"post"` for POST, `"get"` for GET; `"post"` here) with `q` (requests per window) and `w` (the window in seconds): `"post";q=1;w=60` with the default limits. Sent whenever the key passed authentication.
                      * @example "post";q=1;w=60
                      */
                     "RateLimit-Policy": string;
@@ -880,26 +880,7 @@ export interface operations {
                     "audio/mpeg": string;
                 };
             };
-            /** @description `INVALID_REQUEST`: the URL is malformed: `expires` or `sig` is missing, or not of the form the server issues (Unix seconds; a 43-character base64url signature). Use `audio_url` exactly as given, or GET the job again for a fresh one. (A well-formed URL that does not verify is 404.) */
-            400: {
-                headers: {
-                    /**
-                     * @description The request id, as in meta.request_id.
-                     * @example c4d5e6f7-a8b9-4c0d-9e1f-2a3b4c5d6e7f
-                     */
-                    "X-Request-Id": string;
-                    /**
-                     * @description The request’s Origin, when it is the first-party origin or a preview origin; absent otherwise.
-                     * @example https://app.example.com
-                     */
-                    "Access-Control-Allow-Origin"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description `NOT_FOUND`: the URL is not valid (tampered signature, passed expiry, malformed file name) or the audio no longer exists. GET the job again for a fresh `audio_url`. */
+            /** @description `NOT_FOUND`: the URL does not work, whatever the reason: malformed or cut short (`expires` or `sig` missing, or not of the issued form: Unix seconds of 1 to 12 digits, a 43-character base64url signature; the message names the part), or well formed but not valid (tampered signature, passed expiry, malformed file name, a job that does not exist, audio deleted by retention; one message for all). GET the job again for a fresh `audio_url`; if that answers NOT_FOUND too, the job is gone: submit the text again. */
             404: {
                 headers: {
                     /**

@@ -173,7 +173,11 @@ export function rateLimitedMessage(method: 'GET' | 'POST', limit: number, window
   return `Too many ${method} requests for this API key (${limit} per ${windowSeconds} s). Wait ${waitSeconds} seconds (Retry-After).`;
 }
 
-/** A malformed audio URL (its query, not its signature's validity: that is 404). */
+/**
+ * A malformed or cut-short audio URL: `expires` or `sig` missing or not of the issued form. Answered
+ * 404 NOT_FOUND like every other refusal of an audio URL (docs/api-rules.md#audio-urls), with this
+ * message naming the part at fault.
+ */
 export function audioUrlMessage(problems: { expires?: unknown; sig?: unknown }): string {
   const parts: string[] = [];
   if ('expires' in problems) {
@@ -182,7 +186,7 @@ export function audioUrlMessage(problems: { expires?: unknown; sig?: unknown }):
   if ('sig' in problems) {
     parts.push(problems.sig === undefined ? 'its sig parameter is missing' : 'sig must be the 43-character base64url signature it was issued with');
   }
-  return `This audio URL is malformed: ${parts.join(', and ') || 'its query is not the one it was issued with'}. Use audio_url exactly as the job's answer gave it, or GET the job again for a fresh one.`;
+  return `This audio URL is malformed: ${parts.join(', and ') || 'its query is not the one it was issued with'}. Use audio_url exactly as the job's answer gave it, or GET the job again for a fresh audio_url.`;
 }
 
 export const MALFORMED_JSON_MESSAGE = 'The request body is not valid JSON: send a JSON object such as {"text": "Hello."}.';

@@ -260,9 +260,9 @@ export const getAudioRoute = createRoute({
   tags: ['Audio'],
   description:
     'The `audio_url` of a completed job points here. The signed query (HMAC-SHA256 over the job id and expiry) is the capability: no Authorization header. Supports one byte range (`Range: bytes=…`, answered 206); a `Range` that is not one valid byte range (another unit, several ranges, or a malformed one such as `bytes=100-50`) is ignored and the whole file sent with 200 (RFC 9110 §14.2). Download immediately after completion.\n\n' +
-    'A URL that is not valid — its signature tampered with, its expiry passed, or its audio deleted — answers **404 NOT_FOUND**, the status the error table of docs/api-rules.md#errors gives that code, with the message "' +
+    'Every refusal of an audio URL answers **404 NOT_FOUND**, the status the error table of docs/api-rules.md#errors gives that code, and has one remedy: GET the job (its status URL), which answers with a fresh `audio_url`, or NOT_FOUND when the job is gone (then submit the text again). A URL that is malformed or cut short (`expires` or `sig` missing, or not of the form the server issues) says which part is at fault; a URL that is well formed but does not work (its signature tampered with, its expiry passed, a job that does not exist, or audio deleted by retention) answers with the message "' +
     AUDIO_URL_INVALID_MESSAGE +
-    '" Why 404 and not 401/403: the signed URL is a capability, and an invalid capability names no resource; tampered, expired and deleted audio answer alike, so the URL reveals nothing, and the remedy is the same for all — GET the job, which answers with a fresh `audio_url` or NOT_FOUND. Two answers are exceptions to the table, each where HTTP has a status clients act on: a valid `Range` that cannot be satisfied (it starts at or past the end of the file) is HTTP 416 (the range protocol, RFC 9110) with the INVALID_REQUEST body, and, in a deployment that keeps audio in an object store, a store that cannot be reached at that moment is HTTP 503 with `Retry-After` and the INTERNAL_ERROR body (the outage passes; players and proxies retry a 503).',
+    '" Why 404 and not 400/401/403: the signed URL is a capability, and an invalid capability names no resource; a client that refetches on 404 recovers from all of them, a truncated URL included. Tampered, expired, unknown and deleted answer alike, so the URL reveals nothing. Two answers are exceptions to the table, each where HTTP has a status clients act on: a valid `Range` that cannot be satisfied (it starts at or past the end of the file) is HTTP 416 (the range protocol, RFC 9110) with the INVALID_REQUEST body, and, in a deployment that keeps audio in an object store, a store that cannot be reached at that moment is HTTP 503 with `Retry-After` and the INTERNAL_ERROR body (the outage passes; players and proxies retry a 503).',
   security: [],
   request: { params: AudioPathParams, query: AudioQuery },
   responses: {
@@ -285,18 +285,18 @@ export const getAudioRoute = createRoute({
       },
       content: { 'audio/mpeg': { schema: z.string().openapi({ format: 'binary', maxLength: 2_147_483_647 }) } },
     },
-    400: {
-      ...publicError(['INVALID_REQUEST'], {}, { INVALID_REQUEST: audioUrlMessage({ sig: 'Jm3cV0Hk8G5wq0n1d3bX' }) }),
-      description:
-        '`INVALID_REQUEST`: the URL is malformed: `expires` or `sig` is missing, or not of the form the server issues (Unix seconds; a 43-character base64url signature). Use `audio_url` exactly as given, or GET the job again for a fresh one. (A well-formed URL that does not verify is 404.)',
-    },
     404: {
-      description: '`NOT_FOUND`: the URL is not valid (tampered signature, passed expiry, malformed file name) or the audio no longer exists. GET the job again for a fresh `audio_url`.',
+      description:
+        '`NOT_FOUND`: the URL does not work, whatever the reason: malformed or cut short (`expires` or `sig` missing, or not of the issued form: Unix seconds of 1 to 12 digits, a 43-character base64url signature; the message names the part), or well formed but not valid (tampered signature, passed expiry, malformed file name, a job that does not exist, audio deleted by retention; one message for all). GET the job again for a fresh `audio_url`; if that answers NOT_FOUND too, the job is gone: submit the text again.',
       headers: publicHeaders,
       content: json(ErrorBody, {
         invalid_audio_url: {
-          summary: 'Tampered, expired or deleted: all answer alike',
+          summary: 'Tampered, expired, unknown or deleted: all answer alike',
           value: { ...errorExamples(['NOT_FOUND']).not_found!.value, error: { code: 'NOT_FOUND', message: AUDIO_URL_INVALID_MESSAGE } },
+        },
+        malformed_audio_url: {
+          summary: 'Malformed or cut short (here a sig cut short): the message names the part at fault',
+          value: { ...errorExamples(['NOT_FOUND']).not_found!.value, error: { code: 'NOT_FOUND', message: audioUrlMessage({ sig: 'Jm3cV0Hk8G5wq0n1d3bX' }) } },
         },
       }),
     },

@@ -1,6 +1,7 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { AUDIO_STORE_RETRY_AFTER_SECONDS, AUDIO_STORE_UNREACHABLE_MESSAGE, AUDIO_URL_INVALID_MESSAGE } from '../../../contract/errors.js';
 import { AUDIO_PATH_PREFIX } from '../../../contract/limits.js';
+import { audioUrlMessage } from '../../../contract/messages.js';
 import { getAudioRoute } from '../../../contract/routes.js';
 import { AudioPathParams } from '../../../contract/schemas.js';
 import { ApiError } from '../../domain/errors.js';
@@ -37,9 +38,10 @@ async function fromStore<T>(run: () => Promise<T>): Promise<T> {
 }
 
 /**
- * GET /v1/audio/{job_id}.mp3: the signed URL is the capability (no Authorization header). A tampered or
- * expired signature, and audio that no longer exists, answer alike: 404 NOT_FOUND, the status the
- * error table gives that code (docs/api-rules.md#audio-urls). The file streams from the audio storage,
+ * GET /v1/audio/{job_id}.mp3: the signed URL is the capability (no Authorization header). Every refusal
+ * of a URL is 404 NOT_FOUND, the status the error table gives that code, with one remedy: GET the job
+ * for a fresh audio_url (docs/api-rules.md#audio-urls). A tampered or expired signature, an unknown
+ * job and audio that no longer exists answer alike; a malformed or cut-short query names its fault. The file streams from the audio storage,
  * one byte range at most.
  */
 export function registerAudioRoutes(app: OpenAPIHono<AppEnv>, deps: AudioRouteDeps): void {
@@ -49,7 +51,9 @@ export function registerAudioRoutes(app: OpenAPIHono<AppEnv>, deps: AudioRouteDe
   // the document keeps the contract's route (registered as it is), the handler its response types.
   app.openAPIRegistry.registerPath(getAudioRoute);
   const routed = { ...getAudioRoute, path: `${AUDIO_PATH_PREFIX}{file}`, hide: true, request: { query: getAudioRoute.request.query } };
-  app.openapi(routed, async (c) => {
+  app.openapi(
+    routed,
+    async (c) => {
     const file = /^(.+)\.mp3$/.exec(c.req.param('file') ?? '');
     const parsed = file ? AudioPathParams.safeParse({ job_id: file[1] }) : undefined;
     if (!parsed?.success) throw new ApiError('NOT_FOUND', AUDIO_URL_INVALID_MESSAGE);
@@ -79,7 +83,21 @@ export function registerAudioRoutes(app: OpenAPIHono<AppEnv>, deps: AudioRouteDe
     if (!stream) throw new ApiError('NOT_FOUND', AUDIO_URL_INVALID_MESSAGE);
     const failed = 'audio store failed during a download; the connection was closed short of Content-Length';
     return c.body(guardedStream(c, stream, log, failed, { job_id: jobId }), status);
-  });
+    },
+    // A malformed or cut-short query (expires or sig missing, or not of the issued form) is refused
+    // like every other audio URL that does not work: 404 NOT_FOUND, whose remedy (GET the job for a
+    // fresh audio_url) is the same; the message names the part at fault.
+    (result) => {
+      if (result.success) return undefined;
+      const query = (result as { data?: Record<string, unknown> }).data ?? {};
+      const faults: { expires?: unknown; sig?: unknown } = {};
+      for (const issue of result.error.issues) {
+        const field = issue.path[0];
+        if (field === 'expires' || field === 'sig') faults[field] = query[field];
+      }
+      throw new ApiError('NOT_FOUND', audioUrlMessage(faults));
+    },
+  );
   answerOtherMethods(app, `${AUDIO_PATH_PREFIX}:file`, ['GET', 'HEAD']);
 }
 
