@@ -2,6 +2,7 @@ import type { Rule } from './rule.js';
 import { profilesOf } from './rule.js';
 import { acceptanceRules } from './rules/acceptance.js';
 import { audioRules } from './rules/audio.js';
+import { audioRefusalRules } from './rules/audio-refusals.js';
 import { authRules } from './rules/auth.js';
 import { corsRules } from './rules/cors.js';
 import { errorRules } from './rules/errors.js';
@@ -29,6 +30,7 @@ export const CATALOG: readonly Rule[] = [
   ...usageRules,
   ...jobRules,
   ...audioRules,
+  ...audioRefusalRules,
   ...authRules,
   ...notFoundRules,
   ...legacyRules,

@@ -395,6 +395,26 @@ export const FAULTS = {
       return setJson(a, json);
     },
   },
+  'audio-malformed-as-400': {
+    description: 'answers a malformed or cut-short audio URL with 400 INVALID_REQUEST, where the docs say 404 NOT_FOUND (a client that refetches on 404 never recovers)',
+    rules: ['audio-url.malformed', 'audio-url.cut-short'],
+    refuse: (s) => {
+      const query = new URLSearchParams(s.query);
+      const wellFormed = /^\d{1,12}$/.test(query.get('expires') ?? '') && /^[A-Za-z0-9_-]{43}$/.test(query.get('sig') ?? '');
+      return isAudio(s) && !wellFormed ? errorAnswer(400, 'INVALID_REQUEST', 'This audio URL is malformed.') : undefined;
+    },
+  },
+  'audio-tampered-as-500': {
+    description: 'answers an audio URL of the issued form whose signature does not match with 500 INTERNAL_ERROR',
+    rules: ['audio-url.not-valid-alike'],
+    change: (s, a, json) => {
+      const query = new URLSearchParams(s.query);
+      const wellFormed = /^\d{1,12}$/.test(query.get('expires') ?? '') && /^[A-Za-z0-9_-]{43}$/.test(query.get('sig') ?? '');
+      if (!isAudio(s) || !wellFormed || a.status !== 404 || json?.error?.code !== 'NOT_FOUND') return false;
+      Object.assign(a, errorAnswer(500, 'INTERNAL_ERROR', 'Internal server error. Retry with backoff.'));
+      return true;
+    },
+  },
   'range-ignored': {
     description: 'ignores Range and answers the whole file with 200',
     rules: ['audio.range'],
