@@ -26,6 +26,11 @@ export const MAGIC_INPUTS: readonly MagicInput[] = [
     effect: 'Fails with INTERNAL_ERROR (500) after <percent> (0-99, default 50) of its progress; nothing is charged. Combines with sandbox:async like provider_error.',
   },
   {
+    marker: '(several markers)',
+    effect:
+      'Combine as one timing and at most one failure. Timing: sandbox:async=<seconds> wins over sandbox:inline, in any order; of several markers of one kind, the last valid one counts. Failure: the last valid failure marker counts (sandbox:provider_error or sandbox:internal_error), and it applies to that timing: with sandbox:async=<seconds> the POST answers 202 and the job fails at <percent> of those seconds (sandbox:async=5 sandbox:provider_error fails 2.5 sandbox seconds after submission); with sandbox:inline it fails inline, and without a timing marker as the estimate of the text says (inline when it fits the inline wait, otherwise at that share of its estimated time). A marker whose value is out of range is ignored, as if absent.',
+  },
+  {
     marker: '(no marker)',
     effect:
       "The reference server's behaviour by estimate: a text whose estimated synthesis time fits the inline wait completes inline; a longer one answers 202 and takes its estimated time on the sandbox clock.",
