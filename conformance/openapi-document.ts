@@ -31,6 +31,8 @@ export class OpenApiDocument {
   readonly operations: Operation[];
   private readonly ajv: Ajv2020;
   private readonly validators = new Map<string, ValidateFunction>();
+  /** Compiled validators by schema text: the document repeats schemas (one error body, one X-Request-Id under every status). */
+  private readonly bySchema = new Map<string, ValidateFunction>();
 
   constructor(readonly document: Json) {
     // strict off: the document carries OpenAPI keywords (example, discriminator) that are not JSON Schema.
@@ -74,19 +76,45 @@ export class OpenApiDocument {
 
   /** Errors of `value` against a component schema, e.g. `Error`; empty when valid. */
   validateComponent(name: string, value: unknown): string[] {
-    return this.run(`component:${name}`, { $ref: `${DOC_ID}#/components/schemas/${name}` }, value);
+    return this.run(`component:${name}`, () => ({ $ref: `${DOC_ID}#/components/schemas/${name}` }), value);
   }
 
   validateSchema(cacheKey: string, schema: Json, value: unknown): string[] {
-    return this.run(cacheKey, rebase(schema), value);
+    // Rebased only when first compiled: an answer checked later costs the validation alone.
+    return this.run(cacheKey, () => rebase(schema), value);
   }
 
-  private run(cacheKey: string, schema: Json, value: unknown): string[] {
+  /**
+   * Compiles now the validator of every JSON response body and every response header the document
+   * declares (each is otherwise compiled when first used), so that no answer checked later waits for one.
+   */
+  compileAll(): void {
+    for (const operation of this.operations) {
+      for (const [status, declared] of Object.entries<Json>(operation.definition.responses ?? {})) {
+        for (const [mediaType, media] of Object.entries<Json>(declared.content ?? {})) {
+          if (mediaType.endsWith('json')) this.validator(`${operation.operationId}:${status}:${mediaType}`, () => rebase(media.schema ?? {}));
+        }
+        for (const [name, spec] of Object.entries<Json>(declared.headers ?? {})) {
+          this.validator(`${operation.operationId}:${status}:header:${name}`, () => rebase(spec.schema ?? {}));
+        }
+      }
+    }
+  }
+
+  private validator(cacheKey: string, schema: () => Json): ValidateFunction {
     let validate = this.validators.get(cacheKey);
     if (!validate) {
-      validate = this.ajv.compile(schema);
+      const source = schema();
+      const text = JSON.stringify(source);
+      validate = this.bySchema.get(text) ?? this.ajv.compile(source);
+      this.bySchema.set(text, validate);
       this.validators.set(cacheKey, validate);
     }
+    return validate;
+  }
+
+  private run(cacheKey: string, schema: () => Json, value: unknown): string[] {
+    const validate = this.validator(cacheKey, schema);
     if (validate(value)) return [];
     return (validate.errors ?? []).map((e) => `${e.instancePath || '(body)'} ${e.message ?? 'is invalid'}${e.params && 'allowedValues' in e.params ? ` (${JSON.stringify(e.params.allowedValues)})` : ''}`);
   }
@@ -101,6 +129,15 @@ export class OpenApiDocument {
     if (!response) return [];
     const { operation } = this.match(exchange.request.method, pathname);
     if (!operation) return [];
+    return this.checkAnswer(operation, response);
+  }
+
+  /**
+   * Checks one answer against a given operation (checkResponse, for an answer that is not an
+   * Exchange: the sandbox checks its own). `headers` by lower-case name; `json` the parsed body, when
+   * the media type is JSON and it parsed.
+   */
+  checkAnswer(operation: Operation, response: { status: number; headers: Record<string, string>; contentType: string; json?: unknown }): string[] {
     const where = `${operation.operationId} ${response.status}`;
     const declared = operation.definition.responses?.[String(response.status)] ?? operation.definition.responses?.default;
     if (!declared) {
@@ -117,7 +154,7 @@ export class OpenApiDocument {
         if (response.json === undefined) violations.push(`${where}: body is not valid JSON`);
         else {
           for (const e of this.validateSchema(`${operation.operationId}:${response.status}:${mediaType}`, media.schema ?? {}, response.json)) {
-            violations.push(`${where}: body ${e}`);
+            violations.push(`${where}: body ${e.replace(/^\(body\) /, '')}`);
           }
         }
       }
