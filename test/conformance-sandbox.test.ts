@@ -12,8 +12,9 @@ import { ROOT, removeDir } from './helpers/server.js';
  * them: `agent-tts-sandbox --out <file>`, then `agent-tts-conformance --strict --fixtures <file>`.
  * The fixtures carry the sandbox's test clock (the suite moves it instead of waiting out rate-limit
  * windows, Retry-After and polls) and texts that provoke a 202, a provider error and an internal
- * error on demand, so every rule runs to a verdict: 0 skipped, 0 failed. The run's duration is printed
- * (conformance/README.md quotes it), not asserted.
+ * error on demand, so every rule runs to a verdict: 0 skipped, 0 failed. The sandbox runs with
+ * --validate-responses: each of its answers the suite provoked is also checked against the OpenAPI
+ * document, and none may break it. The run's duration is printed (conformance/README.md quotes it), not asserted.
  */
 const conformance = (args: string[]) => runConformanceCli(args, {}, 'bin/agent-tts-conformance.js');
 
@@ -27,7 +28,7 @@ describe('conformance: the sandbox passes every rule, with --strict, on its test
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'conformance-sandbox-'));
     fixturesPath = join(dir, 'fixtures.json');
-    sandbox = spawn(process.execPath, [join(ROOT, 'bin/agent-tts-sandbox.js'), '--out', fixturesPath], { stdio: ['ignore', 'pipe', 'pipe'] });
+    sandbox = spawn(process.execPath, [join(ROOT, 'bin/agent-tts-sandbox.js'), '--out', fixturesPath, '--validate-responses'], { stdio: ['ignore', 'pipe', 'pipe'] });
     await new Promise<void>((resolve, reject) => {
       const seen = (chunk: Buffer) => {
         output += chunk;
@@ -59,12 +60,22 @@ describe('conformance: the sandbox passes every rule, with --strict, on its test
     expect(run.code, run.stdout + run.stderr).toBe(0);
   });
 
+  it('sends no answer that breaks the OpenAPI document (--validate-responses): none flagged in the journal, none logged', async () => {
+    expect(output).toContain('Answers are checked against the OpenAPI document (--validate-responses)');
+    const { base_url } = JSON.parse(await readFile(fixturesPath, 'utf8'));
+    const journal = (await (await fetch(`${base_url}/sandbox/requests/flags`)).json()) as { flags: { code: string; message: string }[] };
+    expect(journal.flags.filter((f) => f.code === 'RESPONSE_VIOLATES_DOCUMENT')).toEqual([]);
+    // The journal keeps the last 1,000 requests; the log (the sandbox's stdout) has every violation of the run.
+    expect(output).not.toContain('answer violates the OpenAPI document');
+  });
+
   it('lets time pass on the test clock, and provokes the outcomes the fixtures name', () => {
     expect(run.results.clock.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/sandbox\/clock$/);
     // Two windows at least: a retry after Retry-After, and a second job on one account.
     expect(run.results.clock.advanced_seconds).toBeGreaterThanOrEqual(60);
     expect(run.stdout).toContain(`time passed on the test clock ${run.results.clock.url}`);
     const byLabel = (label: string) => run.results.exchanges.filter((e: { label?: string }) => e.label === label);
+    expect(byLabel('submit the text of outcomes.inline_text').map((e: { response: { status: number } }) => e.response.status)).toEqual([200]);
     expect(byLabel('submit the text of outcomes.async_text').map((e: { response: { status: number } }) => e.response.status)).toEqual([202]);
     expect(byLabel('submit the text of outcomes.provider_error_text').map((e: { response: { status: number } }) => e.response.status)).toEqual([502]);
     expect(byLabel('the text of outcomes.internal_error_text').map((e: { response: { status: number } }) => e.response.status)).toEqual([500]);

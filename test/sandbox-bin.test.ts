@@ -15,9 +15,9 @@ afterAll(() => {
 });
 
 /** Starts the bin and resolves with what it printed once it says it has started (`stderr()`: what it wrote there so far). */
-function start(args: string[]): Promise<{ child: ChildProcess; stdout: string; stderr: () => string }> {
+function start(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<{ child: ChildProcess; stdout: string; stderr: () => string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env });
     children.push(child);
     let stdout = '';
     let stderr = '';
@@ -133,6 +133,65 @@ describe('agent-tts-sandbox (the bin)', () => {
     expect(text).toMatch(/--allow-remote +listen on a --host that is not a loopback address/);
     expect(text).toContain('a loopback address (127.x.y.z, ::1,\n                  localhost) unless --allow-remote is given');
   }, 60_000);
+
+  it('reads settings from the environment and from flags named after them (the flag wins), and warns of those that do not apply', async () => {
+    const env = { ...process.env, RATE_POST_LIMIT: '2', PLAN_MINUTES_FREE: '9', REDIS_URL: 'redis://user:hunter2@127.0.0.1:6379' };
+    const { child, stdout, stderr } = await start(['--public-base-url', 'http://proxy.test:8443', '--plan-minutes-free', '4'], env);
+    expect(stdout).toMatch(/^agent-tts sandbox on http:\/\/proxy\.test:8443 \(voice catalog on http:\/\/127\.0\.0\.1:\d+\)$/m);
+    const own = /^Listening on 127\.0\.0\.1:\d+, reachable at (http:\/\/127\.0\.0\.1:\d+)$/m.exec(stdout)?.[1];
+    expect(own).toBeDefined();
+    expect(stdout).toContain('Settings: RATE_POST_LIMIT=2 (environment), PLAN_MINUTES_FREE=4 (--plan-minutes-free), PUBLIC_BASE_URL=http://proxy.test:8443 (--public-base-url)');
+    for (let i = 0; i < 50 && !stderr().includes('\n'); i++) await new Promise((r) => setTimeout(r, 20));
+    expect(stderr()).toBe(
+      'agent-tts-sandbox: warning: REDIS_URL is set in the environment but does not apply to the sandbox (the distributed mode’s; the sandbox’s store, queue and rate limiter are in-process): ignored.\n',
+    );
+    const keys = ((await (await fetch(`${own}/sandbox`)).json()) as { keys: Record<string, string> }).keys;
+    const post = () =>
+      fetch(`${own}/v1/agent-tts`, { method: 'POST', headers: { Authorization: `Bearer ${keys.active_free}`, 'Content-Type': 'application/json' }, body: '{"text": "Hi."}' });
+    const first = (await (await post()).json()) as { audio_url: string; billing: { monthly_minutes_limit: number } };
+    expect(first.audio_url).toMatch(/^http:\/\/proxy\.test:8443\/v1\/audio\//);
+    expect(first.billing.monthly_minutes_limit).toBe(4);
+    expect((await post()).status).toBe(200);
+    expect((await post()).status).toBe(429);
+    const closed = new Promise((resolve) => child.once('close', resolve));
+    child.kill('SIGTERM');
+    expect(await closed).toBe(0);
+  }, 60_000);
+
+  it('refuses a bad setting with exit code 2, naming the flag or the variable and what is allowed', async () => {
+    const run = async (args: string[], env: NodeJS.ProcessEnv = process.env) => {
+      const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env });
+      let stderr = '';
+      child.stderr.on('data', (d) => (stderr += d));
+      const code = await new Promise((resolve) => child.on('close', resolve));
+      return { code, stderr };
+    };
+    expect(await run(['--rate-post-limit', '0'])).toEqual({
+      code: 2,
+      stderr: 'agent-tts-sandbox: Invalid configuration:\n  --rate-post-limit (RATE_POST_LIMIT): Too small: expected number to be >=1\n',
+    });
+    expect(await run([], { ...process.env, PUBLIC_BASE_URL: 'https://proxy.test/?x=1' })).toEqual({
+      code: 2,
+      stderr: 'agent-tts-sandbox: Invalid configuration:\n  PUBLIC_BASE_URL: must not have a query (?…) or fragment (#…): paths are appended to it\n',
+    });
+    expect(await run([], { ...process.env, PORT: 'eighty' })).toEqual({ code: 2, stderr: 'agent-tts-sandbox: PORT: expected a port 0-65535, got "eighty"\n' });
+    expect(await run(['--redis-url', 'redis://127.0.0.1'])).toEqual({
+      code: 2,
+      stderr:
+        'agent-tts-sandbox: --redis-url: REDIS_URL does not apply to the sandbox (the distributed mode’s; the sandbox’s store, queue and rate limiter are in-process). Its settings are listed by --help.\n',
+    });
+  }, 30_000);
+
+  it('lists its settings and --validate-responses in --help', async () => {
+    const help = spawn(process.execPath, [BIN, '--help'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let text = '';
+    help.stdout.on('data', (d) => (text += d));
+    expect(await new Promise((resolve) => help.on('close', resolve))).toBe(0);
+    expect(text).toMatch(/^ {2}--public-base-url <url> +PUBLIC_BASE_URL \(default the API listener\): origin clients reach the API on/m);
+    expect(text).toMatch(/^ {2}--rate-post-limit <n> +RATE_POST_LIMIT \(default 1\): POSTs per key per window$/m);
+    expect(text).toMatch(/^ {2}--plan-minutes-ultimate <min> +PLAN_MINUTES_ULTIMATE \(default 3000\)/m);
+    expect(text).toContain('  --validate-responses\n');
+  }, 30_000);
 
   it('refuses a bad --port with exit code 2', async () => {
     const child = spawn(process.execPath, [BIN, '--port', 'x'], { stdio: ['ignore', 'pipe', 'pipe'] });

@@ -2,13 +2,22 @@ import { isIPv6 } from 'node:net';
 import { parseArgs } from 'node:util';
 import { API_PATH } from '../contract/limits.js';
 import { ConfigError } from '../server/config.js';
+import { redactText } from '../server/redact.js';
 import { writeFixtures } from '../server/seed.js';
 import { renameOldFlags } from '../flag-names.js';
 import { SANDBOX_HEADER, isLoopbackHost, startSandbox } from './index.js';
+import { SANDBOX_SETTINGS, flagOf, notForTheSandbox, parsePort, settingsFromEnvironment } from './settings.js';
+
+/** The settings after the listeners', one a line: `  --rate-post-limit <n>   RATE_POST_LIMIT, default 1: …`. */
+const SETTINGS_HELP = SANDBOX_SETTINGS.filter((s) => !['HOST', 'PORT', 'VOICES_PORT'].includes(s.name))
+  .map((s) => `  ${`--${flagOf(s.name)} ${s.value}`.padEnd(36)}${s.name} (default ${s.default}): ${s.meaning}`)
+  .join('\n');
 
 const HELP = `agent-tts-sandbox: a stateful sandbox of the agent-tts API for client authors (not a deployment).
 
 Usage: agent-tts-sandbox [--host 127.0.0.1] [--port 0] [--voices-port 0] [--out <file>]
+                         [--public-base-url <url>] [--rate-post-limit <n>] [--<setting> <value>…]
+                         [--validate-responses]
 
   --host          address to listen on (default 127.0.0.1); a loopback address (127.x.y.z, ::1,
                   localhost) unless --allow-remote is given
@@ -21,6 +30,20 @@ Usage: agent-tts-sandbox [--host 127.0.0.1] [--port 0] [--voices-port 0] [--out 
                   there, e.g. .agent-tts/fixtures.sandbox.json (its directory is created; the file
                   holds test keys, mode 0600), with "clock": the suite advances the sandbox clock
                   instead of sleeping. Formerly --fixtures, still read with a notice
+  --validate-responses
+                  check every answer to an operation of the OpenAPI document (POST/GET /v1/agent-tts,
+                  audio URLs, the voice catalog; not /sandbox/*) against openapi/openapi.json. A
+                  violation is flagged RESPONSE_VIOLATES_DOCUMENT in the journal (GET
+                  /sandbox/requests/flags) and logged as an error line on stdout; the answer goes
+                  out unchanged
+
+Settings: the reference server's configuration variables that apply to the sandbox, read from the
+environment (RATE_POST_LIMIT=10 agent-tts-sandbox) or given as a flag named after the variable (the
+flag wins), checked as the server checks them; a bad value exits 2 saying what is allowed. --host,
+--port and --voices-port are HOST, PORT and VOICES_PORT. Settings of the server that do not apply
+(REDIS_URL, DATA_DIR, AUDIO_STORE, TTS_ENGINE…) are ignored with a warning when in the environment,
+refused as flags.
+${SETTINGS_HELP}
 
 The reference server's own API (POST/GET ${API_PATH}, audio URLs) over in-memory state, with an
 instant synthesizer. Test keys are new on every start and are printed below and listed at GET /sandbox,
@@ -30,16 +53,32 @@ and are refused from web pages of other origins. Every answer carries "${SANDBOX
 README, "Sandbox".
 `;
 
+/** A flag named after a setting of the server that does not apply here is refused saying why, not as an unknown option. */
+function refuseSettingsThatDoNotApply(args: readonly string[]): void {
+  for (const arg of args) {
+    if (arg === '--') return;
+    const flag = /^--([a-z0-9-]+)(?:=|$)/.exec(arg)?.[1];
+    if (flag === undefined) continue;
+    const name = flag.toUpperCase().replaceAll('-', '_');
+    const why = notForTheSandbox(name);
+    if (why) throw new ConfigError(`--${flag}: ${name} does not apply to the sandbox (${why}). Its settings are listed by --help.`);
+  }
+}
+
 async function main(): Promise<void> {
+  // Named as every command of the package names the file it writes (README, "Flag names").
+  const args = renameOldFlags(process.argv.slice(2), { fixtures: 'out' }, (line) => process.stderr.write(`agent-tts-sandbox: ${line}\n`));
+  refuseSettingsThatDoNotApply(args);
   const { values } = parseArgs({
-    // Named as every command of the package names the file it writes (README, "Flag names").
-    args: renameOldFlags(process.argv.slice(2), { fixtures: 'out' }, (line) => process.stderr.write(`agent-tts-sandbox: ${line}\n`)),
+    args,
     options: {
       host: { type: 'string' },
       'allow-remote': { type: 'boolean' },
       port: { type: 'string' },
       'voices-port': { type: 'string' },
       out: { type: 'string' },
+      'validate-responses': { type: 'boolean' },
+      ...Object.fromEntries(SANDBOX_SETTINGS.map((s) => [flagOf(s.name), { type: 'string' as const }])),
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -48,25 +87,44 @@ async function main(): Promise<void> {
     process.stdout.write(HELP);
     return;
   }
-  const port = (name: string, value: string | undefined) => {
-    if (value === undefined) return 0;
-    if (!/^\d{1,5}$/.test(value) || Number(value) > 65_535) throw new ConfigError(`--${name}: expected a port 0-65535, got "${value}"`);
-    return Number(value);
-  };
-  const host = values.host ?? '127.0.0.1';
+  // The environment first, each flag over it; `origin` names where a value came from, for messages.
+  const { settings, warnings } = settingsFromEnvironment(process.env);
+  for (const line of warnings) process.stderr.write(`agent-tts-sandbox: warning: ${line}\n`);
+  const origin: Record<string, string> = Object.fromEntries(Object.keys(settings).map((name) => [name, name]));
+  for (const { name } of SANDBOX_SETTINGS) {
+    const value = (values as Record<string, unknown>)[flagOf(name)];
+    if (typeof value !== 'string') continue;
+    settings[name] = value;
+    origin[name] = `--${flagOf(name)}`;
+  }
+  const { HOST, PORT, VOICES_PORT, ...env } = settings;
+  const host = HOST ?? '127.0.0.1';
   const remote = !isLoopbackHost(host);
   if (remote && !values['allow-remote']) {
     throw new ConfigError(
-      `--host ${host} is not a loopback address: every machine that can reach it would get the test keys (GET /sandbox) and could move the clock and read the request journal. ` +
+      `${origin.HOST === 'HOST' ? `HOST=${host} (from the environment)` : `--host ${host}`} is not a loopback address: every machine that can reach it would get the test keys (GET /sandbox) and could move the clock and read the request journal. ` +
         'Add --allow-remote to listen there anyway (on a network you trust), or use 127.0.0.1, ::1 or localhost.',
     );
   }
-  const sandbox = await startSandbox({
-    host,
-    allowRemote: remote,
-    port: port('port', values.port),
-    voicesPort: port('voices-port', values['voices-port']),
-  });
+  let sandbox;
+  try {
+    sandbox = await startSandbox({
+      host,
+      allowRemote: remote,
+      port: PORT === undefined ? 0 : parsePort(origin.PORT!, PORT),
+      voicesPort: VOICES_PORT === undefined ? 0 : parsePort(origin.VOICES_PORT!, VOICES_PORT),
+      env,
+      validateResponses: values['validate-responses'] === true,
+    });
+  } catch (error) {
+    // The server's messages name the variable: a value given as a flag is named by its flag too.
+    if (error instanceof ConfigError) {
+      error.message = error.message.replace(/^( {2})([A-Z][A-Z0-9_]*):/gm, (line, indent: string, name: string) =>
+        origin[name]?.startsWith('--') ? `${indent}${origin[name]} (${name}):` : line,
+      );
+    }
+    throw error;
+  }
   const startedMs = Math.round(process.uptime() * 1000);
   const { listening } = sandbox;
   if (remote) {
@@ -78,7 +136,13 @@ async function main(): Promise<void> {
   const bound = isIPv6(listening.host) ? `[${listening.host}]` : listening.host;
   const out: string[] = [
     `agent-tts sandbox on ${sandbox.baseUrl} (voice catalog on ${sandbox.voicesUrl})`,
-    ...(remote ? [`Listening on ${bound}:${listening.port}, reachable at ${listening.urls.join(', ')}`] : []),
+    ...(remote || env.PUBLIC_BASE_URL !== undefined || env.PUBLIC_VOICES_URL !== undefined
+      ? [`Listening on ${bound}:${listening.port}, reachable at ${listening.urls.join(', ')}`]
+      : []),
+    ...(Object.keys(env).length > 0 ? [`Settings: ${Object.entries(env).map(([name, value]) => `${name}=${redactText(value)} (${origin[name] === name ? 'environment' : origin[name]})`).join(', ')}`] : []),
+    ...(values['validate-responses']
+      ? ['Answers are checked against the OpenAPI document (--validate-responses): a violation is flagged RESPONSE_VIOLATES_DOCUMENT in the journal and logged.']
+      : []),
     `Not a deployment: state is in memory and gone on exit; every answer carries "${SANDBOX_HEADER}: 1".`,
     'Test keys (new on every start):',
     ...Object.entries(sandbox.keys).map(([state, key]) => `  ${state.padEnd(22)} ${key}`),

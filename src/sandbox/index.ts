@@ -12,6 +12,7 @@ import type { ClockState } from './clock.js';
 import type { FlaggedRequest, JournalEntry, JournalFilter } from './journal.js';
 import { journalClientError, type Journal } from './journal.js';
 import { SANDBOX_HEADER, createSandbox, type SandboxKeys } from './sandbox.js';
+import { checkSettingNames, parsePort } from './settings.js';
 
 export { MAGIC_INPUTS, type MagicInput } from './outcomes.js';
 export { SANDBOX_HEADER, type SandboxKeys } from './sandbox.js';
@@ -35,15 +36,33 @@ export interface StartSandboxOptions {
   port?: number;
   /** The voice catalog's listener; default 0: any free port. */
   voicesPort?: number;
-  /** Settings of the reference server's configuration (README "Configuration"), e.g. `{ RATE_POST_LIMIT: '5' }`. */
+  /**
+   * The origin clients reach the API on, when it is not the listener's own (a proxy in front): audio
+   * URLs, `baseUrl` and the fixtures use it. As PUBLIC_BASE_URL in `env`; this wins.
+   */
+  publicBaseUrl?: string;
+  /** The origin clients reach the voice catalog on (PUBLIC_VOICES_URL); `voicesUrl` is it. */
+  publicVoicesUrl?: string;
+  /**
+   * Settings of the reference server's configuration (README "Sandbox", "Settings"), e.g.
+   * `{ RATE_POST_LIMIT: '5' }`, parsed as the server parses them; HOST, PORT and VOICES_PORT stand for
+   * the options above (which win). A setting the sandbox does not read (REDIS_URL, DATA_DIR…) or a bad
+   * value rejects with a ConfigError saying what is allowed. No environment variable is read.
+   */
   env?: Record<string, string>;
   log?: Logger;
+  /**
+   * Check every answer to an operation of the OpenAPI document against the document: a violation is a
+   * RESPONSE_VIOLATES_DOCUMENT flag in the journal (so `journal.expectNoFlags()` throws) and an error
+   * line in the log; the answer still goes out unchanged. Default false.
+   */
+  validateResponses?: boolean;
 }
 
 export interface RunningSandbox {
-  /** The API's origin, e.g. http://127.0.0.1:41234. */
+  /** The API's origin as clients reach it, e.g. http://127.0.0.1:41234 (`publicBaseUrl` when given). */
   baseUrl: string;
-  /** The voice catalog's origin. */
+  /** The voice catalog's origin as clients reach it. */
   voicesUrl: string;
   /**
    * Where the API listens: the address and port it is bound to (e.g. 0.0.0.0 with `allowRemote`), and
@@ -70,7 +89,10 @@ export interface RunningSandbox {
     count(filter?: JournalFilter): number;
     /** Every flag of the requests the filter keeps, with the request that earned it. */
     flags(filter?: JournalFilter): FlaggedRequest[];
-    /** Throws an Error listing each flag (request, method, path, flag and what was wrong) when there is any. */
+    /**
+     * Throws an Error listing each flag (request, method, path, flag and what was wrong) when there is
+     * any: the client's mistakes, and with `validateResponses` answers that break the OpenAPI document.
+     */
     expectNoFlags(filter?: JournalFilter): void;
     clear(): void;
   };
@@ -90,7 +112,11 @@ export interface RunningSandbox {
  * ```
  */
 export async function startSandbox(options: StartSandboxOptions = {}): Promise<RunningSandbox> {
-  const host = options.host ?? '127.0.0.1';
+  const { HOST, PORT, VOICES_PORT, ...env } = options.env ?? {};
+  if (options.publicBaseUrl !== undefined) env.PUBLIC_BASE_URL = options.publicBaseUrl;
+  if (options.publicVoicesUrl !== undefined) env.PUBLIC_VOICES_URL = options.publicVoicesUrl;
+  checkSettingNames(env);
+  const host = options.host ?? HOST ?? '127.0.0.1';
   if (!options.allowRemote && !isLoopbackHost(host)) {
     throw new ConfigError(
       `host ${JSON.stringify(host)} is not a loopback address: the sandbox would hand its test keys (GET /sandbox), its clock and its request journal to every machine that can reach it. ` +
@@ -106,12 +132,14 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<R
   const servers: Server[] = [];
   try {
     servers.push(
-      await listen((req) => api(req), options.port ?? 0, host, '--port', {
+      await listen((req) => api(req), options.port ?? (PORT === undefined ? 0 : parsePort('PORT', PORT)), host, '--port', {
         headers: mark,
         onClientError: ({ requestLine }) => journalOf && journalClientError(journalOf, requestLine),
       }),
     );
-    servers.push(await listen((req) => voices(req), options.voicesPort ?? 0, host, '--voices-port', { headers: mark }));
+    servers.push(
+      await listen((req) => voices(req), options.voicesPort ?? (VOICES_PORT === undefined ? 0 : parsePort('VOICES_PORT', VOICES_PORT)), host, '--voices-port', { headers: mark }),
+    );
   } catch (error) {
     await Promise.all(servers.map(closeServer));
     throw error;
@@ -119,20 +147,22 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<R
   const [port, voicesPort] = servers.map((s) => (s.address() as { port: number }).port) as [number, number];
   // On a wildcard address the API is reached (and audio URLs point) on this machine's loopback.
   const urlHost = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '[::1]' : isIPv6(host) ? `[${host}]` : host;
-  const baseUrl = `http://${urlHost}:${port}`;
-  const voicesUrl = `http://${urlHost}:${voicesPort}`;
-  const listening = { host, port, voicesPort, urls: reachableUrls(host, baseUrl, port) };
+  const ownUrl = `http://${urlHost}:${port}`;
+  const ownVoicesUrl = `http://${urlHost}:${voicesPort}`;
+  const listening = { host, port, voicesPort, urls: reachableUrls(host, ownUrl, port) };
   let core;
   try {
-    core = await createSandbox({ baseUrl, voicesUrl, env: options.env, log: options.log });
+    core = await createSandbox({ baseUrl: ownUrl, voicesUrl: ownVoicesUrl, env, log: options.log, validateResponses: options.validateResponses });
   } catch (error) {
     await Promise.all(servers.map(closeServer));
     throw error;
   }
   const { clock, journal } = core;
+  // Where clients are sent: the listeners' own origins unless PUBLIC_BASE_URL / PUBLIC_VOICES_URL name others.
+  const { publicBaseUrl: baseUrl, publicVoicesUrl: voicesUrl } = core.services.config;
   journalOf = journal;
-  api = (req) => core.app.fetch(req);
-  voices = (req) => core.voicesApp.fetch(req);
+  api = (req) => core.fetch(req);
+  voices = (req) => core.voicesFetch(req);
   const after = (move: Promise<void>) => move.then(() => clock.state());
   let stopped = false;
   return {
@@ -173,8 +203,14 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<R
 /** The message of expectNoFlags: one line per flag, in the order the requests were made. */
 export function describeFlags(flagged: FlaggedRequest[]): string {
   const lines = flagged.map((f) => `  #${f.id} ${f.method} ${f.path} (${f.at}): ${f.code}: ${f.message}`);
-  const mistakes = flagged.length === 1 ? 'a mistake' : `${flagged.length} mistakes`;
-  return `The sandbox's journal shows ${mistakes} of the client:\n${lines.join('\n')}`;
+  // An answer that breaks the document (validateResponses) is the sandbox's defect, not the client's mistake.
+  const broken = flagged.filter((f) => f.code === 'RESPONSE_VIOLATES_DOCUMENT').length;
+  const mistakes = flagged.length - broken;
+  const what = [
+    ...(mistakes === 0 ? [] : [mistakes === 1 ? 'a mistake of the client' : `${mistakes} mistakes of the client`]),
+    ...(broken === 0 ? [] : [broken === 1 ? 'an answer that breaks the OpenAPI document' : `${broken} answers that break the OpenAPI document`]),
+  ];
+  return `The sandbox's journal shows ${what.join(' and ')}:\n${lines.join('\n')}`;
 }
 
 /** Whether listening on `host` keeps the sandbox on this machine: 127.0.0.0/8, ::1 (or ::ffff:127.x.y.z) and localhost. */

@@ -19,7 +19,9 @@ export interface Flag {
     | 'RETRIED_BEFORE_RETRY_AFTER'
     | 'RETRY_WITHOUT_IDEMPOTENCY_KEY'
     | 'IDEMPOTENCY_KEY_REUSED_AFTER_NEW_KEY_ASKED'
-    | 'IDEMPOTENCY_KEY_REUSED_WITH_DIFFERENT_BODY';
+    | 'IDEMPOTENCY_KEY_REUSED_WITH_DIFFERENT_BODY'
+    /** Not the client's: the sandbox's answer broke the OpenAPI document (with validation on). */
+    | 'RESPONSE_VIOLATES_DOCUMENT';
   message: string;
 }
 
@@ -90,6 +92,8 @@ export class Journal {
   private readonly idempotencyKeys = new Map<string, { body: string; jobId: string; newKeyAskedBy?: number }>();
   /** Per key and job: the Idempotency-Key that made it. */
   private readonly jobKeys = new Map<string, string>();
+  /** The entry of each request journalMiddleware recorded, while the request lives (flagAnswer finds it). */
+  private readonly byRequest = new WeakMap<Request, JournalEntry>();
 
   constructor(private readonly clock: Clock) {}
 
@@ -114,6 +118,28 @@ export class Journal {
   /** Every flag of the entries the filter keeps, oldest first, with the request that earned it. */
   flagged(filter: JournalFilter = {}): FlaggedRequest[] {
     return this.list(filter).flatMap((e) => e.flags.map((f) => ({ id: e.id, at: e.at, method: e.method, path: e.path, code: f.code, message: f.message })));
+  }
+
+  /** Remembers the entry recorded for a request, so that a flag found once its answer is complete lands on it. */
+  bind(request: Request, entry: JournalEntry): void {
+    this.byRequest.set(request, entry);
+  }
+
+  /**
+   * Adds a flag about the answer to `request` to its entry, or records the request with it when it has
+   * none (the voice catalog's listener keeps no journal of its own).
+   */
+  flagAnswer(request: Request, status: number, flag: Flag): JournalEntry {
+    let entry = this.byRequest.get(request);
+    if (!entry) {
+      const url = new URL(request.url);
+      const headers: Record<string, string> = {};
+      request.headers.forEach((value, name) => (headers[name] = value));
+      entry = this.record({ method: request.method, path: url.pathname, query: Object.fromEntries(url.searchParams), headers }, { status });
+      this.byRequest.set(request, entry);
+    }
+    entry.flags.push(flag);
+    return entry;
   }
 
   clear(): void {
@@ -366,7 +392,7 @@ export function journalMiddleware(journal: Journal): MiddlewareHandler<AppEnv> {
     if (retryAfter !== null && /^\d+$/.test(retryAfter)) response.retry_after_header = Number(retryAfter);
     if (res.headers.get('idempotent-replayed') === 'true') response.replayed = true;
     const cached = (c.req.bodyCache as { text?: Promise<string> }).text;
-    journal.record(
+    const entry = journal.record(
       {
         method: c.req.method,
         path: c.req.path,
@@ -377,5 +403,6 @@ export function journalMiddleware(journal: Journal): MiddlewareHandler<AppEnv> {
       response,
       errorMessage,
     );
+    journal.bind(c.req.raw, entry);
   };
 }

@@ -21,7 +21,9 @@ import { sandboxGuard } from './guard.js';
 import { Journal, journalMiddleware } from './journal.js';
 import { SandboxQueue } from './queue.js';
 import { registerSandboxRoutes } from './routes.js';
+import { checkSettingNames } from './settings.js';
 import { InstantSynthesizer } from './synthesizer.js';
+import type { Violation } from './validation.js';
 
 /** The header on every answer of the sandbox, so that it cannot be mistaken for a deployment. */
 export const SANDBOX_HEADER = 'Agent-TTS-Sandbox';
@@ -52,14 +54,28 @@ export interface SandboxCoreOptions {
   baseUrl: string;
   /** Origin of the voice catalog's listener. */
   voicesUrl: string;
-  /** Settings of the reference server's configuration (README "Configuration"), e.g. RATE_POST_LIMIT. */
+  /**
+   * Settings of the reference server's configuration (README "Configuration"), e.g. RATE_POST_LIMIT;
+   * only those the sandbox reads (settings.ts), any other name is refused. PUBLIC_BASE_URL replaces
+   * `baseUrl` where clients are sent (audio URLs, the fixtures).
+   */
   env?: Record<string, string>;
   log?: Logger;
+  /**
+   * Check every answer to an operation of the OpenAPI document against it (validation.ts); a violation
+   * is a RESPONSE_VIOLATES_DOCUMENT flag in the journal and an error line in the log (at level error
+   * unless LOG_LEVEL or `log` say otherwise), and the answer goes out unchanged.
+   */
+  validateResponses?: boolean;
 }
 
 export interface SandboxCore {
   app: OpenAPIHono<AppEnv>;
   voicesApp: OpenAPIHono<AppEnv>;
+  /** What the API listener serves: `app.fetch`, with its answers checked when `validateResponses` is on. */
+  fetch(request: Request): Response | Promise<Response>;
+  /** What the voice catalog's listener serves, likewise. */
+  voicesFetch(request: Request): Response | Promise<Response>;
   clock: SandboxClock;
   journal: Journal;
   keys: SandboxKeys;
@@ -77,6 +93,7 @@ export interface SandboxCore {
  * `agent-tts-server`: this is a composition root of its own.
  */
 export async function createSandbox(options: SandboxCoreOptions): Promise<SandboxCore> {
+  checkSettingNames(options.env ?? {});
   const dir = mkdtempSync(join(tmpdir(), 'agent-tts-sandbox-'));
   try {
     const config = loadConfig({
@@ -116,16 +133,37 @@ export async function createSandbox(options: SandboxCoreOptions): Promise<Sandbo
       withOps: true,
       extend: {
         headers: MARK,
-        guards: [sandboxGuard(options.baseUrl)],
+        // Its own origin, and the one clients reach it on (a proxy in front).
+        guards: [sandboxGuard([options.baseUrl, config.publicBaseUrl])],
         middleware: [journalMiddleware(journal)],
         routes: (a) => registerSandboxRoutes(a, { clock, journal, keys }),
       },
     });
     const voicesApp = createVoicesApp(voiceCatalog(config.engine, config.upstream), log, config.cors, MARK);
+    let fetch = (request: Request) => app.fetch(request);
+    let voicesFetch = (request: Request) => voicesApp.fetch(request);
+    if (options.validateResponses) {
+      // Loaded only when asked for: ajv and the document's compiled validators cost a sandbox without them nothing.
+      const { validatingFetch } = await import('./validation.js');
+      // Loud by default, though the sandbox's log is silent: only LOG_LEVEL or a logger of the caller's quiet it.
+      const violationLog = options.log || options.env?.LOG_LEVEL !== undefined ? log : log.child({}, { level: 'error' });
+      const report = (request: Request, v: Violation) => {
+        const problems = v.problems.join('; ');
+        journal.flagAnswer(request, v.status, {
+          code: 'RESPONSE_VIOLATES_DOCUMENT',
+          message: `The sandbox's answer (HTTP ${v.status}) breaks the OpenAPI document (openapi/openapi.json): ${problems}. A defect of the sandbox, not of the client; the answer went out unchanged.`,
+        });
+        violationLog.error({ method: v.method, path: v.path, status: v.status, violations: v.problems }, `answer violates the OpenAPI document: ${v.method} ${v.path} → ${v.status}: ${problems}`);
+      };
+      fetch = validatingFetch(fetch, 'api', report);
+      voicesFetch = validatingFetch(voicesFetch, 'voices', report);
+    }
     let closed = false;
     return {
       app,
       voicesApp,
+      fetch,
+      voicesFetch,
       clock,
       journal,
       keys,
@@ -134,7 +172,7 @@ export async function createSandbox(options: SandboxCoreOptions): Promise<Sandbo
         const fixtures = await seed(store, audio, config, counts, clock);
         return {
           ...fixtures,
-          clock: { url: `${options.baseUrl}/sandbox/clock` },
+          clock: { url: `${config.publicBaseUrl}/sandbox/clock` },
           // Magic inputs for the outcomes the suite cannot otherwise provoke on demand (outcomes.ts).
           outcomes: {
             async_text: 'sandbox:async=5 A job that outlasts the inline wait: it completes five seconds later on the sandbox clock.',

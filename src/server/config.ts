@@ -144,6 +144,9 @@ const EnvSchema = z.object({
   SHUTDOWN_GRACE_MS: positiveInt.default(15_000),
 });
 
+/** The name of every setting, as the README's "Configuration" lists them. */
+export const CONFIG_VARIABLES: readonly string[] = Object.keys(EnvSchema.shape);
+
 export interface PlanSettings {
   apiAccess: boolean;
   retentionDays: number;
