@@ -52,6 +52,11 @@ export const ConformanceFixtures = z.object({
    */
   outcomes: z
     .object({
+      /**
+       * Answered 200 completed inside the inline wait, by a job the deployment reports taking a few seconds
+       * (meta.processing_time_ms): submit.inline-within-wait uses it instead of finding such a text by measuring.
+       */
+      inline_text: z.string().min(1).optional(),
       /** Answered 202 processing, and completed later (when the deployment's clock has moved on): the long-job rules use it instead of a long text. */
       async_text: z.string().min(1).optional(),
       /** The speech engine fails the job inside the inline wait: 502 TTS_PROVIDER_ERROR (as a voice named with --failing-voice). */

@@ -87,6 +87,13 @@ describe('magic inputs', () => {
     expect(outcomeOf('Hi sandbox:async=3.', 1, 10)).toEqual({ seconds: 3 });
     expect(outcomeOf('sandbox:async', 1, 10)).toEqual({ seconds: 5 });
     expect(outcomeOf('long text sandbox:inline', 60, 10)).toEqual({ seconds: 0 });
+    expect(outcomeOf('long text sandbox:inline=2.5', 60, 10)).toEqual({ seconds: 0, realSeconds: 2.5 });
+    // Real time only for a job that runs at once; out of range, ignored.
+    expect(outcomeOf('sandbox:inline=2 sandbox:async=5', 1, 10)).toEqual({ seconds: 5 });
+    expect(outcomeOf('sandbox:inline=0 sandbox:inline=61', 1, 10)).toEqual({ seconds: 0 });
+    expect(outcomeOf('sandbox:inline=2 sandbox:inline', 1, 10)).toEqual({ seconds: 0 });
+    expect(outcomeOf('sandbox:inline sandbox:inline=2', 1, 10)).toEqual({ seconds: 0, realSeconds: 2 });
+    expect(outcomeOf('sandbox:inline=0 sandbox:inline=61', 60, 10)).toEqual({ seconds: 60 });
     expect(outcomeOf('x sandbox:provider_error=40 sandbox:async=5', 1, 10)).toEqual({ seconds: 5, failure: { code: 'TTS_PROVIDER_ERROR', atFraction: 0.4 } });
     expect(outcomeOf('x SANDBOX:INTERNAL_ERROR', 1, 10)).toEqual({ seconds: 0, failure: { code: 'INTERNAL_ERROR', atFraction: 0.5 } });
     expect(outcomeOf('plain', 4, 10)).toEqual({ seconds: 0 });

@@ -12,6 +12,11 @@ export interface MagicInput {
 export const MAGIC_INPUTS: readonly MagicInput[] = [
   { marker: 'sandbox:inline', effect: 'Completes at once: POST answers 200 with the audio, whatever the length of the text.' },
   {
+    marker: 'sandbox:inline=<seconds>',
+    effect:
+      'Completes after <seconds> (0 < s ≤ 60) of real time, which the POST waits for as the server does: inside the inline wait it answers 200 with a processing_time_ms of about that; longer, it answers 202 when the wait ends. Among several markers it is a sandbox:inline (the last one counts, sandbox:async wins). For a client (or the conformance suite) to see the inline wait hold a job that takes a while.',
+  },
+  {
     marker: 'sandbox:async=<seconds>',
     effect:
       'Goes asynchronous: POST answers 202 and the job takes <seconds> (0 < s ≤ 86400) of sandbox clock time; progress moves with the clock, and advancing the clock by that much completes it. `sandbox:async` alone is 5 seconds.',
@@ -40,11 +45,15 @@ export const MAGIC_INPUTS: readonly MagicInput[] = [
 export interface Outcome {
   /** Sandbox seconds the job takes from its creation (0: at once, so inline). */
   seconds: number;
+  /** Real seconds the synthesis itself takes (sandbox:inline=<seconds>): the inline wait holds the POST meanwhile. */
+  realSeconds?: number;
   /** The job fails instead, once this share of its time and progress has passed. */
   failure?: { code: 'TTS_PROVIDER_ERROR' | 'INTERNAL_ERROR'; atFraction: number };
 }
 
 export const DEFAULT_ASYNC_SECONDS = 5;
+/** The longest real time sandbox:inline=<seconds> may take: the sandbox stays quick. */
+export const MAX_INLINE_REAL_SECONDS = 60;
 const MARKER = /sandbox:(inline|async|provider_error|internal_error)(?:=(\d{1,6}(?:\.\d{1,3})?))?(?![\w=])/gi;
 
 /**
@@ -53,13 +62,21 @@ const MARKER = /sandbox:(inline|async|provider_error|internal_error)(?:=(\d{1,6}
  */
 export function outcomeOf(text: string, estimatedWallSeconds: number, inlineWaitSeconds: number): Outcome {
   let inline = false;
+  let realSeconds: number | undefined;
   let asyncSeconds: number | undefined;
   let failure: Outcome['failure'];
   for (const m of text.matchAll(MARKER)) {
     const kind = m[1]!.toLowerCase();
     const value = m[2] === undefined ? undefined : Number(m[2]);
-    if (kind === 'inline' && value === undefined) inline = true;
-    else if (kind === 'async') {
+    if (kind === 'inline') {
+      if (value === undefined) {
+        inline = true;
+        realSeconds = undefined;
+      } else if (value > 0 && value <= MAX_INLINE_REAL_SECONDS) {
+        inline = true;
+        realSeconds = value;
+      }
+    } else if (kind === 'async') {
       const seconds = value ?? DEFAULT_ASYNC_SECONDS;
       if (seconds > 0 && seconds <= 86_400) asyncSeconds = seconds;
     } else if (kind === 'provider_error' || kind === 'internal_error') {
@@ -68,7 +85,10 @@ export function outcomeOf(text: string, estimatedWallSeconds: number, inlineWait
     }
   }
   const seconds = asyncSeconds ?? (inline || estimatedWallSeconds <= inlineWaitSeconds ? 0 : Math.round(estimatedWallSeconds * 1000) / 1000);
-  return failure ? { seconds, failure } : { seconds };
+  const outcome: Outcome = failure ? { seconds, failure } : { seconds };
+  // Real time only for a job that runs at once: a held job's time is the sandbox clock's.
+  if (realSeconds !== undefined && seconds === 0) outcome.realSeconds = realSeconds;
+  return outcome;
 }
 
 /** Sandbox seconds from a job's creation until it ends (completes or fails). */

@@ -59,6 +59,26 @@ describe('sandbox: magic inputs', () => {
     expect(Math.abs(seconds - expected) / expected).toBeLessThan(0.1);
   });
 
+  it('sandbox:inline=<s> takes that long in real time, and the inline wait holds the POST for it: 200 with processing_time_ms', async () => {
+    const started = Date.now();
+    const res = await post(sb.keys.active_pro, { text: 'Take a second. sandbox:inline=1.2' });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as Json;
+    expect(body.status).toBe('completed');
+    expect(body.meta.processing_time_ms).toBeGreaterThanOrEqual(1_200);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1_200);
+  });
+
+  it('sandbox:inline=<s> longer than the inline wait answers 202 when the wait ends, and completes after <s>', async () => {
+    await sb.close();
+    await open({ RATE_POST_LIMIT: '100', RATE_GET_LIMIT: '100', INLINE_WAIT_MS: '300' });
+    const res = await post(sb.keys.active_pro, { text: 'Take a second. sandbox:inline=1' });
+    expect(res.status).toBe(202);
+    const accepted = (await res.json()) as Json;
+    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    expect(((await (await get(sb.keys.active_pro, accepted.job_id)).json()) as Json).status).toBe('completed');
+  });
+
   it('sandbox:async=<s> answers 202; progress moves with the clock and advancing it completes the job', async () => {
     await clock({ freeze: true });
     const res = await post(sb.keys.active_pro, { text: 'Hello there. sandbox:async=4' });

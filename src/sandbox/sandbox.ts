@@ -175,6 +175,7 @@ export async function createSandbox(options: SandboxCoreOptions): Promise<Sandbo
           clock: { url: `${config.publicBaseUrl}/sandbox/clock` },
           // Magic inputs for the outcomes the suite cannot otherwise provoke on demand (outcomes.ts).
           outcomes: {
+            inline_text: 'sandbox:inline=2 A job that takes two seconds of real time and completes inside the inline wait.',
             async_text: 'sandbox:async=5 A job that outlasts the inline wait: it completes five seconds later on the sandbox clock.',
             provider_error_text: 'sandbox:provider_error A job the speech engine fails inside the inline wait.',
             internal_error_text: 'sandbox:internal_error A request the sandbox answers with an internal error.',

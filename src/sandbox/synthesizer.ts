@@ -70,7 +70,9 @@ export class InstantSynthesizer implements Synthesizer {
 
   async synthesize(req: SynthesisRequest, sink: AudioSink, opts: { onProgress?: (p: import('../synth/index.js').SynthesisProgress) => void } = {}): Promise<SynthesisResult> {
     const started = Date.now();
-    const { failure } = this.outcome(req.text, req.speed, req.language);
+    const { failure, realSeconds } = this.outcome(req.text, req.speed, req.language);
+    // sandbox:inline=<seconds>: the one outcome that takes real time, so the inline wait has something to hold.
+    if (realSeconds) await new Promise((resolve) => setTimeout(resolve, realSeconds * 1000));
     if (failure) {
       opts.onProgress?.({ completedChunks: 0, totalChunks: 1, fraction: failure.atFraction, audioSeconds: 0, elapsedMs: Date.now() - started });
       if (failure.code === 'TTS_PROVIDER_ERROR') throw new SynthesisError('TTS_PROVIDER_ERROR', 'sandbox: the speech engine failed, as the text asked (sandbox:provider_error)');
