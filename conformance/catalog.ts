@@ -6,6 +6,7 @@ import { audioRefusalRules } from './rules/audio-refusals.js';
 import { authRules } from './rules/auth.js';
 import { corsRules } from './rules/cors.js';
 import { errorRules } from './rules/errors.js';
+import { figureRules } from './rules/figures.js';
 import { idempotencyRules } from './rules/idempotency.js';
 import { jobRules } from './rules/jobs.js';
 import { legacyRules } from './rules/legacy.js';
@@ -39,6 +40,7 @@ export const CATALOG: readonly Rule[] = [
   ...errorRules,
   ...metaRules,
   ...openApiRules,
+  ...figureRules,
   ...generatedRules,
 ];
 

@@ -568,6 +568,50 @@ export const FAULTS = {
     refuse: (s) => (s.method === 'POST' && s.path === API && s.rawLength > 20_000 && s.rawStart.startsWith('{"text":[[[') ? { status: 500, headers: { 'content-type': 'text/plain' }, body: Buffer.from('Internal Server Error') } : undefined),
   },
 
+  // ── reported figures against what was done (conformance/rules/figures.ts) ─────────────────────────
+  'inline-wait-one-second': {
+    description: 'answers 202 processing for any job that took more than a second, as a deployment whose inline wait is one second (replays still answer 200)',
+    rules: ['submit.inline-within-wait'],
+    change: (s, a, json) => {
+      if (!isSubmit(s) || a.status !== 200 || json?.status !== 'completed' || a.headers['idempotent-replayed'] === 'true' || !(json.meta?.processing_time_ms > 1_000)) return false;
+      a.status = 202;
+      const meta = { request_id: json.meta.request_id, api_version: json.meta.api_version };
+      return setJson(a, { success: true, status: 'processing', job_id: json.job_id, status_url: `${API}?id=${json.job_id}`, retry_after_seconds: 1, meta });
+    },
+  },
+  'usage-used-understated': {
+    description: 'reports details.used of USAGE_LIMIT_EXCEEDED five minutes short of what the account used',
+    rules: ['usage.details-agree'],
+    change: (_s, a, json) => {
+      if (json?.error?.code !== 'USAGE_LIMIT_EXCEEDED' || typeof json.error.details?.used !== 'number') return false;
+      json.error.details.used = Math.max(0, json.error.details.used - 5);
+      return setJson(a, json);
+    },
+  },
+  'ratelimit-remaining-stuck': {
+    description: 'RateLimit on admitted GETs always reports the whole quota but one remaining (r never counts down)',
+    rules: ['rate-limit.remaining-counts'],
+    change: (s, a) => {
+      const quota = /"get";q=(\d+)/.exec(String(header(a, 'ratelimit-policy') ?? ''))?.[1];
+      const state = header(a, 'ratelimit');
+      if (!isGetJob(s) || a.status !== 200 || !quota || !state) return false;
+      a.headers.ratelimit = state.replace(/r=\d+/, `r=${Number(quota) - 1}`);
+      return true;
+    },
+  },
+  'get-retry-after-three-windows': {
+    description: 'a GET refused with 429 is told to wait three windows (Retry-After and RateLimit t alike)',
+    rules: ['rate-limit.remaining-counts'],
+    change: (s, a) => {
+      const window = /"get";q=\d+;w=(\d+)/.exec(String(header(a, 'ratelimit-policy') ?? ''))?.[1];
+      if (!isGetJob(s) || a.status !== 429 || !window) return false;
+      const wait = String(3 * Number(window));
+      a.headers['retry-after'] = wait;
+      if (header(a, 'ratelimit')) a.headers.ratelimit = String(header(a, 'ratelimit')).replace(/t=\d+/, `t=${wait}`);
+      return true;
+    },
+  },
+
   // ── found only by the generated rules (conformance/generated/) ─────────────────────────────────
   'rare-combination-500': {
     description: 'answers a submission asking for German (de) at a speed above 1 and below 1.5 with a bare 500',
