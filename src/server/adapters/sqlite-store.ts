@@ -257,6 +257,12 @@ export class SqliteStore implements Store {
       ),
       processingIds: db.prepare("SELECT id FROM jobs WHERE status = 'processing' ORDER BY created_at"),
       expiredIds: db.prepare('SELECT id, account_id, idempotency_key, status, reserved_cm, usage_month FROM jobs WHERE delete_after <= ? LIMIT ?'),
+      expiredIdsOf: db.prepare(
+        'SELECT id, account_id, idempotency_key, status, reserved_cm, usage_month FROM jobs WHERE delete_after <= ? AND account_id IN (SELECT value FROM json_each(?)) LIMIT ?',
+      ),
+      expiredIdsNotOf: db.prepare(
+        'SELECT id, account_id, idempotency_key, status, reserved_cm, usage_month FROM jobs WHERE delete_after <= ? AND account_id NOT IN (SELECT value FROM json_each(?)) LIMIT ?',
+      ),
       deleteJob: db.prepare('DELETE FROM jobs WHERE id = ?'),
       deleteClaimOf: db.prepare('DELETE FROM idempotency WHERE account_id = ? AND idem_key = ? AND job_id = ?'),
       recentJobs: db.prepare('SELECT * FROM jobs WHERE account_id = ? ORDER BY created_at DESC, id DESC LIMIT ?'),
@@ -477,9 +483,17 @@ export class SqliteStore implements Store {
     return (this.stmts.processingIds.all() as Row[]).map((r) => r.id as string);
   }
 
-  async deleteExpiredJobs(now: number, limit: number): Promise<string[]> {
+  /**
+   * `accounts` (beyond the port, for the sandbox, whose test clocks each judge the jobs of their own
+   * accounts): only the jobs of these accounts, or with `except`, of every other account.
+   */
+  async deleteExpiredJobs(now: number, limit: number, accounts?: { ids: readonly string[]; except?: boolean }): Promise<string[]> {
     return this.db.immediate((): string[] => {
-      const rows = this.stmts.expiredIds.all(now, limit) as Row[];
+      const rows = (
+        accounts === undefined
+          ? this.stmts.expiredIds.all(now, limit)
+          : (accounts.except ? this.stmts.expiredIdsNotOf : this.stmts.expiredIdsOf).all(now, JSON.stringify(accounts.ids), limit)
+      ) as Row[];
       for (const r of rows) {
         // A job deleted while still processing gives its reservation back.
         if (r.status === 'processing') this.stmts.settle.run(r.reserved_cm, 0, r.account_id, r.usage_month);

@@ -8,7 +8,7 @@ const BATCH = 1000;
 const LEFTOVER_STALE_MS = 10 * 60_000;
 
 /** Deletes jobs (record and audio) whose plan retention has passed, in batches. */
-export async function sweepExpiredJobs(store: Store, audio: AudioStorage, log: Logger, now = Date.now()): Promise<number> {
+export async function sweepExpiredJobs(store: Pick<Store, 'deleteExpiredJobs'>, audio: AudioStorage, log: Logger, now = Date.now()): Promise<number> {
   let total = 0;
   for (;;) {
     const ids = await store.deleteExpiredJobs(now, BATCH);
