@@ -31,6 +31,9 @@ const years = (seconds: number) => `${(seconds / (365 * 86_400)).toFixed(1)} yea
  * that work has finished, so a caller sees its effects when the move returns.
  */
 export class SandboxClock implements Clock {
+  /** `id`: "global" for the sandbox's default clock, `clk_<hex>` for a test clock made on request (clocks.ts). */
+  constructor(readonly id = 'global') {}
+
   private offsetMs = 0;
   private frozenAt: number | undefined;
   private timers: Timer[] = [];

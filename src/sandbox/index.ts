@@ -8,15 +8,17 @@ import type { Logger } from '../server/log.js';
 import type { SeedCounts } from '../server/seed.js';
 import type { ClientClock } from '../client/clock.js';
 import { clientClockFor } from './client-clock.js';
-import type { ClockState } from './clock.js';
+import { ClockError, type ClockState } from './clock.js';
+import { MAX_CLOCKS } from './clocks.js';
 import type { FlaggedRequest, JournalEntry, JournalFilter } from './journal.js';
 import { journalClientError, type Journal } from './journal.js';
-import { SANDBOX_HEADER, createSandbox, type SandboxKeys } from './sandbox.js';
+import { SANDBOX_HEADER, createSandbox, type SandboxCore, type SandboxKeys } from './sandbox.js';
 import { checkSettingNames, parsePort } from './settings.js';
 
 export { MAGIC_INPUTS, type MagicInput } from './outcomes.js';
 export { SANDBOX_HEADER, type SandboxKeys } from './sandbox.js';
-export type { ClockState } from './clock.js';
+export { ClockError, type ClockState } from './clock.js';
+export { MAX_CLOCKS } from './clocks.js';
 export { SandboxClockError, clientClockFor, remoteClientClock, type MovableClock } from './client-clock.js';
 export type { ClientClock } from '../client/clock.js';
 export type { Flag, FlaggedRequest, JournalEntry, JournalFilter } from './journal.js';
@@ -59,6 +61,34 @@ export interface StartSandboxOptions {
   validateResponses?: boolean;
 }
 
+/**
+ * A test clock made with `createClock`: a clock of its own, with fresh test keys (the states of
+ * `SandboxKeys`, on new accounts) whose requests, jobs, rate-limit windows, usage months, audio-URL
+ * expiry and retention are on it alone. Moves as `RunningSandbox.clock` does.
+ */
+export interface TestClock {
+  /** `clk_` and 24 hex digits; its HTTP form is `/sandbox/clocks/<id>`. */
+  id: string;
+  keys: SandboxKeys;
+  advance(seconds: number): Promise<ClockState>;
+  set(at: Date | string): Promise<ClockState>;
+  freeze(): Promise<ClockState>;
+  unfreeze(): Promise<ClockState>;
+  reset(): Promise<ClockState>;
+  now(): Date;
+  /** For the clients' `clock` option: its time is this clock's, and a wait advances this clock. */
+  client: ClientClock;
+  /** Deletes the clock: its keys are revoked (401 INVALID_KEY), its jobs and their audio deleted. */
+  delete(): Promise<void>;
+}
+
+export interface CreateClockOptions {
+  /** Start at this time (not before real time) instead of real time. */
+  set?: Date | string;
+  /** Start frozen. */
+  freeze?: boolean;
+}
+
 export interface RunningSandbox {
   /** The API's origin as clients reach it, e.g. http://127.0.0.1:41234 (`publicBaseUrl` when given). */
   baseUrl: string;
@@ -96,6 +126,12 @@ export interface RunningSandbox {
     expectNoFlags(filter?: JournalFilter): void;
     clear(): void;
   };
+  /**
+   * Makes a test clock with its own keys (README "Sandbox", "Test clocks"): tests that each make one
+   * share a sandbox without sharing time. Rejects with a ClockError for a `set` before real time, or
+   * when the sandbox already holds MAX_CLOCKS (1,000) test clocks.
+   */
+  createClock(options?: CreateClockOptions): Promise<TestClock>;
   /** Seeds the accounts the conformance suite needs and returns its fixtures (with `clock`). */
   fixtures(counts?: SeedCounts): Promise<ConformanceFixturesT>;
   stop(): Promise<void>;
@@ -189,6 +225,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<R
       },
       clear: () => journal.clear(),
     },
+    createClock: (clockOptions) => testClockOf(core, clockOptions),
     fixtures: (counts) => core.fixtures(counts),
     async stop() {
       if (stopped) return;
@@ -196,6 +233,34 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<R
       for (const server of servers) server.closeAllConnections();
       await Promise.all(servers.map(closeServer));
       await core.close();
+    },
+  };
+}
+
+/** Makes a test clock on the sandbox and the handle `createClock` gives; its moves refuse once it is deleted. */
+async function testClockOf(core: SandboxCore, options: CreateClockOptions = {}): Promise<TestClock> {
+  const set = options.set === undefined ? undefined : new Date(options.set).getTime();
+  if (set !== undefined && Number.isNaN(set)) throw new ClockError(`set must be a Date or an ISO 8601 date-time, e.g. 2030-01-01T00:00:00Z; got ${JSON.stringify(String(options.set))}.`);
+  const made = await core.createClock({ ...(set === undefined ? {} : { set }), ...(options.freeze === undefined ? {} : { freeze: options.freeze }) });
+  if (!made) throw new ClockError(`The sandbox already holds ${MAX_CLOCKS} test clocks, the most it keeps: delete those of finished tests (clock.delete()) before making more.`);
+  const { clock, keys } = made;
+  const live = () => {
+    if (!core.testClock(clock.id)) throw new ClockError(`Test clock ${clock.id} was deleted: make another with createClock().`);
+    return clock;
+  };
+  const after = (move: () => Promise<void>) => Promise.resolve().then(() => move()).then(() => clock.state());
+  return {
+    id: clock.id,
+    keys,
+    advance: (seconds) => after(() => live().advance(seconds)),
+    set: (at) => after(() => live().set(new Date(at).getTime())),
+    freeze: () => after(() => live().freeze()),
+    unfreeze: () => after(() => live().unfreeze()),
+    reset: () => after(() => live().reset()),
+    now: () => new Date(clock.now()),
+    client: clientClockFor({ now: () => clock.now(), advance: (seconds) => after(() => live().advance(seconds)) }),
+    async delete() {
+      await core.deleteClock(clock.id);
     },
   };
 }

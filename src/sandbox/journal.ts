@@ -37,8 +37,10 @@ export interface FlaggedRequest {
 
 export interface JournalEntry {
   id: number;
-  /** Sandbox clock time of the request. */
+  /** Time of the request on its clock (`clock`). */
   at: string;
+  /** The id of the clock the request was on: `global`, or a test clock's `clk_…` (its key's clock). */
+  clock: string;
   method: string;
   path: string;
   query: Record<string, string>;
@@ -70,6 +72,8 @@ export interface JournalFilter {
   key?: string;
   /** Entries at or after this sandbox time (ISO 8601). */
   since?: string;
+  /** Entries of requests on this clock (`global` or a test clock's id). */
+  clock?: string;
 }
 
 /**
@@ -95,7 +99,11 @@ export class Journal {
   /** The entry of each request journalMiddleware recorded, while the request lives (flagAnswer finds it). */
   private readonly byRequest = new WeakMap<Request, JournalEntry>();
 
-  constructor(private readonly clock: Clock) {}
+  /** `clock`: the time of the request being recorded; `clockId`: the id of its clock. */
+  constructor(
+    private readonly clock: Clock,
+    private readonly clockId: () => string = () => 'global',
+  ) {}
 
   list(filter: JournalFilter = {}): JournalEntry[] {
     const since = filter.since === undefined ? undefined : Date.parse(filter.since);
@@ -106,6 +114,7 @@ export class Journal {
         (filter.path === undefined || e.path === filter.path) &&
         (filter.status === undefined || e.response.status === filter.status) &&
         (key === undefined || e.key === `tts_${key}`) &&
+        (filter.clock === undefined || e.clock === filter.clock) &&
         (since === undefined || Date.parse(e.at) >= since),
     );
   }
@@ -171,6 +180,7 @@ export class Journal {
     const entry: JournalEntry = {
       id,
       at: new Date(now).toISOString(),
+      clock: this.clockId(),
       method: redact(request.method),
       path: redact(request.path),
       query: redactRecord(request.query),

@@ -1,5 +1,6 @@
 import type { JobQueue, QueueStats, Store } from '../server/ports.js';
 import type { SandboxClock } from './clock.js';
+import type { SandboxClocks } from './clocks.js';
 import { endSeconds } from './outcomes.js';
 import type { InstantSynthesizer } from './synthesizer.js';
 
@@ -11,32 +12,36 @@ const PROGRESS_TICK_MS = 250;
  * reaches the time its outcome takes (outcomes.ts); its progress meanwhile follows the clock. A job
  * taking no time goes through at once, so its POST is answered inline as on the server. The inline wait
  * itself stays in real time: a held job does not keep the POST waiting.
+ *
+ * Each job is on the clock of its account (clocks.ts): it is held on that clock, started inside it (so
+ * the runner stamps its completion and expiry on it), and its progress follows it.
  */
 export class SandboxQueue implements JobQueue {
   /** Held jobs: start (createdAt) and end, in sandbox time. */
-  private readonly held = new Map<string, { start: number; end: number; fraction: number }>();
+  private readonly held = new Map<string, { start: number; end: number; fraction: number; clock: SandboxClock }>();
   private readonly ticker: NodeJS.Timeout;
 
   constructor(
     private readonly inner: JobQueue,
     private readonly store: Store,
     private readonly synth: InstantSynthesizer,
-    private readonly clock: SandboxClock,
+    private readonly clocks: SandboxClocks,
   ) {
     this.ticker = setInterval(() => void this.writeProgress(), PROGRESS_TICK_MS);
     this.ticker.unref();
-    clock.onMove(() => this.writeProgress());
+    clocks.onMove(() => this.writeProgress());
   }
 
   async enqueue(jobId: string): Promise<void> {
     const job = await this.store.getJob(jobId);
     if (!job || job.status !== 'processing') return this.inner.enqueue(jobId);
+    const clock = this.clocks.ofAccount(job.accountId);
     const outcome = this.synth.outcome(job.text, job.speed, job.language);
     const end = job.createdAt + endSeconds(outcome) * 1000;
-    if (end <= this.clock.now()) return this.inner.enqueue(jobId);
+    if (end <= clock.now()) return this.clocks.runOn(clock, () => this.inner.enqueue(jobId));
     const total = outcome.seconds * 1000;
-    this.held.set(jobId, { start: job.createdAt, end, fraction: total > 0 ? (end - job.createdAt) / total : 1 });
-    this.clock.schedule(end, async () => {
+    this.held.set(jobId, { start: job.createdAt, end, fraction: total > 0 ? (end - job.createdAt) / total : 1, clock });
+    this.clocks.scheduleOn(clock, end, async () => {
       this.held.delete(jobId);
       // Registered before the job is handed over, so its end cannot be missed.
       const finished = this.inner.waitForFinish(jobId, 10_000);
@@ -55,12 +60,16 @@ export class SandboxQueue implements JobQueue {
     return this.inner.waitForFinish(jobId, timeoutMs, signal);
   }
 
-  /** Progress of held jobs from the clock: the share of their time that has passed, up to where they end. */
+  /** Forgets the held jobs of a deleted test clock (their timers went with it). */
+  dropClock(clock: SandboxClock): void {
+    for (const [id, h] of this.held) if (h.clock === clock) this.held.delete(id);
+  }
+
+  /** Progress of held jobs from their clocks: the share of their time that has passed, up to where they end. */
   private async writeProgress(): Promise<void> {
-    const now = this.clock.now();
     await Promise.all(
       [...this.held].map(([id, h]) => {
-        const share = Math.min(1, Math.max(0, (now - h.start) / Math.max(1, h.end - h.start)));
+        const share = Math.min(1, Math.max(0, (h.clock.now() - h.start) / Math.max(1, h.end - h.start)));
         return this.store.updateProgress(id, Math.min(0.99, share * h.fraction)).catch(() => undefined);
       }),
     );

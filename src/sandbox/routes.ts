@@ -3,14 +3,28 @@ import { z } from 'zod';
 import { ApiError, BODY_CUT_SHORT_MESSAGE, ClientClosedError, invalidRequest } from '../server/domain/errors.js';
 import { type AppEnv, sendJson } from '../server/http/context.js';
 import { answerOtherMethods } from '../server/http/create-app.js';
+import type { Context } from 'hono';
 import { ClockError, MAX_MOVE_SECONDS, type SandboxClock } from './clock.js';
+import { GLOBAL_CLOCK_ID, MAX_CLOCKS } from './clocks.js';
 import type { Journal, JournalFilter } from './journal.js';
 import { MAGIC_INPUTS } from './outcomes.js';
+import type { SandboxKeys, TestClockRecord } from './sandbox.js';
+
+/** The test clocks, as sandbox.ts keeps them (`SandboxCore`). */
+export interface TestClockDeps {
+  /** The global clock, then the test clocks oldest first. */
+  all(): SandboxClock[];
+  create(options: { set?: number; freeze?: boolean }): Promise<TestClockRecord | undefined>;
+  get(id: string): TestClockRecord | undefined;
+  delete(id: string): Promise<boolean>;
+}
 
 export interface SandboxRouteDeps {
   clock: SandboxClock;
   journal: Journal;
   keys: Readonly<Record<string, string>> | object;
+  /** Test clocks as objects (`/sandbox/clocks`); without them only the global clock is served. */
+  testClocks?: TestClockDeps;
 }
 
 /** One change of the clock per request. */
@@ -60,10 +74,12 @@ const JournalQuery = z
     status: z.string().regex(/^\d{3}$/).transform(Number).optional(),
     key: z.string().regex(/^(tts_)?[0-9a-f]{8}$/).optional(),
     since: z.string().refine((s) => !Number.isNaN(Date.parse(s)), 'an ISO 8601 time').optional(),
+    clock: z.string().regex(/^(global|clk_[0-9a-f]{24})$/).optional(),
   })
   .strict();
 
-const FILTERS_HELP = 'Filters: method=<GET|POST…>, path=</v1/…>, status=<3 digits>, key=<tts_ + 8 hex>, since=<ISO 8601 time>.';
+const FILTERS_HELP =
+  'Filters: method=<GET|POST…>, path=</v1/…>, status=<3 digits>, key=<tts_ + 8 hex>, since=<ISO 8601 time>, clock=<global or clk_ + 24 hex>.';
 
 /** The journal's filters of a request's query, or the 400 that lists them. */
 function journalFilter(query: Record<string, string>): JournalFilter {
@@ -72,7 +88,136 @@ function journalFilter(query: Record<string, string>): JournalFilter {
   return parsed.data;
 }
 
-/** GET /sandbox, GET|POST /sandbox/clock, GET|DELETE /sandbox/requests, GET /sandbox/requests/count and /flags. */
+/** The request's body as text; a body cut short by a client that went away is the client's doing (499), as on the API's routes. */
+async function bodyText(c: Context<AppEnv>): Promise<string> {
+  try {
+    return await c.req.text();
+  } catch (error) {
+    if (c.req.raw.signal.aborted) throw new ClientClosedError(BODY_CUT_SHORT_MESSAGE, {}, { cause: error });
+    throw error;
+  }
+}
+
+/** Applies the one change a clock body asks for (POST /sandbox/clock, POST /sandbox/clocks/<id>), or answers 400 saying what is allowed. */
+async function moveClock(c: Context<AppEnv>, clock: SandboxClock): Promise<void> {
+  const text = await bodyText(c);
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    throw invalidRequest(`The body must be JSON: one of ${CLOCK_BODIES}.`);
+  }
+  const parsed = ClockChange.safeParse(raw);
+  if (!parsed.success) throw invalidRequest(clockBodyProblem(raw));
+  const change = parsed.data;
+  try {
+    if ('advance_seconds' in change) await clock.advance(change.advance_seconds);
+    else if ('freeze' in change) await (change.freeze ? clock.freeze() : clock.unfreeze());
+    else if ('reset' in change) await clock.reset();
+    else await clock.set(parseSetTime(change.set));
+  } catch (error) {
+    if (error instanceof ClockError) throw invalidRequest(error.message);
+    throw error;
+  }
+}
+
+/** The body of POST /sandbox/clocks: both fields optional, none (or no body) for a clock at real time, running. */
+const NewClock = z.object({ set: z.string().min(1).max(64).optional(), freeze: z.boolean().optional() }).strict();
+const NEW_CLOCK_BODIES = 'no body, {}, {"set": "<ISO 8601 time, not before real time>"}, {"freeze": true}, or both';
+
+/** The options of a new clock from POST /sandbox/clocks's body, or the 400 that says what is allowed. */
+async function newClockOptions(c: Context<AppEnv>): Promise<{ set?: number; freeze?: boolean }> {
+  const text = await bodyText(c);
+  if (text.trim() === '') return {};
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    throw invalidRequest(`The body must be JSON: ${NEW_CLOCK_BODIES}.`);
+  }
+  const parsed = NewClock.safeParse(raw);
+  if (!parsed.success) {
+    const fields = raw !== null && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>) : undefined;
+    const unknown = fields ? Object.keys(fields).filter((f) => f !== 'set' && f !== 'freeze') : [];
+    const shown = (v: unknown) => (typeof v === 'number' ? String(v) : JSON.stringify(v));
+    if (unknown.length > 0) throw invalidRequest(`A new clock takes "set" and "freeze", not ${unknown.map((f) => JSON.stringify(f)).join(', ')}: ${NEW_CLOCK_BODIES}.`);
+    if (fields && 'set' in fields && typeof fields.set !== 'string') throw invalidRequest(`${SET_RULE} Got ${shown(fields.set)}.`);
+    if (fields && 'freeze' in fields && typeof fields.freeze !== 'boolean') throw invalidRequest(`freeze must be true or false. Got ${shown(fields.freeze)}.`);
+    throw invalidRequest(`Expected ${NEW_CLOCK_BODIES}.`);
+  }
+  return { ...(parsed.data.set === undefined ? {} : { set: parseSetTime(parsed.data.set) }), ...(parsed.data.freeze === undefined ? {} : { freeze: parsed.data.freeze }) };
+}
+
+const clockUrl = (id: string) => `/sandbox/clocks/${id}`;
+const describeClock = (clock: SandboxClock) => ({ id: clock.id, ...clock.state(), url: clockUrl(clock.id) });
+
+/**
+ * POST|GET /sandbox/clocks, GET|POST|DELETE /sandbox/clocks/<id>: test clocks as objects, each with the
+ * keys of its own accounts (clocks.ts). `global` names the global clock (the one of /sandbox/clock).
+ */
+function registerClockObjectRoutes(app: OpenAPIHono<AppEnv>, deps: SandboxRouteDeps, clocks: TestClockDeps): void {
+  const unknownClock = (id: string) =>
+    new ApiError(
+      'NOT_FOUND',
+      `No test clock ${JSON.stringify(id.slice(0, 64))} in this sandbox: a test clock lives until it is deleted or the sandbox stops (a clock of another sandbox run is not here). ` +
+        'Ids look like clk_ followed by 24 hex digits, or global; GET /sandbox/clocks lists them and POST /sandbox/clocks makes one.',
+    );
+  /** The clock named in the path and its keys (the global clock's are the sandbox's own), or the 404. */
+  const named = (id: string): { clock: SandboxClock; keys: SandboxKeys | object } => {
+    if (id === GLOBAL_CLOCK_ID) return { clock: deps.clock, keys: deps.keys };
+    const found = clocks.get(id);
+    if (!found) throw unknownClock(id);
+    return found;
+  };
+
+  app.post('/sandbox/clocks', async (c) => {
+    const options = await newClockOptions(c);
+    let made: TestClockRecord | undefined;
+    try {
+      made = await clocks.create(options);
+    } catch (error) {
+      if (error instanceof ClockError) throw invalidRequest(error.message);
+      throw error;
+    }
+    if (!made) {
+      throw new ApiError(
+        'INVALID_REQUEST',
+        `This sandbox already holds ${MAX_CLOCKS} test clocks, the most it keeps: delete the clocks of finished tests (DELETE /sandbox/clocks/<id>) before making more.`,
+        undefined,
+        {},
+        409,
+      );
+    }
+    c.header('Location', clockUrl(made.clock.id));
+    return sendJson(c, 201, { ...describeClock(made.clock), keys: made.keys });
+  });
+  app.get('/sandbox/clocks', (c) => {
+    const all = clocks.all().map(describeClock);
+    return sendJson(c, 200, { clocks: all, count: all.length - 1, max: MAX_CLOCKS });
+  });
+  answerOtherMethods(app, '/sandbox/clocks', ['GET', 'POST']);
+
+  app.get('/sandbox/clocks/:id', (c) => {
+    const { clock, keys } = named(c.req.param('id'));
+    return sendJson(c, 200, { ...describeClock(clock), keys });
+  });
+  app.post('/sandbox/clocks/:id', async (c) => {
+    const { clock } = named(c.req.param('id'));
+    await moveClock(c, clock);
+    return sendJson(c, 200, describeClock(clock));
+  });
+  app.delete('/sandbox/clocks/:id', async (c) => {
+    const id = c.req.param('id');
+    if (id === GLOBAL_CLOCK_ID) {
+      throw invalidRequest('The global clock cannot be deleted: it is the clock of the sandbox\'s own keys. Return it to real time with POST /sandbox/clock {"reset": true}.');
+    }
+    if (!(await clocks.delete(id))) throw unknownClock(id);
+    return sendJson(c, 200, { id, deleted: true });
+  });
+  answerOtherMethods(app, '/sandbox/clocks/:id', ['GET', 'POST', 'DELETE']);
+}
+
+/** GET /sandbox, GET|POST /sandbox/clock, /sandbox/clocks(/<id>), GET|DELETE /sandbox/requests, GET /sandbox/requests/count and /flags. */
 export function registerSandboxRoutes(app: OpenAPIHono<AppEnv>, deps: SandboxRouteDeps): void {
   const { clock, journal, keys } = deps;
 
@@ -82,11 +227,17 @@ export function registerSandboxRoutes(app: OpenAPIHono<AppEnv>, deps: SandboxRou
       keys,
       magic_inputs: MAGIC_INPUTS,
       clock: { ...clock.state(), url: '/sandbox/clock' },
+      ...(deps.testClocks
+        ? {
+            // Test clocks as objects: each with fresh keys on accounts of its own, its own time, windows and months.
+            clocks: { url: '/sandbox/clocks', count: deps.testClocks.all().length - 1, max: MAX_CLOCKS, create: 'POST /sandbox/clocks {"set"?: ISO time, "freeze"?: bool}' },
+          }
+        : {}),
       journal: {
         url: '/sandbox/requests',
         count_url: '/sandbox/requests/count',
         flags_url: '/sandbox/requests/flags',
-        filters: ['method', 'path', 'status', 'key', 'since'],
+        filters: ['method', 'path', 'status', 'key', 'since', 'clock'],
       },
     }),
   );
@@ -94,35 +245,11 @@ export function registerSandboxRoutes(app: OpenAPIHono<AppEnv>, deps: SandboxRou
 
   app.get('/sandbox/clock', (c) => sendJson(c, 200, { ...clock.state() }));
   app.post('/sandbox/clock', async (c) => {
-    let raw: unknown;
-    let text: string;
-    try {
-      text = await c.req.text();
-    } catch (error) {
-      // A body cut short by a client that went away is the client's doing (499), as on the API's routes.
-      if (c.req.raw.signal.aborted) throw new ClientClosedError(BODY_CUT_SHORT_MESSAGE, {}, { cause: error });
-      throw error;
-    }
-    try {
-      raw = JSON.parse(text);
-    } catch {
-      throw invalidRequest(`The body must be JSON: one of ${CLOCK_BODIES}.`);
-    }
-    const parsed = ClockChange.safeParse(raw);
-    if (!parsed.success) throw invalidRequest(clockBodyProblem(raw));
-    const change = parsed.data;
-    try {
-      if ('advance_seconds' in change) await clock.advance(change.advance_seconds);
-      else if ('freeze' in change) await (change.freeze ? clock.freeze() : clock.unfreeze());
-      else if ('reset' in change) await clock.reset();
-      else await clock.set(parseSetTime(change.set));
-    } catch (error) {
-      if (error instanceof ClockError) throw invalidRequest(error.message);
-      throw error;
-    }
+    await moveClock(c, clock);
     return sendJson(c, 200, { ...clock.state() });
   });
   answerOtherMethods(app, '/sandbox/clock', ['GET', 'POST']);
+  if (deps.testClocks) registerClockObjectRoutes(app, deps, deps.testClocks);
 
   app.get('/sandbox/requests', (c) => {
     const requests = journal.list(journalFilter(c.req.query()));

@@ -16,7 +16,8 @@ import { createApiApp, createVoicesApp } from '../server/http/apps.js';
 import type { AppEnv } from '../server/http/context.js';
 import { createLogger, type Logger } from '../server/log.js';
 import { seed, type SeedCounts } from '../server/seed.js';
-import { SandboxClock } from './clock.js';
+import { ClockError, SandboxClock } from './clock.js';
+import { clockMiddleware, GLOBAL_CLOCK_ID, SandboxClocks, type ClockMembers } from './clocks.js';
 import { sandboxGuard } from './guard.js';
 import { Journal, journalMiddleware } from './journal.js';
 import { SandboxQueue } from './queue.js';
@@ -69,6 +70,12 @@ export interface SandboxCoreOptions {
   validateResponses?: boolean;
 }
 
+/** A test clock made on request (`POST /sandbox/clocks`, `RunningSandbox.createClock`), with the keys of its own accounts. */
+export interface TestClockRecord {
+  clock: SandboxClock;
+  keys: SandboxKeys;
+}
+
 export interface SandboxCore {
   app: OpenAPIHono<AppEnv>;
   voicesApp: OpenAPIHono<AppEnv>;
@@ -76,7 +83,19 @@ export interface SandboxCore {
   fetch(request: Request): Response | Promise<Response>;
   /** What the voice catalog's listener serves, likewise. */
   voicesFetch(request: Request): Response | Promise<Response>;
+  /** The global clock: the clock of the keys made at start and of every account not on a test clock. */
   clock: SandboxClock;
+  /** Every clock: the global one and the test clocks (clocks.ts). */
+  clocks: SandboxClocks;
+  /**
+   * Makes a test clock, moved to `set` (ms since the epoch) and frozen if asked, with fresh keys on new
+   * accounts; `undefined` when MAX_CLOCKS are held. Throws ClockError for a `set` it cannot take.
+   */
+  createClock(options?: { set?: number; freeze?: boolean }): Promise<TestClockRecord | undefined>;
+  /** A test clock and its keys, by id. */
+  testClock(id: string): TestClockRecord | undefined;
+  /** Deletes a test clock: its keys are revoked, its jobs and their audio deleted. False when there is none of that id. */
+  deleteClock(id: string): Promise<boolean>;
   journal: Journal;
   keys: SandboxKeys;
   services: ApiServices;
@@ -107,24 +126,79 @@ export async function createSandbox(options: SandboxCoreOptions): Promise<Sandbo
     // Held jobs wait on the clock, not on a thread: any number may run at once.
     config.jobConcurrency = 10_000;
     const log = options.log ?? createLogger(config.logLevel, 'agent-tts-sandbox');
-    const clock = new SandboxClock();
+    const clocks = new SandboxClocks();
+    const clock = clocks.global;
     const store = new SqliteStore(':memory:');
     const audio = new LocalAudioStorage(join(dir, 'audio'));
     const synth = new InstantSynthesizer(config.inlineWaitMs / 1000, config.synthThreads);
-    const services = await composeApi(config, log, {
-      clock,
-      synth,
-      storage: { store, audio, close: () => store.close() },
-      wrapQueue: (queue) => new SandboxQueue(queue, store, synth, clock),
+    let queue: SandboxQueue | undefined;
+    // The server's parts read `clocks`: the clock of the request or job at hand (clocks.ts).
+    const services = await clocks.background(() =>
+      composeApi(config, log, {
+        clock: clocks,
+        synth,
+        storage: { store, audio, close: () => store.close() },
+        wrapQueue: (inner) => (queue = new SandboxQueue(inner, store, synth, clocks)),
+      }),
+    );
+    // Retention, per clock: a clock judges the jobs of its own accounts only (the global clock, those of
+    // every account not on a test clock), so a clock ahead or behind never deletes another's audio.
+    const sweep = (on: SandboxClock, now = on.now()) =>
+      sweepExpiredJobs(
+        { deleteExpiredJobs: (at, limit) => store.deleteExpiredJobs(at, limit, on === clock ? { ids: clocks.accountsOnTestClocks(), except: true } : { ids: clocks.accountsOf(on) }) },
+        audio,
+        log,
+        now,
+      );
+    clocks.onMove(async (on, now) => {
+      await sweep(on, now).catch((error: unknown) => log.error({ err: error }, 'retention sweep failed'));
     });
-    clock.onMove(async (now) => {
-      await sweepExpiredJobs(store, audio, log, now).catch((error: unknown) => log.error({ err: error }, 'retention sweep failed'));
-    });
-    const sweeper = setInterval(() => void sweepExpiredJobs(store, audio, log, clock.now()).catch(() => undefined), 60_000);
+    const sweeper = setInterval(() => void Promise.all(clocks.all().map((on) => sweep(on).catch(() => undefined))), 60_000);
     sweeper.unref();
 
-    const keys = await createKeys(new AccountAdmin(store, clock), config.plans);
-    const journal = new Journal(clock);
+    const admin = new AccountAdmin(store, clock);
+    const keys = (await createKeys(admin, config.plans)).keys;
+    const testKeys = new Map<string, SandboxKeys>();
+    const journal = new Journal(clocks, () => clocks.clock().id);
+
+    const createClock: SandboxCore['createClock'] = async (options = {}) => {
+      const made = await clocks.create(async (on) => {
+        // Frozen first, so that a frozen clock stands exactly at `set`.
+        if (options.freeze) await on.freeze();
+        if (options.set !== undefined) {
+          const now = on.now();
+          if (options.set < now) {
+            throw new ClockError(
+              `A test clock starts at real time (${new Date(now).toISOString()}) and only moves forward: set ${new Date(options.set).toISOString()} is before it.`,
+            );
+          }
+          await on.set(options.set);
+        }
+        // Made on the test clock: the accounts' usage month (minutes_used_up's) is the clock's month.
+        return createKeys(new AccountAdmin(store, on), config.plans, `sandbox ${on.id}`);
+      });
+      if (!made) return undefined;
+      testKeys.set(made.clock.id, made.made.keys);
+      return { clock: made.clock, keys: made.made.keys };
+    };
+    const testClock: SandboxCore['testClock'] = (id) => {
+      const on = id === GLOBAL_CLOCK_ID ? undefined : clocks.get(id);
+      const keysOf = testKeys.get(id);
+      return on && keysOf ? { clock: on, keys: keysOf } : undefined;
+    };
+    // Deleting a test clock deletes what it owns, as Stripe's does its customers: its keys answer 401
+    // INVALID_KEY, its jobs and their audio are gone.
+    const deleteClock: SandboxCore['deleteClock'] = async (id) => {
+      const on = testClock(id)?.clock;
+      const members = on && clocks.remove(id);
+      if (!on || !members) return false;
+      testKeys.delete(id);
+      queue?.dropClock(on);
+      for (const key of members.keyIds) await admin.revokeKey(key).catch(() => false);
+      const end = Number.MAX_SAFE_INTEGER;
+      await sweepExpiredJobs({ deleteExpiredJobs: (_at, limit) => store.deleteExpiredJobs(end, limit, { ids: members.accountIds }) }, audio, log, end);
+      return true;
+    };
     const shutdown = new AbortController();
     const app = createApiApp({
       services,
@@ -135,8 +209,9 @@ export async function createSandbox(options: SandboxCoreOptions): Promise<Sandbo
         headers: MARK,
         // Its own origin, and the one clients reach it on (a proxy in front).
         guards: [sandboxGuard([options.baseUrl, config.publicBaseUrl])],
-        middleware: [journalMiddleware(journal)],
-        routes: (a) => registerSandboxRoutes(a, { clock, journal, keys }),
+        // The clock first: the journal stamps an entry with the time of the request's clock.
+        middleware: [clockMiddleware(clocks, async (id) => (await store.getJob(id))?.accountId), journalMiddleware(journal)],
+        routes: (a) => registerSandboxRoutes(a, { clock, journal, keys, testClocks: { all: () => clocks.all(), create: createClock, get: testClock, delete: deleteClock } }),
       },
     });
     const voicesApp = createVoicesApp(voiceCatalog(config.engine, config.upstream), log, config.cors, MARK);
@@ -165,6 +240,10 @@ export async function createSandbox(options: SandboxCoreOptions): Promise<Sandbo
       fetch,
       voicesFetch,
       clock,
+      clocks,
+      createClock,
+      testClock,
+      deleteClock,
       journal,
       keys,
       services,
@@ -187,7 +266,7 @@ export async function createSandbox(options: SandboxCoreOptions): Promise<Sandbo
         closed = true;
         shutdown.abort();
         clearInterval(sweeper);
-        clock.close();
+        clocks.close();
         await services.close();
         rmSync(dir, { recursive: true, force: true });
       },
@@ -198,10 +277,15 @@ export async function createSandbox(options: SandboxCoreOptions): Promise<Sandbo
   }
 }
 
-async function createKeys(admin: AccountAdmin, plans: Record<PlanId, { monthlyMinutes: number }>): Promise<SandboxKeys> {
+/** The test keys on new accounts, with the accounts' ids and the keys' public ids; `label` prefixes their names. */
+async function createKeys(admin: AccountAdmin, plans: Record<PlanId, { monthlyMinutes: number }>, label = 'sandbox'): Promise<{ keys: SandboxKeys } & ClockMembers> {
+  const accountIds: string[] = [];
+  const keyIds: string[] = [];
   const make = async (state: string, plan: PlanId, subscription: 'active' | 'inactive' = 'active') => {
-    const account = await admin.createAccount(`sandbox ${state}`, plan, subscription);
-    const { key, record } = await admin.createKey(account.id, `sandbox ${state}`);
+    const account = await admin.createAccount(`${label} ${state}`, plan, subscription);
+    const { key, record } = await admin.createKey(account.id, `${label} ${state}`);
+    accountIds.push(account.id);
+    keyIds.push(record.publicId);
     return { account, key, record };
   };
   const almost = await make('minutes_almost_used', 'free');
@@ -210,7 +294,7 @@ async function createKeys(admin: AccountAdmin, plans: Record<PlanId, { monthlyMi
   await admin.setUsedMinutes(usedUp.account.id, plans.free.monthlyMinutes);
   const revoked = await make('revoked', 'pro');
   await admin.revokeKey(revoked.record.publicId);
-  return {
+  const keys: SandboxKeys = {
     active_free: (await make('active_free', 'free')).key,
     active_pro: (await make('active_pro', 'pro')).key,
     active_ultimate: (await make('active_ultimate', 'ultimate')).key,
@@ -220,4 +304,5 @@ async function createKeys(admin: AccountAdmin, plans: Record<PlanId, { monthlyMi
     minutes_used_up: usedUp.key,
     revoked: revoked.key,
   };
+  return { keys, accountIds, keyIds };
 }
