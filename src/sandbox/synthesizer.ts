@@ -1,6 +1,15 @@
 import { availableParallelism } from 'node:os';
+import { setTimeout as delay } from 'node:timers/promises';
 import { encodeChunk, type EncodedChunk } from '../synth/mp3-encode.js';
-import { Estimator, SynthesisError, type AudioSink, type SynthesisRequest, type SynthesisResult, type Synthesizer } from '../synth/index.js';
+import {
+  Estimator,
+  SynthesisError,
+  type AudioSink,
+  type SynthesisRequest,
+  type SynthesisResult,
+  type SynthesisRunOptions,
+  type Synthesizer,
+} from '../synth/index.js';
 import { outcomeOf, type Outcome } from './outcomes.js';
 
 const RATE = 24_000;
@@ -68,11 +77,12 @@ export class InstantSynthesizer implements Synthesizer {
     return this.outcome(text, speed, language).seconds;
   }
 
-  async synthesize(req: SynthesisRequest, sink: AudioSink, opts: { onProgress?: (p: import('../synth/index.js').SynthesisProgress) => void } = {}): Promise<SynthesisResult> {
+  async synthesize(req: SynthesisRequest, sink: AudioSink, opts: SynthesisRunOptions = {}): Promise<SynthesisResult> {
     const started = Date.now();
     const { failure, realSeconds } = this.outcome(req.text, req.speed, req.language);
     // sandbox:inline=<seconds>: the one outcome that takes real time, so the inline wait has something to hold.
-    if (realSeconds) await new Promise((resolve) => setTimeout(resolve, realSeconds * 1000));
+    // Cut short when the run is (the sandbox stopping): the job is interrupted, not a minute of shutdown.
+    if (realSeconds) await delay(realSeconds * 1000, undefined, { signal: opts.signal });
     if (failure) {
       opts.onProgress?.({ completedChunks: 0, totalChunks: 1, fraction: failure.atFraction, audioSeconds: 0, elapsedMs: Date.now() - started });
       if (failure.code === 'TTS_PROVIDER_ERROR') throw new SynthesisError('TTS_PROVIDER_ERROR', 'sandbox: the speech engine failed, as the text asked (sandbox:provider_error)');
