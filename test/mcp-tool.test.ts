@@ -395,7 +395,7 @@ describe('MCP server on an injected clock (the sandbox’s): waits move the cloc
       expect(result.structuredContent).toMatchObject({ status: 'completed', audio_url: expect.any(String) });
       // 20 s of waiting passed on the sandbox clock; in real time, a small part of one of them.
       expect(sandboxSeconds).toBe(20);
-      expect(realMs).toBeLessThan(2_000);
+      expect(realMs).toBeLessThan(10_000);
       expect(notified.length).toBeGreaterThanOrEqual(5);
       expect(longestSilenceSeconds(notified, sandboxSeconds)).toBeLessThan(5);
       expect(notified.some((n) => /^job [0-9a-f-]{36}: processing, \d+% \(\d+ s elapsed\)$/.test(n.message ?? ''))).toBe(true);
@@ -414,14 +414,14 @@ describe('MCP server on an injected clock (the sandbox’s): waits move the cloc
       const processing = first.result.structuredContent as Record<string, unknown>;
       expect(processing).toMatchObject({ status: 'processing', job_id: expect.stringMatching(/^[0-9a-f-]{36}$/), retry_after_seconds: 15 });
       expect(first.sandboxSeconds).toBe(DEFAULT_MAX_CALL_MS / 1000);
-      expect(first.realMs).toBeLessThan(2_000);
+      expect(first.realMs).toBeLessThan(10_000);
       expect(longestSilenceSeconds(first.notified, first.sandboxSeconds)).toBeLessThan(5);
 
       const second = await call(session.client, { ...args, job_id: processing.job_id });
       expect(second.result.isError, textOf(second.result)).toBeFalsy();
       expect(second.result.structuredContent).toMatchObject({ status: 'completed', job_id: processing.job_id });
       expect(second.sandboxSeconds).toBe(15);
-      expect(second.realMs).toBeLessThan(2_000);
+      expect(second.realMs).toBeLessThan(10_000);
       expect(longestSilenceSeconds(second.notified, second.sandboxSeconds)).toBeLessThan(5);
       expect(sandbox.journal.count({ method: 'POST', key: sandbox.keys.active_ultimate.slice(0, 12) })).toBe(1);
       sandbox.journal.expectNoFlags({ key: sandbox.keys.active_ultimate.slice(0, 12) });
@@ -440,7 +440,7 @@ describe('MCP server on an injected clock (the sandbox’s): waits move the cloc
       expect(second.result.isError, textOf(second.result)).toBeFalsy();
       expect(second.sandboxSeconds).toBeGreaterThanOrEqual(20);
       expect(second.sandboxSeconds).toBeLessThan(22);
-      expect(second.realMs).toBeLessThan(2_000);
+      expect(second.realMs).toBeLessThan(10_000);
       expect(longestSilenceSeconds(second.notified, second.sandboxSeconds)).toBeLessThan(5);
       expect(second.notified.some((n) => /rate limited \(Retry-After \d+ s\): waiting \d+ s more/.test(n.message ?? ''))).toBe(true);
       sandbox.journal.expectNoFlags({ key: sandbox.keys.active_free.slice(0, 12) });

@@ -48,7 +48,8 @@ describe('agent-tts on an injected clock', () => {
     const before = sandboxMs();
     const result = await cli(['speak', 'A long one. sandbox:async=30', '--no-download'], key, sandbox.clock.client);
     expect(result.code, result.err).toBe(EXIT.OK);
-    expect(result.realMs).toBeLessThan(1_000);
+    // Real time well under the 30 s a real wait would take, with room for a loaded machine.
+    expect(result.realMs).toBeLessThan(10_000);
     expect(sandboxMs() - before).toBe(30_000);
     const lines = result.err.trim().split('\n');
     expect(lines[0]).toMatch(/^job [0-9a-f-]{36}: processing 0%, 0\.0s elapsed, next check in 30s$/);
@@ -59,16 +60,18 @@ describe('agent-tts on an injected clock', () => {
 
   it('status --wait polls on the clock, and --timeout is measured on it', async () => {
     const key = sandbox.keys.active_free;
+    const beforeSubmit = sandboxMs();
     const submitted = await cli(['speak', 'Later. sandbox:async=120', '--no-download', '--json', '--timeout', '1'], key, sandbox.clock.client);
-    // The 202 said to come back in 120 s: with --timeout 1 the one look at the job is after 1 s of the clock.
+    // The 202 said to come back in 120 s: with --timeout 1 the one look at the job is after 1 s of the
+    // clock (frozen: only the command's wait moved it), not after a second of real time.
     expect(submitted.code).toBe(EXIT.TIMEOUT);
-    expect(submitted.realMs).toBeLessThan(1_000);
+    expect(sandboxMs() - beforeSubmit).toBe(1_000);
     const jobId = /"job_id":\s*"([0-9a-f-]{36})"/.exec(submitted.out)?.[1];
     expect(jobId).toBeDefined();
     const before = sandboxMs();
     const waited = await cli(['status', jobId!, '--wait'], key, sandbox.clock.client);
     expect(waited.code, waited.err).toBe(EXIT.OK);
-    expect(waited.realMs).toBeLessThan(1_000);
+    expect(waited.realMs).toBeLessThan(10_000);
     expect(waited.out).toContain(`Job ${jobId}: completed`);
     expect(sandboxMs() - before).toBeGreaterThanOrEqual(118_000);
     expect(sandboxMs() - before).toBeLessThanOrEqual(120_000);
@@ -79,7 +82,7 @@ describe('agent-tts on an injected clock', () => {
     const before = sandboxMs();
     const result = await cli(['speak', 'Forty seconds. sandbox:async=40', '--no-download', '--sandbox-clock'], key);
     expect(result.code, result.err).toBe(EXIT.OK);
-    expect(result.realMs).toBeLessThan(2_000);
+    expect(result.realMs).toBeLessThan(10_000);
     expect(sandboxMs() - before).toBe(40_000);
     expect(result.err).toMatch(/completed 100%, 40s elapsed/);
     sandbox.journal.expectNoFlags({ key: key.slice(0, 12) });

@@ -23,7 +23,7 @@ describe('AgentTtsClient against the sandbox', () => {
     const started = performance.now();
     const job = await client.speak({ text: 'A job that takes five seconds. sandbox:async=5' }, { onProgress: (event) => events.push(event) });
     // Five seconds of the job, and of the client's waits, passed on the sandbox clock only.
-    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(performance.now() - started).toBeLessThan(4_000);
     expect(job.status).toBe('completed');
     expect(sandbox.clock.now().getTime() - sandboxStart).toBe(5_000);
     expect(events.map((e) => [e.status, e.percent, e.elapsedMs])).toEqual([

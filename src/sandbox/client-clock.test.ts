@@ -17,7 +17,7 @@ describe('sandbox.clock.client', () => {
     expect(clock.now()).toBe(before);
     const started = performance.now();
     await clock.sleep(90_000);
-    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(performance.now() - started).toBeLessThan(10_000);
     expect(sandbox.clock.now().getTime() - before).toBe(90_000);
     expect(clock.now()).toBe(before + 90_000);
   });
@@ -58,7 +58,7 @@ describe('remoteClientClock: a sandbox in another process, over HTTP', () => {
     expect(clock.now()).toBe(before); // frozen: exactly its time
     const started = performance.now();
     await clock.sleep(30_000);
-    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(performance.now() - started).toBeLessThan(10_000);
     expect(sandbox.clock.now().getTime() - before).toBe(30_000);
     expect(clock.now()).toBe(before + 30_000);
     // A sleep of nothing sends nothing and moves nothing.
