@@ -88,6 +88,23 @@ describe('agent-tts on an injected clock', () => {
     sandbox.journal.expectNoFlags({ key: key.slice(0, 12) });
   });
 
+  it('--sandbox-clock with a test clock’s key advances that clock, not the global one', async () => {
+    const clock = await sandbox.createClock({ freeze: true });
+    try {
+      const key = clock.keys.active_ultimate;
+      const before = { global: sandboxMs(), test: clock.now().getTime() };
+      // A --timeout bounds the run should the job's clock stand still while another moves.
+      const result = await cli(['speak', 'Forty seconds on a test clock. sandbox:async=40', '--no-download', '--sandbox-clock', '--timeout', '300'], key);
+      expect(result.code, result.err).toBe(EXIT.OK);
+      expect(result.realMs).toBeLessThan(10_000);
+      expect(result.err).toMatch(/completed 100%, 40s elapsed/);
+      expect(clock.now().getTime() - before.test).toBe(40_000);
+      expect(sandboxMs()).toBe(before.global);
+    } finally {
+      await clock.delete();
+    }
+  });
+
   it('--sandbox-clock refuses a base URL that is not a sandbox before sending anything to it', async () => {
     const seen: string[] = [];
     const server: Server = createServer((req, res) => {

@@ -59,13 +59,14 @@ export function progressOf(ctx: CliContext): ProgressDisplay {
 }
 
 /**
- * `--sandbox-clock`: from now on the command's waits advance the test clock of the sandbox at the base
- * URL (POST /sandbox/clock) instead of passing in real time. A base URL that is not a sandbox is refused
- * before anything is sent to it.
+ * `--sandbox-clock`: from now on the command's waits advance the clock of the sandbox at the base URL
+ * that the command's key is on (GET /sandbox/clocks/mine names it: a test clock's for a key of a test
+ * clock, else the global clock) instead of passing in real time. A base URL that is not a sandbox is
+ * refused before anything else is sent to it.
  */
 export async function useSandboxClock(ctx: CliContext, settings: Settings): Promise<void> {
   try {
-    ctx.clock = await remoteClientClock(settings.baseUrl.value);
+    ctx.clock = await remoteClientClock(settings.baseUrl.value, undefined, { apiKey: settings.apiKey.value || undefined });
   } catch (error) {
     if (!(error instanceof SandboxClockError)) throw error;
     const unreachable = error.reason === 'unreachable';

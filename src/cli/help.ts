@@ -49,8 +49,8 @@ Options:
       --idempotency-key <k> key of this request; reuse the one printed by a failed run to retry it
                             without creating a second job (default: a fresh random key)
       --max-attempts <n>    attempts per HTTP request, retries included (default 4; 1 disables retries)
-      --sandbox-clock       against agent-tts-sandbox only: advance its test clock (POST /sandbox/clock)
-                            instead of waiting between polls and out a Retry-After; refused (exit 2)
+      --sandbox-clock       against agent-tts-sandbox only: advance the clock of the key (its test clock's,
+                            else the global clock) instead of waiting between polls and out a Retry-After; refused (exit 2)
                             when --base-url is not a sandbox
 
 Examples:

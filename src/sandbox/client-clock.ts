@@ -76,23 +76,36 @@ function isClockAnswer(value: unknown): value is ClockAnswer {
   return typeof v === 'object' && v !== null && typeof v.now === 'string' && typeof v.frozen === 'boolean' && !Number.isNaN(Date.parse(v.now));
 }
 
+/** Where `remoteClientClock` finds its clock: an API key makes it the clock that key is on. */
+export interface RemoteClockOptions {
+  /**
+   * The API key the client uses: the clock advanced is the one the sandbox routes that key's requests
+   * and jobs to (`GET /sandbox/clocks/mine`), a test clock's for a key of a test clock, so that its
+   * jobs become due and the global clock stays put. Without it (and without `clockUrl`), the global clock.
+   */
+  apiKey?: string;
+}
+
 /**
  * A ClientClock on the test clock of a sandbox in another process (`agent-tts-sandbox`), over its HTTP
- * API: `sleep(ms)` is `POST /sandbox/clock {"advance_seconds": ms / 1000}`, and `now()` is the sandbox
+ * API: `sleep(ms)` is `POST <clock URL> {"advance_seconds": ms / 1000}`, and `now()` is the sandbox
  * clock's time as of its last answer, running on with real time unless the clock is frozen (a move made
  * by someone else shows after this clock's next sleep). Resolves once the clock answered `GET`; rejects
  * with a SandboxClockError saying why when `clockUrl` is not a sandbox's clock (a deployment has none).
  *
  * @param baseUrl the sandbox's API origin (its printed URL)
- * @param clockUrl the clock's URL; default `${baseUrl}/sandbox/clock`
+ * @param clockUrl the clock's URL; default: the clock of `options.apiKey` (`/sandbox/clocks/<id>`, found
+ *   with `GET /sandbox/clocks/mine`), or without a key `${baseUrl}/sandbox/clock` (the global clock)
  */
-export async function remoteClientClock(baseUrl: string, clockUrl?: string): Promise<ClientClock> {
-  const url = clockUrl ?? `${baseUrl.replace(/\/+$/, '')}/sandbox/clock`;
+export async function remoteClientClock(baseUrl: string, clockUrl?: string, options: RemoteClockOptions = {}): Promise<ClientClock> {
+  const origin = baseUrl.replace(/\/+$/, '');
+  const byKey = clockUrl === undefined && options.apiKey !== undefined && options.apiKey !== '';
+  let url = clockUrl ?? `${origin}/sandbox/clock`;
   let known = { at: 0, frozen: false, realAt: 0 };
   const learn = (answer: ClockAnswer) => {
     known = { at: Date.parse(answer.now), frozen: answer.frozen, realAt: Date.now() };
   };
-  const call = async (init: RequestInit, doing: string): Promise<ClockAnswer> => {
+  const call = async (init: RequestInit, doing: string): Promise<ClockAnswer & { url?: unknown }> => {
     let response: Response;
     try {
       response = await fetch(url, init);
@@ -124,7 +137,17 @@ export async function remoteClientClock(baseUrl: string, clockUrl?: string): Pro
     }
     return body;
   };
+  // First without the key: a base URL that is not a sandbox is refused before the key is sent to it.
   learn(await call({ method: 'GET' }, 'tell its time'));
+  if (byKey) {
+    url = `${origin}/sandbox/clocks/mine`;
+    const mine = await call({ method: 'GET', headers: { Authorization: `Bearer ${options.apiKey}` } }, "tell the clock of the key's requests");
+    if (typeof mine.url !== 'string' || !mine.url.startsWith('/sandbox/clocks/')) {
+      throw new SandboxClockError(`The sandbox at ${origin} did not name the clock of the key (GET /sandbox/clocks/mine answered no clock URL).`, 'refused');
+    }
+    url = `${origin}${mine.url}`;
+    learn(mine);
+  }
   return {
     now: () => (known.frozen ? known.at : known.at + (Date.now() - known.realAt)),
     sleep: (ms, signal) =>

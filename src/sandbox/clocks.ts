@@ -31,9 +31,9 @@ export interface ClockMembers {
  * - work that outlives its request carries its clock on: a held job's release is scheduled on the
  *   job's clock and runs inside it (`schedule`, `scheduleOn`), and the queue starts a job inside its
  *   account's clock (`runOn`), so a job's progress, completion and expiry are stamped on its clock;
- * - timers started while the server's parts are assembled (`background`: the rate limiter's sweep of
- *   idle buckets) read the earliest clock, so that a bucket is dropped only once it is idle on every
- *   clock; any other read outside a request or a job reads the global clock.
+ * - the timer of the rate limiter's sweep of idle buckets is started under `background` and reads the
+ *   earliest clock, so that a bucket is dropped only once it is idle on every clock (only the limiter is
+ *   made under it, sandbox.ts); any other read outside a request or a job reads the global clock.
  * Retention sweeps are made per clock, over the accounts of that clock (sandbox.ts).
  */
 export class SandboxClocks implements Clock {
@@ -76,7 +76,7 @@ export class SandboxClocks implements Clock {
     return this.current.run(clock, fn);
   }
 
-  /** Runs `fn` so that the timers it starts read the earliest clock (see the class comment). */
+  /** Runs `fn` so that the timers it starts read the earliest clock (see the class comment): only the rate limiter is made so. */
   background<T>(fn: () => T): T {
     return this.current.run('earliest', fn);
   }
@@ -132,7 +132,16 @@ export class SandboxClocks implements Clock {
     }
   }
 
-  /** Forgets a test clock (its keys' requests go to the global clock from now on) and stops its timers; what it owned, or undefined. */
+  /** What a test clock owns (its accounts and keys), or undefined for the global clock or an unknown id. */
+  membersOf(id: string): ClockMembers | undefined {
+    return this.members.get(id);
+  }
+
+  /**
+   * Forgets a test clock (its keys' requests go to the global clock from now on) and stops its timers;
+   * what it owned, or undefined. Revoke its keys first (`membersOf`): a key still valid once its clock
+   * is forgotten would be served on the global clock.
+   */
   remove(id: string): ClockMembers | undefined {
     const clock = this.created.get(id);
     const members = this.members.get(id);

@@ -1,3 +1,4 @@
+import type { JobRun } from '../server/domain/job-runner.js';
 import type { JobQueue, QueueStats, Store } from '../server/ports.js';
 import type { SandboxClock } from './clock.js';
 import type { SandboxClocks } from './clocks.js';
@@ -84,4 +85,19 @@ export class SandboxQueue implements JobQueue {
     this.held.clear();
     await this.inner.close();
   }
+}
+
+/**
+ * The job runner of the sandbox's queue: each run is on the clock of its job's account, wherever it was
+ * started. The in-process queue starts a waiting job from the promise chain of the one that just ended
+ * (when more jobs wait than it runs at once), which would otherwise carry that job's clock over to it.
+ */
+export function runOnAccountClock(run: JobRun, store: Store, clocks: SandboxClocks): JobRun {
+  return {
+    async run(jobId, signal) {
+      const job = await store.getJob(jobId);
+      const clock = job ? clocks.ofAccount(job.accountId) : clocks.global;
+      return clocks.runOn(clock, () => run.run(jobId, signal));
+    },
+  };
 }

@@ -8,7 +8,12 @@ import { ClockError, MAX_MOVE_SECONDS, type SandboxClock } from './clock.js';
 import { GLOBAL_CLOCK_ID, MAX_CLOCKS } from './clocks.js';
 import type { Journal, JournalFilter } from './journal.js';
 import { MAGIC_INPUTS } from './outcomes.js';
-import type { SandboxKeys, TestClockRecord } from './sandbox.js';
+
+/** A test clock and its keys (sandbox.ts's TestClockRecord, which imports this module). */
+interface TestClockRecord {
+  clock: SandboxClock;
+  keys: object;
+}
 
 /** The test clocks, as sandbox.ts keeps them (`SandboxCore`). */
 export interface TestClockDeps {
@@ -17,6 +22,8 @@ export interface TestClockDeps {
   create(options: { set?: number; freeze?: boolean }): Promise<TestClockRecord | undefined>;
   get(id: string): TestClockRecord | undefined;
   delete(id: string): Promise<boolean>;
+  /** The clock of the request at hand: its key's (the global clock for a key not on a test clock, or none). */
+  current(): SandboxClock;
 }
 
 export interface SandboxRouteDeps {
@@ -163,7 +170,7 @@ function registerClockObjectRoutes(app: OpenAPIHono<AppEnv>, deps: SandboxRouteD
         'Ids look like clk_ followed by 24 hex digits, or global; GET /sandbox/clocks lists them and POST /sandbox/clocks makes one.',
     );
   /** The clock named in the path and its keys (the global clock's are the sandbox's own), or the 404. */
-  const named = (id: string): { clock: SandboxClock; keys: SandboxKeys | object } => {
+  const named = (id: string): { clock: SandboxClock; keys: object } => {
     if (id === GLOBAL_CLOCK_ID) return { clock: deps.clock, keys: deps.keys };
     const found = clocks.get(id);
     if (!found) throw unknownClock(id);
@@ -197,6 +204,10 @@ function registerClockObjectRoutes(app: OpenAPIHono<AppEnv>, deps: SandboxRouteD
   });
   answerOtherMethods(app, '/sandbox/clocks', ['GET', 'POST']);
 
+  // The clock of the key in the request's Authorization header, which that key's requests and jobs are
+  // on: what a client (the CLI's --sandbox-clock) advances to make its own jobs due. Without its keys.
+  app.get('/sandbox/clocks/mine', (c) => sendJson(c, 200, describeClock(clocks.current())));
+  answerOtherMethods(app, '/sandbox/clocks/mine', ['GET']);
   app.get('/sandbox/clocks/:id', (c) => {
     const { clock, keys } = named(c.req.param('id'));
     return sendJson(c, 200, { ...describeClock(clock), keys });

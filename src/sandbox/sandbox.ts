@@ -7,6 +7,7 @@ import type { ConformanceFixturesT } from '../contract/fixtures.js';
 import type { PlanId } from '../contract/plans.js';
 import { voiceCatalog } from '../synth/index.js';
 import { LocalAudioStorage } from '../server/adapters/local-audio-storage.js';
+import { MemoryRateLimiter } from '../server/adapters/memory-rate-limiter.js';
 import { SqliteStore } from '../server/adapters/sqlite-store.js';
 import { composeApi, type ApiServices } from '../server/compose.js';
 import { loadConfig } from '../server/config.js';
@@ -20,7 +21,7 @@ import { ClockError, SandboxClock } from './clock.js';
 import { clockMiddleware, GLOBAL_CLOCK_ID, SandboxClocks, type ClockMembers } from './clocks.js';
 import { sandboxGuard } from './guard.js';
 import { Journal, journalMiddleware } from './journal.js';
-import { SandboxQueue } from './queue.js';
+import { runOnAccountClock, SandboxQueue } from './queue.js';
 import { registerSandboxRoutes } from './routes.js';
 import { checkSettingNames } from './settings.js';
 import { InstantSynthesizer } from './synthesizer.js';
@@ -68,6 +69,8 @@ export interface SandboxCoreOptions {
    * unless LOG_LEVEL or `log` say otherwise), and the answer goes out unchanged.
    */
   validateResponses?: boolean;
+  /** Jobs run at once (default 10,000: held jobs wait on the clock, not on a thread). For tests of the queue. */
+  jobConcurrency?: number;
 }
 
 /** A test clock made on request (`POST /sandbox/clocks`, `RunningSandbox.createClock`), with the keys of its own accounts. */
@@ -124,7 +127,7 @@ export async function createSandbox(options: SandboxCoreOptions): Promise<Sandbo
       ...options.env,
     });
     // Held jobs wait on the clock, not on a thread: any number may run at once.
-    config.jobConcurrency = 10_000;
+    config.jobConcurrency = options.jobConcurrency ?? 10_000;
     const log = options.log ?? createLogger(config.logLevel, 'agent-tts-sandbox');
     const clocks = new SandboxClocks();
     const clock = clocks.global;
@@ -132,15 +135,24 @@ export async function createSandbox(options: SandboxCoreOptions): Promise<Sandbo
     const audio = new LocalAudioStorage(join(dir, 'audio'));
     const synth = new InstantSynthesizer(config.inlineWaitMs / 1000, config.synthThreads);
     let queue: SandboxQueue | undefined;
+    // The rate limiter's sweep of idle buckets (a timer it starts when made) reads the earliest clock, so
+    // that a bucket is dropped only once it is idle on every clock; its checks read the request's clock.
+    // Nothing else runs under `background`: composeApi's own timers and chains read the clock of the
+    // request or job at hand, the global clock outside any.
+    const limiter = clocks.background(() => new MemoryRateLimiter(() => clocks.now()));
     // The server's parts read `clocks`: the clock of the request or job at hand (clocks.ts).
-    const services = await clocks.background(() =>
-      composeApi(config, log, {
-        clock: clocks,
-        synth,
-        storage: { store, audio, close: () => store.close() },
-        wrapQueue: (inner) => (queue = new SandboxQueue(inner, store, synth, clocks)),
-      }),
-    );
+    const services = await composeApi(config, log, {
+      clock: clocks,
+      synth,
+      limiter,
+      storage: { store, audio, close: () => store.close() },
+      // Each job runs on its account's clock, whichever run's chain the queue started it from.
+      wrapRunner: (run) => runOnAccountClock(run, store, clocks),
+      wrapQueue: (inner) => (queue = new SandboxQueue(inner, store, synth, clocks)),
+    }).catch(async (error: unknown) => {
+      await limiter.close();
+      throw error;
+    });
     // Retention, per clock: a clock judges the jobs of its own accounts only (the global clock, those of
     // every account not on a test clock), so a clock ahead or behind never deletes another's audio.
     const sweep = (on: SandboxClock, now = on.now()) =>
@@ -190,11 +202,13 @@ export async function createSandbox(options: SandboxCoreOptions): Promise<Sandbo
     // INVALID_KEY, its jobs and their audio are gone.
     const deleteClock: SandboxCore['deleteClock'] = async (id) => {
       const on = testClock(id)?.clock;
-      const members = on && clocks.remove(id);
+      const members = on && clocks.membersOf(id);
       if (!on || !members) return false;
       testKeys.delete(id);
-      queue?.dropClock(on);
+      // Its keys are revoked while the clock still routes them: a key is never valid on the global clock.
       for (const key of members.keyIds) await admin.revokeKey(key).catch(() => false);
+      clocks.remove(id);
+      queue?.dropClock(on);
       const end = Number.MAX_SAFE_INTEGER;
       await sweepExpiredJobs({ deleteExpiredJobs: (_at, limit) => store.deleteExpiredJobs(end, limit, { ids: members.accountIds }) }, audio, log, end);
       return true;
@@ -211,7 +225,7 @@ export async function createSandbox(options: SandboxCoreOptions): Promise<Sandbo
         guards: [sandboxGuard([options.baseUrl, config.publicBaseUrl])],
         // The clock first: the journal stamps an entry with the time of the request's clock.
         middleware: [clockMiddleware(clocks, async (id) => (await store.getJob(id))?.accountId), journalMiddleware(journal)],
-        routes: (a) => registerSandboxRoutes(a, { clock, journal, keys, testClocks: { all: () => clocks.all(), create: createClock, get: testClock, delete: deleteClock } }),
+        routes: (a) => registerSandboxRoutes(a, { clock, journal, keys, testClocks: { all: () => clocks.all(), create: createClock, get: testClock, delete: deleteClock, current: () => clocks.clock() } }),
       },
     });
     const voicesApp = createVoicesApp(voiceCatalog(config.engine, config.upstream), log, config.cors, MARK);

@@ -12,7 +12,7 @@ import { SqliteStore } from './adapters/sqlite-store.js';
 import { ConfigError, type Config } from './config.js';
 import { redactText } from './redact.js';
 import { Authenticator } from './domain/auth.js';
-import { JobRunner, type JobRunnerOptions } from './domain/job-runner.js';
+import { JobRunner, type JobRun, type JobRunnerOptions } from './domain/job-runner.js';
 import { JobService } from './domain/jobs.js';
 import { KeyUsageRecorder } from './domain/key-usage.js';
 import { AudioUrlSigner } from './domain/signing.js';
@@ -116,6 +116,10 @@ export interface ComposeOptions {
   storage?: Storage;
   /** Wraps the in-process queue (e.g. to hold jobs until a test clock reaches them). */
   wrapQueue?: (queue: JobQueue) => JobQueue;
+  /** Wraps the job runner the in-process queue runs (e.g. to run each job on its account's test clock). */
+  wrapRunner?: (runner: JobRun) => JobRun;
+  /** The in-process rate limiter, instead of a MemoryRateLimiter on `clock`. */
+  limiter?: RateLimiter;
 }
 
 export interface ApiServices {
@@ -150,7 +154,7 @@ export async function composeApi(config: Config, log: Logger, options: ComposeOp
   const synth = runsJobs ? (options.synth ?? createSynth(config)) : undefined;
   const estimator: SynthesisEstimator = synth ?? estimateOnly(config);
   const runner = synth ? new JobRunner(store, audio, synth, log, clock, runnerOptions(config, log)) : undefined;
-  const limiter: RateLimiter = redis ? redis.limiter() : new MemoryRateLimiter(() => clock.now());
+  const limiter: RateLimiter = redis ? redis.limiter() : (options.limiter ?? new MemoryRateLimiter(() => clock.now()));
 
   let queue: JobQueue;
   let worker: SynthesisWorker | undefined;
@@ -169,7 +173,8 @@ export async function composeApi(config: Config, log: Logger, options: ComposeOp
       });
     };
   } else {
-    const run = instrumentRunner(runner!, store, metrics);
+    const instrumented = instrumentRunner(runner!, store, metrics);
+    const run = options.wrapRunner ? options.wrapRunner(instrumented) : instrumented;
     const local = options.wrapQueue ? options.wrapQueue(new LocalJobQueue(run, config.jobConcurrency, log)) : new LocalJobQueue(run, config.jobConcurrency, log);
     queue = local;
     resumeInterrupted = async () => {
