@@ -215,20 +215,39 @@ export interface PostLimited {
   lease: Lease;
 }
 
+/** How many key pairs postLimited tries when the first POST's own answer takes half a window or more. */
+const POST_PAIR_ATTEMPTS = 3;
+
 export function postLimited(ctx: RuleContext): Promise<PostLimited> {
   return ctx.scenario('post-limited', async (s) => {
-    const lease = await s.run.pool.lease({ fresh: 'post' });
-    s.run.detachedLeases.push(lease);
-    const key = lease.keys[0]!;
-    const retryIdempotencyKey = newIdempotencyKey();
-    // Both POSTs in one window: on a test clock no other rule's wait may move it between them.
-    const [first, limited] = await s.steady(
-      async () => [
-        await s.post(key, { text: SHORT_TEXT }, { idempotencyKey: newIdempotencyKey(), label: 'first POST of the window' }),
-        await s.post(key, { text: SHORT_TEXT }, { idempotencyKey: retryIdempotencyKey, throttle: false, label: 'second POST in the same window' }),
-      ],
-      { key, bucket: 'post' },
-    );
+    let lease!: Lease;
+    let key!: string;
+    let retryIdempotencyKey!: string;
+    let first!: Exchange;
+    let limited!: Exchange;
+    for (let attempt = 1; attempt <= POST_PAIR_ATTEMPTS; attempt++) {
+      lease = await s.run.pool.lease({ fresh: 'post' });
+      s.run.detachedLeases.push(lease);
+      key = lease.keys[0]!;
+      retryIdempotencyKey = newIdempotencyKey();
+      const started = performance.now();
+      let gapMs = 0;
+      // Both POSTs in one window: on a test clock no other rule's wait may move it between them.
+      [first, limited] = await s.steady(
+        async () => {
+          const one = await s.post(key, { text: SHORT_TEXT }, { idempotencyKey: newIdempotencyKey(), label: 'first POST of the window' });
+          gapMs = performance.now() - started;
+          return [one, await s.post(key, { text: SHORT_TEXT }, { idempotencyKey: retryIdempotencyKey, throttle: false, label: 'second POST in the same window' })];
+        },
+        { key, bucket: 'post' },
+      );
+      // Measured, not guessed: when the first POST's answer (its inline wait) took half the window or
+      // more, a second POST admitted may stand in a window of its own, so the pair proves nothing and is
+      // tried again on another key. A quick pair admitted twice is the deployment's fault.
+      const admitted = limited.response !== undefined && limited.response.status < 300;
+      if (!admitted || gapMs < (s.settings.rateWindowSeconds * 1000) / 2 || attempt === POST_PAIR_ATTEMPTS) break;
+      lease.release();
+    }
     const firstJob = jsonBody(first)?.job_id;
     const get = typeof firstJob === 'string' ? await s.getJob(key, firstJob, { label: 'GET on the same key' }) : undefined;
     const result = { key, first, limited, get, retryIdempotencyKey, lease };
