@@ -175,17 +175,7 @@ export class AgentTtsClient {
   async submit(request: SpeechRequest, options: SubmitOptions = {}): Promise<SubmitResult> {
     const target = `${this.baseUrl}${API_PATH}`;
     return withRetries(
-      {
-        policy: this.policy,
-        method: 'POST',
-        target,
-        signal: options.signal,
-        attemptTimeoutMs: this.timeoutMs,
-        onRetry: options.onRetry ?? this.onRetry,
-        clock: options.clock ?? this.clock,
-        idempotencyKey: options.idempotencyKey ?? newKey(),
-        newIdempotencyKey: newKey,
-      },
+      { ...this.attempts('POST', target, options), idempotencyKey: options.idempotencyKey ?? newKey(), newIdempotencyKey: newKey },
       async (signal, key) => {
         const { data, error, response } = await this.api
           .POST('/v1/agent-tts', {
@@ -216,15 +206,7 @@ export class AgentTtsClient {
   async getJobWithHeaders(jobId: string, options: CallOptions = {}): Promise<{ job: JobStatus; retryAfterSeconds?: number }> {
     const target = `${this.baseUrl}${API_PATH}`;
     return withRetries(
-      {
-        policy: this.policy,
-        method: 'GET',
-        target,
-        signal: options.signal,
-        attemptTimeoutMs: this.timeoutMs,
-        onRetry: options.onRetry ?? this.onRetry,
-        clock: options.clock ?? this.clock,
-      },
+      this.attempts('GET', target, options),
       async (signal) => {
         const { data, error, response } = await this.api
           .GET('/v1/agent-tts', { params: { query: { id: jobId } }, signal })
@@ -297,15 +279,7 @@ export class AgentTtsClient {
   async download(job: JobLike | string, options: CallOptions = {}): Promise<Uint8Array> {
     const url = typeof job === 'string' ? job : job.audio_url;
     return withRetries(
-      {
-        policy: this.policy,
-        method: 'GET',
-        target: stripQuery(url),
-        signal: options.signal,
-        attemptTimeoutMs: this.downloadTimeoutMs,
-        onRetry: options.onRetry ?? this.onRetry,
-        clock: options.clock ?? this.clock,
-      },
+      { ...this.attempts('GET', stripQuery(url), options), attemptTimeoutMs: this.downloadTimeoutMs },
       async (signal) => {
         // Inner retries off: this loop already retries the whole download, body included.
         const response = await this.fetchAudio(job, { ...options, signal }, 1);
@@ -320,15 +294,7 @@ export class AgentTtsClient {
     if (!catalog || voicesUrl === undefined) throw new TypeError('listVoices needs the voicesUrl option (the origin of the voice catalog)');
     const target = `${voicesUrl}/api/v1/voices`;
     return withRetries(
-      {
-        policy: this.policy,
-        method: 'GET',
-        target,
-        signal: options.signal,
-        attemptTimeoutMs: this.timeoutMs,
-        onRetry: options.onRetry ?? this.onRetry,
-        clock: options.clock ?? this.clock,
-      },
+      this.attempts('GET', target, options),
       async (signal) => {
         const { data, error, response } = await catalog
           .GET('/api/v1/voices', { signal })
@@ -349,15 +315,7 @@ export class AgentTtsClient {
     for (;;) {
       const target = stripQuery(url);
       const response = await withRetries(
-        {
-          policy: maxAttempts ? { ...this.policy, maxAttempts } : this.policy,
-          method: 'GET',
-          target,
-          signal: options.signal,
-          attemptTimeoutMs: this.downloadTimeoutMs,
-          onRetry: options.onRetry ?? this.onRetry,
-        clock: options.clock ?? this.clock,
-        },
+        { ...this.attempts('GET', target, options), attemptTimeoutMs: this.downloadTimeoutMs, policy: maxAttempts ? { ...this.policy, maxAttempts } : this.policy },
         async (signal) => {
           const res = await this.fetchImpl(url, { signal });
           if (res.ok) return res;
@@ -386,6 +344,19 @@ export class AgentTtsClient {
       }
       url = current.audio_url;
     }
+  }
+
+  /** The retry options every call shares: the client's policy, timeout, onRetry and clock, the call's own where it gives them. */
+  private attempts(method: 'GET' | 'POST', target: string, options: CallOptions) {
+    return {
+      policy: this.policy,
+      method,
+      target,
+      signal: options.signal,
+      attemptTimeoutMs: this.timeoutMs,
+      onRetry: options.onRetry ?? this.onRetry,
+      clock: options.clock ?? this.clock,
+    };
   }
 }
 

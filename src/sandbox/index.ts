@@ -61,23 +61,30 @@ export interface StartSandboxOptions {
   validateResponses?: boolean;
 }
 
-/**
- * A test clock made with `createClock`: a clock of its own, with fresh test keys (the states of
- * `SandboxKeys`, on new accounts) whose requests, jobs, rate-limit windows, usage months, audio-URL
- * expiry and retention are on it alone. Moves as `RunningSandbox.clock` does.
- */
-export interface TestClock {
-  /** `clk_` and 24 hex digits; its HTTP form is `/sandbox/clocks/<id>`. */
-  id: string;
-  keys: SandboxKeys;
+/** Moves a sandbox clock (the global one or a test clock); each move resolves with the clock's state once the work it made due has run. */
+export interface ClockControls {
   advance(seconds: number): Promise<ClockState>;
   set(at: Date | string): Promise<ClockState>;
   freeze(): Promise<ClockState>;
   unfreeze(): Promise<ClockState>;
   reset(): Promise<ClockState>;
   now(): Date;
-  /** For the clients' `clock` option: its time is this clock's, and a wait advances this clock. */
+  /**
+   * For the clients' `clock` option (`new AgentTtsClient({ ..., clock: sandbox.clock.client })`): its
+   * time is this clock's, and a wait advances this clock instead of passing real time.
+   */
   client: ClientClock;
+}
+
+/**
+ * A test clock made with `createClock`: a clock of its own, with fresh test keys (the states of
+ * `SandboxKeys`, on new accounts) whose requests, jobs, rate-limit windows, usage months, audio-URL
+ * expiry and retention are on it alone. Moves as `RunningSandbox.clock` does.
+ */
+export interface TestClock extends ClockControls {
+  /** `clk_` and 24 hex digits; its HTTP form is `/sandbox/clocks/<id>`. */
+  id: string;
+  keys: SandboxKeys;
   /** Deletes the clock: its keys are revoked (401 INVALID_KEY), its jobs and their audio deleted. */
   delete(): Promise<void>;
 }
@@ -100,19 +107,8 @@ export interface RunningSandbox {
    */
   listening: { host: string; port: number; voicesPort: number; urls: string[] };
   keys: SandboxKeys;
-  clock: {
-    advance(seconds: number): Promise<ClockState>;
-    set(at: Date | string): Promise<ClockState>;
-    freeze(): Promise<ClockState>;
-    unfreeze(): Promise<ClockState>;
-    reset(): Promise<ClockState>;
-    now(): Date;
-    /**
-     * For the clients' `clock` option (`new AgentTtsClient({ ..., clock: sandbox.clock.client })`): its
-     * time is this clock's, and a wait advances this clock instead of passing real time.
-     */
-    client: ClientClock;
-  };
+  /** The global clock, which every key of `keys` is on. */
+  clock: ClockControls;
   journal: {
     list(filter?: JournalFilter): JournalEntry[];
     /** How many requests the filter keeps, e.g. `count({ method: 'POST' })`. */
