@@ -48,7 +48,8 @@ ${SETTINGS_HELP}
 The reference server's own API (POST/GET ${API_PATH}, audio URLs) over in-memory state, with an
 instant synthesizer. Test keys are new on every start and are printed below and listed at GET /sandbox,
 with the magic inputs that choose a job's outcome. The test clock: GET/POST /sandbox/clock; a clock of
-a test's own, with fresh keys bound to it: POST /sandbox/clocks, then GET/POST/DELETE /sandbox/clocks/<id>.
+a test's own, with fresh keys bound to it: POST /sandbox/clocks, then GET/POST/DELETE /sandbox/clocks/<id>
+(GET /sandbox/clocks/mine names the clock of the key in Authorization).
 The request journal: GET/DELETE /sandbox/requests. Writes to /sandbox/* take JSON (Content-Type: application/json)
 and are refused from web pages of other origins. Every answer carries "${SANDBOX_HEADER}: 1".
 README, "Sandbox".
