@@ -75,10 +75,11 @@ done
 [ "$code" = "202" ] || { cat "$work/mock.log"; echo "mock did not answer 202"; exit 1; }
 
 echo "== agent-tts-sandbox (prints its URL and keys, writes conformance fixtures, answers marked)"
-"$bin/agent-tts-sandbox" --port 0 --out "$work/sandbox-fixtures.json" >"$work/sandbox.log" 2>&1 &
+# The flags win over PORT and VOICES_PORT, which this shell exports for the server above.
+"$bin/agent-tts-sandbox" --port 0 --voices-port 0 --out "$work/sandbox-fixtures.json" >"$work/sandbox.log" 2>&1 &
 pids+=($!)
 for _ in $(seq 1 60); do grep -q "Started in" "$work/sandbox.log" && break; sleep 0.5; done
-sandbox_url="$(grep -o 'agent-tts sandbox on http://[0-9.:]*' "$work/sandbox.log" | cut -d' ' -f4)"
+sandbox_url="$(grep -o 'agent-tts sandbox on http://[0-9.:]*' "$work/sandbox.log" | cut -d' ' -f4 || true)"
 [ -n "$sandbox_url" ] || { cat "$work/sandbox.log"; echo "agent-tts-sandbox printed no URL"; exit 1; }
 curl -fsi "$sandbox_url/sandbox" | grep -qi '^agent-tts-sandbox: 1' || { echo "no Agent-TTS-Sandbox header"; exit 1; }
 node -e 'const f=require(process.argv[1]); if (!f.clock || f.keys.active.length < 8) process.exit(1)' "$work/sandbox-fixtures.json"
