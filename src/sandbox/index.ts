@@ -8,7 +8,7 @@ import type { Logger } from '../server/log.js';
 import type { SeedCounts } from '../server/seed.js';
 import type { ClientClock } from '../client/clock.js';
 import { clientClockFor } from './client-clock.js';
-import { ClockError, type ClockState } from './clock.js';
+import { ClockError, type ClockState, type SandboxClock } from './clock.js';
 import { MAX_CLOCKS } from './clocks.js';
 import type { FlaggedRequest, JournalEntry, JournalFilter } from './journal.js';
 import { journalClientError, type Journal } from './journal.js';
@@ -195,22 +195,13 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<R
   journalOf = journal;
   api = (req) => core.fetch(req);
   voices = (req) => core.voicesFetch(req);
-  const after = (move: Promise<void>) => move.then(() => clock.state());
   let stopped = false;
   return {
     baseUrl,
     voicesUrl,
     listening,
     keys: core.keys,
-    clock: {
-      advance: (seconds) => after(clock.advance(seconds)),
-      set: (at) => after(clock.set(new Date(at).getTime())),
-      freeze: () => after(clock.freeze()),
-      unfreeze: () => after(clock.unfreeze()),
-      reset: () => after(clock.reset()),
-      now: () => new Date(clock.now()),
-      client: clientClockFor(clock),
-    },
+    clock: controlsOf(clock),
     journal: {
       list: (filter) => journal.list(filter),
       count: (filter) => journal.count(filter),
@@ -233,6 +224,28 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<R
   };
 }
 
+/**
+ * The controls of a sandbox clock (the global one or a test clock): each move resolves with the clock's
+ * state once the work it made due has run, or rejects when `check` throws (a deleted test clock).
+ */
+function controlsOf(clock: SandboxClock, check: () => void = () => {}): ClockControls {
+  const after = async (move: () => Promise<void>) => {
+    check();
+    await move();
+    return clock.state();
+  };
+  const advance = (seconds: number) => after(() => clock.advance(seconds));
+  return {
+    advance,
+    set: (at) => after(() => clock.set(new Date(at).getTime())),
+    freeze: () => after(() => clock.freeze()),
+    unfreeze: () => after(() => clock.unfreeze()),
+    reset: () => after(() => clock.reset()),
+    now: () => new Date(clock.now()),
+    client: clientClockFor({ now: () => clock.now(), advance }),
+  };
+}
+
 /** Makes a test clock on the sandbox and the handle `createClock` gives; its moves refuse once it is deleted. */
 async function testClockOf(core: SandboxCore, options: CreateClockOptions = {}): Promise<TestClock> {
   const set = options.set === undefined ? undefined : new Date(options.set).getTime();
@@ -242,19 +255,11 @@ async function testClockOf(core: SandboxCore, options: CreateClockOptions = {}):
   const { clock, keys } = made;
   const live = () => {
     if (!core.testClock(clock.id)) throw new ClockError(`Test clock ${clock.id} was deleted: make another with createClock().`);
-    return clock;
   };
-  const after = (move: () => Promise<void>) => Promise.resolve().then(() => move()).then(() => clock.state());
   return {
     id: clock.id,
     keys,
-    advance: (seconds) => after(() => live().advance(seconds)),
-    set: (at) => after(() => live().set(new Date(at).getTime())),
-    freeze: () => after(() => live().freeze()),
-    unfreeze: () => after(() => live().unfreeze()),
-    reset: () => after(() => live().reset()),
-    now: () => new Date(clock.now()),
-    client: clientClockFor({ now: () => clock.now(), advance: (seconds) => after(() => live().advance(seconds)) }),
+    ...controlsOf(clock, live),
     async delete() {
       await core.deleteClock(clock.id);
     },
