@@ -11,6 +11,7 @@ import { AgentTtsClient } from '../src/client/client.js';
 import { ERROR_TABLE } from '../src/contract/errors.js';
 import { DEFAULT_MAX_CALL_MS, createTtsMcpServer } from '../src/mcp/server.js';
 import { startSandbox, type RunningSandbox } from '../src/sandbox/index.js';
+import { startWarmSandbox } from './helpers/sandbox.js';
 import { ROOT, startServer, type RunningServer } from './helpers/server.js';
 
 const BIN = join(ROOT, 'bin/agent-tts.js');
@@ -349,12 +350,7 @@ describe('MCP server against the sandbox (1 POST a minute per key): answers with
 describe('MCP server on an injected clock (the sandbox’s): waits move the clock, progress keeps its pace on it', () => {
   let sandbox: RunningSandbox;
   beforeAll(async () => {
-    sandbox = await startSandbox();
-    await sandbox.clock.freeze();
-    // A first asynchronous job, so that the timings below are not those of the process's warm-up.
-    await new AgentTtsClient({ baseUrl: sandbox.baseUrl, apiKey: sandbox.keys.minutes_almost_used, clock: sandbox.clock.client }).speak({
-      text: 'Warm-up. sandbox:async=1',
-    });
+    sandbox = await startWarmSandbox();
   });
   afterAll(() => sandbox?.stop());
 

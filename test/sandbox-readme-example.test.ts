@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentTtsClient } from '../src/client/client.js';
 import type { ProgressEvent } from '../src/client/types.js';
-import { startSandbox, type RunningSandbox } from '../src/sandbox/index.js';
+import type { RunningSandbox } from '../src/sandbox/index.js';
+import { startWarmSandbox } from './helpers/sandbox.js';
 import { ROOT } from './helpers/server.js';
 
 const readme = () => readFileSync(join(ROOT, 'README.md'), 'utf8');
@@ -25,12 +26,7 @@ describe('README: the sandbox example', () => {
 describe('the example’s client clock', () => {
   let sandbox: RunningSandbox;
   beforeAll(async () => {
-    sandbox = await startSandbox();
-    await sandbox.clock.freeze();
-    // A first asynchronous job, so that the timing below is not that of the process's warm-up.
-    await new AgentTtsClient({ baseUrl: sandbox.baseUrl, apiKey: sandbox.keys.active_ultimate, clock: sandbox.clock.client }).speak({
-      text: 'Warm-up. sandbox:async=1',
-    });
+    sandbox = await startWarmSandbox();
   });
   afterAll(() => sandbox?.stop());
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type RunningSandbox } from '../sandbox/index.js';
+import { startWarmSandbox } from '../../test/helpers/sandbox.js';
+import type { RunningSandbox } from '../sandbox/index.js';
 import { AgentTtsClient } from './client.js';
 import { AgentTtsError } from './errors.js';
 import type { ProgressEvent, RetryEvent } from './types.js';
@@ -7,11 +8,7 @@ import type { ProgressEvent, RetryEvent } from './types.js';
 /** The typed client against the reference API in the sandbox: real HTTP, its waits moving the sandbox clock. */
 let sandbox: RunningSandbox;
 beforeAll(async () => {
-  sandbox = await startSandbox({ env: { RATE_POST_LIMIT: '10' } });
-  await sandbox.clock.freeze();
-  // A first asynchronous job, so that the timings below are not those of the process's warm-up.
-  const warmUp = new AgentTtsClient({ baseUrl: sandbox.baseUrl, apiKey: sandbox.keys.minutes_almost_used, clock: sandbox.clock.client });
-  await warmUp.speak({ text: 'Warm-up. sandbox:async=1' });
+  sandbox = await startWarmSandbox({ env: { RATE_POST_LIMIT: '10' } });
 });
 afterAll(() => sandbox.stop());
 
