@@ -105,15 +105,18 @@ async function bodyText(c: Context<AppEnv>): Promise<string> {
   }
 }
 
+/** The body parsed as JSON, or the 400 that says which bodies are allowed. */
+function parseJson(text: string, allowed: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw invalidRequest(`The body must be JSON: ${allowed}.`);
+  }
+}
+
 /** Applies the one change a clock body asks for (POST /sandbox/clock, POST /sandbox/clocks/<id>), or answers 400 saying what is allowed. */
 async function moveClock(c: Context<AppEnv>, clock: SandboxClock): Promise<void> {
-  const text = await bodyText(c);
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch {
-    throw invalidRequest(`The body must be JSON: one of ${CLOCK_BODIES}.`);
-  }
+  const raw = parseJson(await bodyText(c), `one of ${CLOCK_BODIES}`);
   const parsed = ClockChange.safeParse(raw);
   if (!parsed.success) throw invalidRequest(clockBodyProblem(raw));
   const change = parsed.data;
@@ -136,12 +139,7 @@ const NEW_CLOCK_BODIES = 'no body, {}, {"set": "<ISO 8601 time, not before real 
 async function newClockOptions(c: Context<AppEnv>): Promise<{ set?: number; freeze?: boolean }> {
   const text = await bodyText(c);
   if (text.trim() === '') return {};
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch {
-    throw invalidRequest(`The body must be JSON: ${NEW_CLOCK_BODIES}.`);
-  }
+  const raw = parseJson(text, NEW_CLOCK_BODIES);
   const parsed = NewClock.safeParse(raw);
   if (!parsed.success) {
     const fields = raw !== null && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>) : undefined;
