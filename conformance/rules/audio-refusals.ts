@@ -35,8 +35,10 @@ async function issued(ctx: RuleContext): Promise<Issued> {
   return { key: job.key, jobId: body.job_id, url, expires, sig };
 }
 
+type Query = { expires?: string; sig?: string };
+
 /** The URL with its query set to exactly these parameters (undefined leaves one out). */
-function withQuery(url: URL, query: { expires?: string; sig?: string }): string {
+function withQuery(url: URL, query: Query): string {
   const out = new URL(url);
   out.search = '';
   if (query.expires !== undefined) out.searchParams.set('expires', query.expires);
@@ -76,6 +78,12 @@ function tampered(sig: string): string {
   return (sig.startsWith('A') ? 'B' : 'A') + sig.slice(1);
 }
 
+/** Each case's URL (the issued one with that query) is refused; then the job hands out a fresh URL that works. */
+async function mustRefuseEach(ctx: RuleContext, at: Issued, cases: [string, Query][]): Promise<void> {
+  for (const [what, query] of cases) mustRefuse(await download(ctx, withQuery(at.url, query), `download with ${what}`));
+  await mustRecover(ctx, at);
+}
+
 export const audioRefusalRules: Rule[] = [
   {
     id: 'audio-url.malformed',
@@ -85,15 +93,14 @@ export const audioRefusalRules: Rule[] = [
     mockSkip: MOCK_SKIP,
     async full(ctx) {
       const at = await issued(ctx);
-      const cases: [string, { expires?: string; sig?: string }][] = [
+      const cases: [string, Query][] = [
         ['expires that is not a number', { expires: 'soon', sig: at.sig }],
         ['expires of 13 digits', { expires: '1'.repeat(13), sig: at.sig }],
         ['sig one character too long', { expires: at.expires, sig: `${at.sig}A` }],
         ['sig outside the base64url alphabet', { expires: at.expires, sig: `+/${at.sig.slice(2)}` }],
         ['sig with base64 padding', { expires: at.expires, sig: `${at.sig.slice(0, -1)}=` }],
       ];
-      for (const [what, query] of cases) mustRefuse(await download(ctx, withQuery(at.url, query), `download with ${what}`));
-      await mustRecover(ctx, at);
+      await mustRefuseEach(ctx, at, cases);
     },
   },
   {
@@ -104,7 +111,7 @@ export const audioRefusalRules: Rule[] = [
     mockSkip: MOCK_SKIP,
     async full(ctx) {
       const at = await issued(ctx);
-      const cases: [string, { expires?: string; sig?: string }][] = [
+      const cases: [string, Query][] = [
         ['no sig (the URL cut at "&")', { expires: at.expires }],
         ['no expires', { sig: at.sig }],
         ['no query at all', {}],
@@ -113,8 +120,7 @@ export const audioRefusalRules: Rule[] = [
         ['an empty sig', { expires: at.expires, sig: '' }],
         ['expires cut by a digit', { expires: at.expires.slice(0, -1), sig: at.sig }],
       ];
-      for (const [what, query] of cases) mustRefuse(await download(ctx, withQuery(at.url, query), `download with ${what}`));
-      await mustRecover(ctx, at);
+      await mustRefuseEach(ctx, at, cases);
     },
   },
   {
