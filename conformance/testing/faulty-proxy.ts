@@ -52,6 +52,11 @@ interface FaultSpec {
 
 const API = '/v1/agent-tts';
 const isAudio = (s: Seen) => s.path.startsWith('/v1/audio/');
+/** Whether an audio URL's query is of the issued form: expires of 1–12 digits, sig of 43 base64url characters. */
+const issuedForm = (s: Seen) => {
+  const query = new URLSearchParams(s.query);
+  return /^\d{1,12}$/.test(query.get('expires') ?? '') && /^[A-Za-z0-9_-]{43}$/.test(query.get('sig') ?? '');
+};
 const isSubmit = (s: Seen) => s.method === 'POST' && s.path === API;
 const isGetJob = (s: Seen) => s.method === 'GET' && s.path === API;
 const st = (s: Seen) => typeof s.json?.voice === 'string' && s.json.voice.startsWith('st_');
@@ -398,19 +403,13 @@ export const FAULTS = {
   'audio-malformed-as-400': {
     description: 'answers a malformed or cut-short audio URL with 400 INVALID_REQUEST, where the docs say 404 NOT_FOUND (a client that refetches on 404 never recovers)',
     rules: ['audio-url.malformed', 'audio-url.cut-short'],
-    refuse: (s) => {
-      const query = new URLSearchParams(s.query);
-      const wellFormed = /^\d{1,12}$/.test(query.get('expires') ?? '') && /^[A-Za-z0-9_-]{43}$/.test(query.get('sig') ?? '');
-      return isAudio(s) && !wellFormed ? errorAnswer(400, 'INVALID_REQUEST', 'This audio URL is malformed.') : undefined;
-    },
+    refuse: (s) => (isAudio(s) && !issuedForm(s) ? errorAnswer(400, 'INVALID_REQUEST', 'This audio URL is malformed.') : undefined),
   },
   'audio-tampered-as-500': {
     description: 'answers an audio URL of the issued form whose signature does not match with 500 INTERNAL_ERROR',
     rules: ['audio-url.not-valid-alike'],
     change: (s, a, json) => {
-      const query = new URLSearchParams(s.query);
-      const wellFormed = /^\d{1,12}$/.test(query.get('expires') ?? '') && /^[A-Za-z0-9_-]{43}$/.test(query.get('sig') ?? '');
-      if (!isAudio(s) || !wellFormed || a.status !== 404 || json?.error?.code !== 'NOT_FOUND') return false;
+      if (!isAudio(s) || !issuedForm(s) || a.status !== 404 || json?.error?.code !== 'NOT_FOUND') return false;
       Object.assign(a, errorAnswer(500, 'INTERNAL_ERROR', 'Internal server error. Retry with backoff.'));
       return true;
     },
