@@ -81,7 +81,8 @@ export async function useSandboxClock(ctx: CliContext, settings: Settings): Prom
   }
 }
 
-export function clientOf(settings: Settings, progress: ProgressDisplay, maxAttempts?: number, clock?: ClientClock): AgentTtsClient {
+/** The command's API client: its settings, retries told to `progress`, and waits on the command's clock. */
+export function clientOf(ctx: CliContext, settings: Settings, progress: ProgressDisplay, maxAttempts?: number): AgentTtsClient {
   return new AgentTtsClient({
     baseUrl: settings.baseUrl.value,
     voicesUrl: settings.voicesUrl.value,
@@ -89,7 +90,7 @@ export function clientOf(settings: Settings, progress: ProgressDisplay, maxAttem
     onRetry: progress.retry,
     retry: maxAttempts !== undefined ? { maxAttempts } : undefined,
     userAgent: `agent-tts-cli ${USER_AGENT}`,
-    clock,
+    clock: ctx.clock,
   });
 }
 

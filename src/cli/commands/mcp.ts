@@ -15,7 +15,7 @@ export async function mcpCommand(ctx: CliContext, args: string[]): Promise<ExitC
   const log = (line: string) => ctx.output.err(`[agent-tts mcp] ${line}`);
   if (!settings.apiKey.value) log('warning: no API key configured; tool calls will answer with an error until AGENT_TTS_API_KEY is set.');
   // stdout carries the protocol: the client's own retry notices must not print there, so progress is off.
-  const client = settings.apiKey.value ? clientOf(settings, new ProgressDisplay(ctx.output, false), undefined, ctx.clock) : undefined;
-  await runStdioServer({ client, redact: (text) => ctx.output.redact(text), log, signal: ctx.signal, clock: ctx.clock });
+  const client = settings.apiKey.value ? clientOf(ctx, settings, new ProgressDisplay(ctx.output, false)) : undefined;
+  await runStdioServer({ client, redact: (text) => ctx.output.redact(text), log, signal: ctx.signal });
   return EXIT.OK;
 }

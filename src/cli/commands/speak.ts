@@ -47,7 +47,7 @@ export async function speakCommand(ctx: CliContext, args: string[]): Promise<Exi
   requireKey(settings);
   if (values['sandbox-clock']) await useSandboxClock(ctx, settings);
   const progress = progressOf(ctx);
-  const client = clientOf(settings, progress, maxAttempts, ctx.clock);
+  const client = clientOf(ctx, settings, progress, maxAttempts);
 
   let job: CompletedJob;
   try {

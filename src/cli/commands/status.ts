@@ -34,7 +34,7 @@ export async function statusCommand(ctx: CliContext, args: string[]): Promise<Ex
   requireKey(settings);
   if (values['sandbox-clock']) await useSandboxClock(ctx, settings);
   const progress = progressOf(ctx);
-  const client = clientOf(settings, progress, undefined, ctx.clock);
+  const client = clientOf(ctx, settings, progress);
 
   let job: JobStatus = await client.getJob(jobId, { signal: ctx.signal });
   if (values.wait && job.status === 'processing') {

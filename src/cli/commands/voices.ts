@@ -60,7 +60,7 @@ export async function voicesCommand(ctx: CliContext, args: string[]): Promise<Ex
     throw usageError(`--family must be supertonic or kokoro, got "${values.family}"`, 'voices');
   }
   const settings = await settingsOf(ctx);
-  const client = clientOf(settings, progressOf(ctx), undefined, ctx.clock);
+  const client = clientOf(ctx, settings, progressOf(ctx));
   const catalog = await client
     .listVoices({ signal: ctx.signal })
     .catch((error: unknown) => adviseOnUrl(error, settings.voicesUrl, '--voices-url', 'voices_url'));
