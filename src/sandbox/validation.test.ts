@@ -78,11 +78,18 @@ describe('sandbox: an answer that breaks the document', () => {
   let core: SandboxCore | undefined;
   afterEach(() => core?.close());
 
-  /** A sandbox with validation on whose app is wrapped to spoil its answers (to GET /v1/agent-tts unless `which` says) as `spoil` says. */
-  async function spoiled(spoil: (res: Response) => Promise<Response>, which = (request: Request) => request.method === 'GET' && new URL(request.url).pathname === '/v1/agent-tts') {
+  /**
+   * A sandbox with validation on whose API app (or voice catalog, `part`) is wrapped to spoil its answers
+   * (to GET /v1/agent-tts unless `which` says) as `spoil` says.
+   */
+  async function spoiled(
+    spoil: (res: Response) => Promise<Response>,
+    which = (request: Request) => request.method === 'GET' && new URL(request.url).pathname === '/v1/agent-tts',
+    part: 'app' | 'voicesApp' = 'app',
+  ) {
     const { log, lines } = capturedLog();
     core = await createSandbox({ baseUrl: 'http://sandbox.test', voicesUrl: 'http://voices.test', log, validateResponses: true });
-    const app = core.app;
+    const app = core[part];
     const original = app.fetch;
     // The wrapped app: the validating listener calls app.fetch, which now breaks what the routes answered.
     app.fetch = async (request: Request) => {
@@ -142,14 +149,7 @@ describe('sandbox: an answer that breaks the document', () => {
   });
 
   it('flags a broken answer of the voice catalog with an entry of its own', async () => {
-    const { log, lines } = capturedLog();
-    core = await createSandbox({ baseUrl: 'http://sandbox.test', voicesUrl: 'http://voices.test', log, validateResponses: true });
-    const voicesApp = core.voicesApp;
-    const original = voicesApp.fetch;
-    voicesApp.fetch = async (request: Request) => {
-      const res = await original(request);
-      return new Response('{"voices": "none"}', { status: res.status, headers: res.headers });
-    };
+    const { core, lines } = await spoiled(async (res) => new Response('{"voices": "none"}', { status: res.status, headers: res.headers }), () => true, 'voicesApp');
     expect((await core.voicesFetch(new Request('http://voices.test/api/v1/voices'))).status).toBe(200);
     expect(core.journal.flagged()).toEqual([
       expect.objectContaining({ method: 'GET', path: '/api/v1/voices', code: 'RESPONSE_VIOLATES_DOCUMENT', message: expect.stringContaining('listVoices 200: body') }),
