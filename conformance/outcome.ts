@@ -9,6 +9,13 @@ export type SkipKind = 'fixture' | 'feature' | 'profile';
 
 export class RuleFailure extends Error {
   override name = 'RuleFailure';
+  /** How to reproduce the failure, when the rule can say (the generated rules: the seed, and the smallest failing request as curl). */
+  constructor(
+    message: string,
+    readonly reproduction?: string,
+  ) {
+    super(message);
+  }
 }
 
 export class RuleSkip extends Error {

@@ -88,8 +88,8 @@ async function runRule(run: RunState, rule: Rule): Promise<RuleResult> {
     if (error instanceof RuleSkip) return finish('skip', error.message, error.kind);
     if (error instanceof NotEnoughKeys) return finish('skip', error.message, 'fixture');
     if (error instanceof RuleFailure) {
-      const reproduction = (error as { reproduction?: unknown }).reproduction;
-      return { ...finish('fail', error.message), ...(typeof reproduction === 'string' ? { reproduction } : {}) };
+      const { reproduction } = error;
+      return { ...finish('fail', error.message), ...(reproduction !== undefined ? { reproduction } : {}) };
     }
     if (error instanceof SuiteError) return finish('error', error.message);
     const e = error as Error;

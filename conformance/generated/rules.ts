@@ -20,16 +20,6 @@ import { curlCommand, shellQuote } from './curl.js';
  * names the seed and prints that case as a curl command.
  */
 
-/** A rule failure that carries how to reproduce it: the command with the seed, and the shrunk request as curl. */
-export class ReproducibleFailure extends RuleFailure {
-  constructor(
-    message: string,
-    readonly reproduction: string,
-  ) {
-    super(message);
-  }
-}
-
 /** Extra requests spent shrinking a failure, at most: each may be a POST that creates a job. */
 export const SHRINK_BUDGET = 40;
 /** Shrinking a sequence costs a job per attempt (POST quota), so it gets fewer. */
@@ -198,7 +188,7 @@ async function requestsRule(ctx: RuleContext): Promise<void> {
     describeViolations(result.violations),
   ].join('\n');
   ctx.cite([outcome.exchange]);
-  throw new ReproducibleFailure(`${checks} (seed ${seed}): ${result.violations[0]!.message}`, reproduction);
+  throw new RuleFailure(`${checks} (seed ${seed}): ${result.violations[0]!.message}`, reproduction);
 }
 
 /** A job followed through the API's links, for the use-after-free rule. */
@@ -211,7 +201,7 @@ interface LinkedJob {
 
 interface LinksOutcome {
   jobs: LinkedJob[];
-  failure?: ReproducibleFailure;
+  failure?: RuleFailure;
   ran: number;
 }
 
@@ -292,7 +282,7 @@ function links(ctx: RuleContext): Promise<LinksOutcome> {
       'violations:',
       describeViolations(result.violations),
     ].join('\n');
-    return { jobs, ran: n, failure: new ReproducibleFailure(`${checks} (seed ${seed}): ${result.violations[0]!.message}`, reproduction) };
+    return { jobs, ran: n, failure: new RuleFailure(`${checks} (seed ${seed}): ${result.violations[0]!.message}`, reproduction) };
   });
 }
 
