@@ -23,13 +23,16 @@ export async function silenceMp3(): Promise<Uint8Array> {
   return mp3;
 }
 
+/** The status a `Prefer` header asks Prism for (`code=NNN`), if any. */
+const preferredCode = (prefer: string | undefined) => (prefer === undefined ? undefined : /(?:^|[\s,;])code=(\d{3})/.exec(prefer)?.[1]);
+
 /**
  * Whether the front answers this request itself: a GET or HEAD of a well-formed audio URL that asks
  * for no error with `Prefer` (no Prefer, or `code=200` or `206`). Errors chosen with Prefer, and
  * malformed URLs, get Prism's examples: 404, 416, 500, 503.
  */
 export function servesAudio(method: string | undefined, url: URL, prefer: string | undefined): boolean {
-  const code = prefer === undefined ? undefined : /(?:^|[\s,;])code=(\d{3})/.exec(prefer)?.[1];
+  const code = preferredCode(prefer);
   if (prefer !== undefined && code !== '200' && code !== '206') return false;
   if ((method !== 'GET' && method !== 'HEAD') || !url.pathname.startsWith(AUDIO_PATH_PREFIX)) return false;
   const file = /^(.+)\.mp3$/.exec(url.pathname.slice(AUDIO_PATH_PREFIX.length));
@@ -49,7 +52,7 @@ export function malformedAudioRequest(method: string | undefined, url: URL, pref
   if ((method !== 'GET' && method !== 'HEAD') || !url.pathname.startsWith(AUDIO_PATH_PREFIX) || wellFormedQuery(url)) return undefined;
   const example = new URL(completedJobExample.audio_url);
   // A Prefer that names an error keeps it; one that asks for the audio cannot have it.
-  const code = prefer === undefined ? undefined : /(?:^|[\s,;])code=(\d{3})/.exec(prefer)?.[1];
+  const code = preferredCode(prefer);
   const keep = prefer !== undefined && code !== undefined && code !== '200' && code !== '206';
   return { path: `${url.pathname}${example.search}`, prefer: keep ? prefer : 'code=404, example=malformed_audio_url' };
 }
