@@ -54,7 +54,7 @@ const requestIdHeader = header(
  * Each operation's policy at the server's default limits (src/contract/limits.ts), and what is left
  * of it in the examples: after a submission the one POST of the window is used; after a poll 29 GETs
  * are left. A 429 example has nothing left and waits `retryAfter` seconds: the `t` of its RateLimit,
- * its Retry-After and the wait its message names (src/contract/openapi-ratelimit-examples.test.ts).
+ * its Retry-After and the wait its message names (test/openapi-ratelimit-examples.test.ts).
  */
 const POLICIES = {
   post: { quota: LIMITS.postPerMinute, remaining: 0, retryAfter: 42 },
