@@ -27,6 +27,20 @@ const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'tr
  * The committed OpenAPI 3.1 document, loaded from the package itself (never from the server under
  * test), with ajv 2020-12 validators for its response schemas and headers.
  */
+/** An answer as checkAnswer takes it: `headers` by lower-case name; `json` the parsed body, when the media type is JSON and it parsed. */
+export interface Answer {
+  status: number;
+  headers: Record<string, string>;
+  contentType: string;
+  json?: unknown;
+}
+
+/** One way an answer departs from the document, and the part of the answer at fault. */
+export interface AnswerViolation {
+  part: 'status' | 'content_type' | 'body' | 'header';
+  message: string;
+}
+
 export class OpenApiDocument {
   readonly operations: Operation[];
   private readonly ajv: Ajv2020;
@@ -137,24 +151,29 @@ export class OpenApiDocument {
    * Exchange: the sandbox checks its own). `headers` by lower-case name; `json` the parsed body, when
    * the media type is JSON and it parsed.
    */
-  checkAnswer(operation: Operation, response: { status: number; headers: Record<string, string>; contentType: string; json?: unknown }): string[] {
+  checkAnswer(operation: Operation, response: Answer): string[] {
+    return this.answerViolations(operation, response).map((v) => v.message);
+  }
+
+  /** checkAnswer's violations, each with the part of the answer at fault (for callers that sort them, as the generated rules do). */
+  answerViolations(operation: Operation, response: Answer): AnswerViolation[] {
     const where = `${operation.operationId} ${response.status}`;
     const declared = operation.definition.responses?.[String(response.status)] ?? operation.definition.responses?.default;
     if (!declared) {
-      return [`${operation.operationId}: HTTP ${response.status} is not a status the document declares (${Object.keys(operation.definition.responses ?? {}).join(', ')})`];
+      return [{ part: 'status', message: `${operation.operationId}: HTTP ${response.status} is not a status the document declares (${Object.keys(operation.definition.responses ?? {}).join(', ')})` }];
     }
-    const violations: string[] = [];
+    const violations: AnswerViolation[] = [];
     const mediaType = response.contentType.split(';')[0]!.trim().toLowerCase();
     const content = declared.content as Record<string, Json> | undefined;
     if (content && Object.keys(content).length > 0) {
       const media = content[mediaType];
       if (!media) {
-        violations.push(`${where}: Content-Type "${response.contentType}" is not declared (${Object.keys(content).join(', ')})`);
+        violations.push({ part: 'content_type', message: `${where}: Content-Type "${response.contentType}" is not declared (${Object.keys(content).join(', ')})` });
       } else if (mediaType.endsWith('json')) {
-        if (response.json === undefined) violations.push(`${where}: body is not valid JSON`);
+        if (response.json === undefined) violations.push({ part: 'body', message: `${where}: body is not valid JSON` });
         else {
           for (const e of this.validateSchema(`${operation.operationId}:${response.status}:${mediaType}`, media.schema ?? {}, response.json)) {
-            violations.push(`${where}: body ${e.replace(/^\(body\) /, '')}`);
+            violations.push({ part: 'body', message: `${where}: body ${e.replace(/^\(body\) /, '')}` });
           }
         }
       }
@@ -162,11 +181,11 @@ export class OpenApiDocument {
     for (const [name, spec] of Object.entries<Json>(declared.headers ?? {})) {
       const value = response.headers[name.toLowerCase()];
       if (value === undefined) {
-        if (spec.required) violations.push(`${where}: required header ${name} is missing`);
+        if (spec.required) violations.push({ part: 'header', message: `${where}: required header ${name} is missing` });
         continue;
       }
       for (const e of this.validateSchema(`${operation.operationId}:${response.status}:header:${name}`, spec.schema ?? {}, value)) {
-        violations.push(`${where}: header ${name}: "${value}" ${e.replace('(body) ', '')}`);
+        violations.push({ part: 'header', message: `${where}: header ${name}: "${value}" ${e.replace('(body) ', '')}` });
       }
     }
     return violations;
