@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { AgentTtsClient } from 'agent-tts';
-import { startSandbox, type RunningSandbox } from 'agent-tts/sandbox';
+import { AgentTtsClient } from '@agent-tts/client';
+import { startSandbox, type RunningSandbox } from '@agent-tts/sandbox';
 
 let sandbox: RunningSandbox;
 beforeAll(async () => {

@@ -156,7 +156,7 @@ describe("README, first request: a newcomer's first hour", () => {
 
   it('follows the section twice in a row: every command works, and no 429 is waited out in silence', async () => {
     const commands = commandsOf(text);
-    expect(commands.some((c) => c.startsWith('node bin/agent-tts.js speak'))).toBe(true);
+    expect(commands.some((c) => c.startsWith('node src/client/bin/agent-tts.js speak'))).toBe(true);
     expect(commands.some((c) => c.startsWith('curl'))).toBe(true);
     const runs: Ran[] = [];
     for (let pass = 1; pass <= 2; pass++) for (const command of commands) runs.push(await type(command));
@@ -166,7 +166,7 @@ describe("README, first request: a newcomer's first hour", () => {
   }, 180_000);
 
   it("then asks again at once with the same key: the command line's wait is announced, then it succeeds", async () => {
-    const speak = commandsOf(text).find((c) => c.startsWith('node bin/agent-tts.js speak'))!;
+    const speak = commandsOf(text).find((c) => c.startsWith('node src/client/bin/agent-tts.js speak'))!;
     const ran = await type(speak);
     expect(ran.refused).toBeGreaterThan(0);
     expectNoSilentWait(ran);

@@ -7,10 +7,10 @@ import type { RunningSandbox } from '../src/sandbox/index.js';
 import { startWarmSandbox } from './helpers/sandbox.js';
 import { ROOT } from './helpers/server.js';
 
-const readme = () => readFileSync(join(ROOT, 'README.md'), 'utf8');
+const readme = () => readFileSync(join(ROOT, 'src/sandbox/README.md'), 'utf8');
 
-/** The README's worked example of the sandbox is examples/sandbox.test.ts, word for word (that file runs with the tests). */
-describe('README: the sandbox example', () => {
+/** src/sandbox/README.md's worked example is examples/sandbox.test.ts, word for word (that file runs with the tests). */
+describe('src/sandbox/README.md: the sandbox example', () => {
   it('quotes examples/sandbox.test.ts exactly', () => {
     const quoted = /<!-- examples\/sandbox\.test\.ts -->\n```ts\n([\s\S]*?)```\n/.exec(readme())?.[1];
     expect(quoted).toBe(readFileSync(join(ROOT, 'examples/sandbox.test.ts'), 'utf8'));
