@@ -12,7 +12,7 @@ import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { renameOldFlags } from '../src/flag-names.js';
+import { renameOldFlags } from '@agent-tts/contract/flag-names.js';
 import { runInline } from './benchmarks/inline.js';
 import { runLong } from './benchmarks/long.js';
 import { runOpenLoop } from './benchmarks/open-loop.js';
@@ -22,7 +22,7 @@ import { runSynthLong } from './benchmarks/synth-long.js';
 import { runSynthMp3 } from './benchmarks/synth-mp3.js';
 import { runStore } from './benchmarks/store.js';
 import { describeMachine, type MachineInfo } from './harness/machine.js';
-import { DIST } from './harness/processes.js';
+import { BENCH_ROOT } from './harness/processes.js';
 import type { BenchContext, BenchmarkOutput, TargetResult } from './harness/report-types.js';
 import { round } from './harness/stats.js';
 
@@ -106,7 +106,7 @@ function parseCli(argv: string[]) {
     label: values.label,
     note: values.note,
     redisUrl: values['redis-url'] ?? process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379',
-    resultsDir: resolve(values['out-dir'] ?? join(DIST, '..', 'bench', 'results')),
+    resultsDir: resolve(values['out-dir'] ?? join(BENCH_ROOT, 'results')),
   };
 }
 
@@ -195,7 +195,7 @@ async function main(): Promise<number> {
     date: localDate(startedAt),
     started_at: startedAt.toISOString(),
     duration_s: round((performance.now() - t0) / 1000, 0),
-    command: `node dist/bench/run.js${args ? ` ${args}` : ''}`,
+    command: `node bench/dist/run.js${args ? ` ${args}` : ''}`,
     invoked_as: event?.startsWith('bench') ? `npm run ${event}${args ? ` -- ${args}` : ''}` : undefined,
     quick: cli.quick,
     note: cli.note,

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { renameOldFlags } from '../src/flag-names.js';
+import { renameOldFlags } from '../src/contract/flag-names.js';
 
 export const PROFILES = ['full', 'mock'] as const;
 export type Profile = (typeof PROFILES)[number];

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { type IncomingMessage, type Server, type ServerResponse, createServer, request } from 'node:http';
-import { completedJobExample } from '../src/contract/examples.js';
-import { AUDIO_PATH_PREFIX } from '../src/contract/limits.js';
-import { AudioPathParams, AudioQuery } from '../src/contract/schemas.js';
-import { encodeChunk } from '../src/synth/mp3-encode.js';
+import { completedJobExample } from '@agent-tts/contract/examples.js';
+import { AUDIO_PATH_PREFIX } from '@agent-tts/contract/limits.js';
+import { AudioPathParams, AudioQuery } from '@agent-tts/contract/schemas.js';
+import { encodeChunk } from '../src/server/synth/mp3-encode.js';
 
 /**
  * The mock's listener, in front of Prism: it answers an audio download itself, with a real MP3, and

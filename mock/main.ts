@@ -2,10 +2,13 @@ import { spawn } from 'node:child_process';
 import type { Server } from 'node:http';
 import { createServer } from 'node:net';
 import { createInterface } from 'node:readline';
+import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
-import { openApiYamlPath } from '../conformance/package-files.js';
 import { createFront, silenceMp3 } from './audio-front.js';
 import { prismCliPath } from './prism-cli.js';
+
+/** The committed OpenAPI document, as the contract package ships it: Prism's input. */
+const openApiYamlPath = (): string => createRequire(import.meta.url).resolve('@agent-tts/contract/openapi.yaml');
 
 const HELP = `Usage: agent-tts-mock [--port 4010] [--host 127.0.0.1] [--dynamic] [--errors]
 

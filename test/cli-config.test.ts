@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from './helpers/server.js';
 
-const BIN = join(ROOT, 'bin/agent-tts.js');
+const BIN = join(ROOT, 'src/client/bin/agent-tts.js');
 const KEY = 'tts_5eed1234_00112233445566778899aabbccddeeff00112233445566ff';
 const SECRET = KEY.slice('tts_5eed1234_'.length);
 

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_TABLE } from '../src/contract/errors.js';
 import { ROOT, freePort, startServer, type RunningServer } from './helpers/server.js';
 
-const BIN = join(ROOT, 'bin/agent-tts.js');
+const BIN = join(ROOT, 'src/client/bin/agent-tts.js');
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/;
 
 function runCli(args: string[], env: Record<string, string>, input = ''): Promise<{ code: number; stdout: string; stderr: string }> {

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, startServer, type RunningServer } from './helpers/server.js';
 
-const BIN = join(ROOT, 'bin/agent-tts.js');
+const BIN = join(ROOT, 'src/client/bin/agent-tts.js');
 
 function runCli(args: string[], env: Record<string, string>, input = ''): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {

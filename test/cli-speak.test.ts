@@ -6,7 +6,7 @@ import { MPEGDecoder } from 'mpg123-decoder';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, startServer, type RunningServer } from './helpers/server.js';
 
-const BIN = join(ROOT, 'bin/agent-tts.js');
+const BIN = join(ROOT, 'src/client/bin/agent-tts.js');
 
 interface CliResult {
   code: number;

@@ -28,7 +28,7 @@ describe('conformance: the sandbox passes every rule, with --strict, on its test
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'conformance-sandbox-'));
     fixturesPath = join(dir, 'fixtures.json');
-    sandbox = spawn(process.execPath, [join(ROOT, 'bin/agent-tts-sandbox.js'), '--out', fixturesPath, '--validate-responses'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    sandbox = spawn(process.execPath, [join(ROOT, 'src/sandbox/bin/agent-tts-sandbox.js'), '--out', fixturesPath, '--validate-responses'], { stdio: ['ignore', 'pipe', 'pipe'] });
     await new Promise<void>((resolve, reject) => {
       const seen = (chunk: Buffer) => {
         output += chunk;

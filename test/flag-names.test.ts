@@ -36,7 +36,7 @@ describe('flag names across the commands', () => {
     expect(await help(bin('agent-tts-admin'), ['--help'])).toContain('seed [--out .agent-tts/fixtures.server.json]');
     expect(await help(bin('agent-tts'), ['speak', '--help'])).toMatch(/^ {2}-o, --out <file> /m);
     expect(await help(bin('agent-tts'), ['status', '--help'])).toMatch(/^ {2}-o, --out <file> /m);
-    expect(await help(join(ROOT, 'dist/bench/run.js'), ['--help'])).toMatch(/^ {2}--out-dir /m);
+    expect(await help(join(ROOT, 'bench/dist/run.js'), ['--help'])).toMatch(/^ {2}--out-dir /m);
   });
 
   it('former names are still read, each with a one-line notice on stderr', async () => {
@@ -48,7 +48,7 @@ describe('flag names across the commands', () => {
     const load = await runNode(bin('agent-tts-load'), ['--out', join(dir, 'l'), '--help'], {});
     expect(load.code).toBe(0);
     expect(load.stderr).toBe(`agent-tts-load: ${NOTICE('--out', '--out-dir')}\n`);
-    const bench = await runNode(join(ROOT, 'dist/bench/run.js'), ['--results-dir', join(dir, 'b'), '--help'], {});
+    const bench = await runNode(join(ROOT, 'bench/dist/run.js'), ['--results-dir', join(dir, 'b'), '--help'], {});
     expect(bench.code).toBe(0);
     expect(bench.stderr).toBe(`bench: ${NOTICE('--results-dir', '--out-dir')}\n`);
   });

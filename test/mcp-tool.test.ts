@@ -14,7 +14,7 @@ import { startSandbox, type RunningSandbox } from '../src/sandbox/index.js';
 import { startWarmSandbox } from './helpers/sandbox.js';
 import { ROOT, startServer, type RunningServer } from './helpers/server.js';
 
-const BIN = join(ROOT, 'bin/agent-tts.js');
+const BIN = join(ROOT, 'src/client/bin/agent-tts.js');
 
 interface ToolText {
   content: Array<{ type: string; text?: string }>;

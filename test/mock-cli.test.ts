@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from './helpers/server.js';
 
-const BIN = join(ROOT, 'bin/agent-tts-mock.js');
+const BIN = join(ROOT, 'mock/bin/agent-tts-mock.js');
 
 /** Runs the agent-tts-mock bin; the cases here all end before Prism would be started. */
 function runMock(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {

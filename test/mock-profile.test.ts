@@ -17,7 +17,7 @@ describe('mock: Prism on the committed document, checked by the suite', () => {
   beforeAll(async () => {
     const port = await freePort();
     baseUrl = `http://127.0.0.1:${port}`;
-    mock = spawn(process.execPath, [join(ROOT, 'bin/agent-tts-mock.js'), '--port', String(port)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    mock = spawn(process.execPath, [join(ROOT, 'mock/bin/agent-tts-mock.js'), '--port', String(port)], { stdio: ['ignore', 'pipe', 'pipe'] });
     mock.stdout!.on('data', (d) => (output += d));
     mock.stderr!.on('data', (d) => (output += d));
     await new Promise<void>((resolve, reject) => {

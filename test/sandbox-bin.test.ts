@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ConformanceFixtures } from '../src/contract/fixtures.js';
 import { ROOT } from './helpers/server.js';
 
-const BIN = join(ROOT, 'bin/agent-tts-sandbox.js');
+const BIN = join(ROOT, 'src/sandbox/bin/agent-tts-sandbox.js');
 const dir = mkdtempSync(join(tmpdir(), 'sandbox-bin-'));
 const children: ChildProcess[] = [];
 afterAll(() => {

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deleteKeys, redisOrSkip, startWorker, testRedisUrl, uniquePrefix, WORKER_MAIN, type RunningWorker } from './helpers/redis.js';
 import { ADMIN_MAIN, ROOT, SERVER_MAIN, removeDir, runNode, startServer, type RunningServer } from './helpers/server.js';
 
-const LOG_MODULE = join(ROOT, 'dist/src/server/log.js');
+const LOG_MODULE = join(ROOT, 'src/server/dist/log.js');
 
 /**
  * Settings that hold a URL may hold credentials: every process (server, worker, admin) refuses an

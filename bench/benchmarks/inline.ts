@@ -1,9 +1,9 @@
 import { mkdir, mkdtemp, rm, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LIMITS } from '../../src/contract/limits.js';
-import { DEFAULT_VOICE, parseVoice, resolveLanguage } from '../../src/contract/voices.js';
-import { createSynthesizer, type SynthesisRequest, type Synthesizer } from '../../src/synth/index.js';
+import { LIMITS } from '@agent-tts/contract/limits.js';
+import { DEFAULT_VOICE, parseVoice, resolveLanguage } from '@agent-tts/contract/voices.js';
+import { createSynthesizer, type SynthesisRequest, type Synthesizer } from '@agent-tts/server/synth/index.js';
 import { AgentServer } from '../harness/agent-server.js';
 import { completedJob, describeFailure, postTts } from '../harness/api.js';
 import { closedLoop, type ClosedLoopResult, type Outcome } from '../harness/load.js';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { API_PATH } from '../../src/contract/limits.js';
+import { API_PATH } from '@agent-tts/contract/limits.js';
 import { AgentServer, HonoBaseline, LeanPollBaseline } from '../harness/agent-server.js';
 import { completedJob, describeFailure, getJob } from '../harness/api.js';
 import { cannon, type CannonFigures } from '../harness/cannon.js';

@@ -5,15 +5,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { LocalAudioStorage } from '../../src/server/adapters/local-audio-storage.js';
-import { createS3Client, S3AudioStorage } from '../../src/server/adapters/s3-audio-storage.js';
-import type { AudioStorage } from '../../src/server/ports.js';
-import { createSynthesizer, type Synthesizer } from '../../src/synth/index.js';
+import { LocalAudioStorage } from '@agent-tts/server/adapters/local-audio-storage.js';
+import { createS3Client, S3AudioStorage } from '@agent-tts/server/adapters/s3-audio-storage.js';
+import type { AudioStorage } from '@agent-tts/server/ports.js';
+import { createSynthesizer, type Synthesizer } from '@agent-tts/server/synth/index.js';
 import { AgentServer } from '../harness/agent-server.js';
 import { describeFailure, getJob } from '../harness/api.js';
 import { downloadCounting } from '../harness/http-client.js';
 import { MB, RssSampler } from '../harness/proc.js';
-import { ADMIN_MAIN, DIST, runNode } from '../harness/processes.js';
+import { ADMIN_MAIN, BENCH_ROOT, runNode } from '../harness/processes.js';
 import { figuresTable, status, type BenchContext, type BenchmarkOutput } from '../harness/report-types.js';
 import { round } from '../harness/stats.js';
 import { proseOfLength } from '../harness/texts.js';
@@ -30,7 +30,7 @@ async function startS3rver(dir: string): Promise<{ endpoint: string; stop: () =>
     const S3rver = require('s3rver');
     new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: ${JSON.stringify(dir)}, configureBuckets: [{ name: '${BUCKET}' }] })
       .run().then((a) => console.log('PORT ' + a.port), (e) => { console.error(e.message); process.exit(1); });`;
-  const child = spawn(process.execPath, ['-e', script], { cwd: join(DIST, '..'), stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['-e', script], { cwd: BENCH_ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise<number>((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (d) => {

@@ -1,7 +1,7 @@
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createSynthesizer } from '../../src/synth/index.js';
+import { createSynthesizer } from '@agent-tts/server/synth/index.js';
 import { MB, RssSampler, cpuSecondsSince, procStatusBytes, resetPeakRss } from '../harness/proc.js';
 import { figuresTable, type BenchContext, type BenchmarkOutput } from '../harness/report-types.js';
 import { round } from '../harness/stats.js';

@@ -1,7 +1,7 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig, type Config } from '../../src/server/config.js';
+import { loadConfig, type Config } from '@agent-tts/server/config.js';
 import { httpRequest } from './http-client.js';
 import { ADMIN_MAIN, HONO_BASELINE_MAIN, LEAN_POLL_MAIN, NodeProcess, SERVER_MAIN, freePort, runNode } from './processes.js';
 

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { API_PATH } from '../../src/contract/limits.js';
+import { API_PATH } from '@agent-tts/contract/limits.js';
 import { httpRequest, type HttpResult } from './http-client.js';
 
 /** Requests of the job API the benchmarks send (voice, speed and language left to their defaults). */

@@ -1,17 +1,22 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { procStatusBytes } from './proc.js';
 
-/** `dist/` of the build: the benchmarks run the built server, as `npm start` does. */
-export const DIST = fileURLToPath(new URL('../..', import.meta.url));
-export const SERVER_MAIN = join(DIST, 'src/server/main.js');
-export const ADMIN_MAIN = join(DIST, 'src/server/admin.js');
-export const HONO_BASELINE_MAIN = join(DIST, 'bench/harness/hono-hello.js');
-export const LEAN_POLL_MAIN = join(DIST, 'bench/harness/lean-poll.js');
+/** The benchmarks run the built server (`@agent-tts/server`'s dist/), as `npm start` does. */
+const resolveBuilt = (specifier: string): string => createRequire(import.meta.url).resolve(specifier);
+export const SERVER_MAIN = resolveBuilt('@agent-tts/server/main.js');
+export const ADMIN_MAIN = resolveBuilt('@agent-tts/server/admin.js');
+/** The bench package's folder (its results/ and node_modules resolution); the build is in its dist/. */
+export const BENCH_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+/** This package's own dist/harness/: the baselines are built with it. */
+const HARNESS = fileURLToPath(new URL('.', import.meta.url));
+export const HONO_BASELINE_MAIN = join(HARNESS, 'hono-hello.js');
+export const LEAN_POLL_MAIN = join(HARNESS, 'lean-poll.js');
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

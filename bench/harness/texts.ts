@@ -1,6 +1,6 @@
-import { codePointLength } from '../../src/contract/limits.js';
+import { codePointLength } from '@agent-tts/contract/limits.js';
 // The load tool's prose: the benchmarks and load runs speak the same text.
-import { PROSE_SENTENCES } from '../../src/load/workload.js';
+import { PROSE_SENTENCES } from '@agent-tts/load/workload.js';
 
 /** The inline benchmark's text: one everyday sentence of exactly 100 characters. */
 export const INLINE_TEXT = 'The weather was mild this morning, so we walked to the market and bought fresh bread and red apples.';

@@ -16,7 +16,7 @@ export interface CliRun {
   ms: number;
 }
 
-/** Runs the built suite (`dist/conformance/cli.js`) as a user would, and reads its result file. */
+/** Runs the built suite (`dist/conformance/cli.js` of the conformance package; `script` is relative to that package) as a user would, and reads its result file. */
 export async function runConformanceCli(args: string[], env: Record<string, string> = {}, script = 'dist/conformance/cli.js'): Promise<CliRun> {
   const outputDir = env.TTS_CONFORMANCE_OUT_DIR ?? (await mkdtemp(join(tmpdir(), 'agent-tts-conformance-')));
   const started = Date.now();

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { LIMITS } from '../contract/limits.js';
-import { renameOldFlags } from '../flag-names.js';
+import { renameOldFlags } from '../contract/flag-names.js';
 import { UsageError } from './errors.js';
 import { parseThreshold, type Threshold } from './thresholds.js';
 

@@ -2,12 +2,12 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import type { AgentTtsClient } from '../client/client.js';
-import type { ClientClock } from '../client/clock.js';
-import { AgentTtsError } from '../client/errors.js';
-import { abortReason } from '../client/retry.js';
-import type { CompletedJob, RetryEvent } from '../client/types.js';
-import { CLIENT_VERSION } from '../client/version.js';
+import type { AgentTtsClient } from '@agent-tts/client/client.js';
+import type { ClientClock } from '@agent-tts/client/clock.js';
+import { AgentTtsError } from '@agent-tts/client/errors.js';
+import { abortReason } from '@agent-tts/client/retry.js';
+import type { CompletedJob, RetryEvent } from '@agent-tts/client/types.js';
+import { CLIENT_VERSION } from '@agent-tts/client/version.js';
 import { API_PATH, LIMITS } from '../contract/limits.js';
 import { AGENT_TOOL_DEFAULT_VOICE, DEFAULT_SUPERTONIC_LANGUAGE } from '../contract/voices.js';
 

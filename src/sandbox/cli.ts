@@ -1,10 +1,10 @@
 import { isIPv6 } from 'node:net';
 import { parseArgs } from 'node:util';
-import { API_PATH } from '../contract/limits.js';
-import { ConfigError } from '../server/config.js';
-import { redactText } from '../server/redact.js';
-import { writeFixtures } from '../server/seed.js';
-import { renameOldFlags } from '../flag-names.js';
+import { API_PATH } from '@agent-tts/contract/limits.js';
+import { ConfigError } from '@agent-tts/server/config.js';
+import { redactText } from '@agent-tts/server/redact.js';
+import { writeFixtures } from '@agent-tts/server/seed.js';
+import { renameOldFlags } from '@agent-tts/contract/flag-names.js';
 import { SANDBOX_HEADER, isLoopbackHost, startSandbox } from './index.js';
 import { SANDBOX_SETTINGS, flagOf, notForTheSandbox, parsePort, settingsFromEnvironment } from './settings.js';
 

@@ -1,13 +1,13 @@
 import type { Server } from 'node:http';
 import { isIPv6 } from 'node:net';
 import { networkInterfaces } from 'node:os';
-import type { ConformanceFixturesT } from '../contract/fixtures.js';
-import { ConfigError } from '../server/config.js';
-import { closeServer, listen } from '../server/http/listen.js';
-import type { Logger } from '../server/log.js';
-import type { SeedCounts } from '../server/seed.js';
-import type { ClientClock } from '../client/clock.js';
-import { clientClockFor } from './client-clock.js';
+import type { ConformanceFixturesT } from '@agent-tts/contract/fixtures.js';
+import { ConfigError } from '@agent-tts/server/config.js';
+import { closeServer, listen } from '@agent-tts/server/http/listen.js';
+import type { Logger } from '@agent-tts/server/log.js';
+import type { SeedCounts } from '@agent-tts/server/seed.js';
+import type { ClientClock } from '@agent-tts/client/clock.js';
+import { clientClockFor } from '@agent-tts/client/sandbox-clock.js';
 import { ClockError, type ClockState, type SandboxClock } from './clock.js';
 import { MAX_CLOCKS } from './clocks.js';
 import type { FlaggedRequest, JournalEntry, JournalFilter } from './journal.js';
@@ -19,8 +19,8 @@ export { MAGIC_INPUTS, type MagicInput } from './outcomes.js';
 export { SANDBOX_HEADER, type SandboxKeys } from './sandbox.js';
 export { ClockError, type ClockState } from './clock.js';
 export { MAX_CLOCKS } from './clocks.js';
-export { SandboxClockError, clientClockFor, remoteClientClock, type MovableClock } from './client-clock.js';
-export type { ClientClock } from '../client/clock.js';
+export { SandboxClockError, clientClockFor, remoteClientClock, type MovableClock } from '@agent-tts/client/sandbox-clock.js';
+export type { ClientClock } from '@agent-tts/client/clock.js';
 export type { Flag, FlaggedRequest, JournalEntry, JournalFilter } from './journal.js';
 
 export interface StartSandboxOptions {

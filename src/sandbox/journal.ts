@@ -1,8 +1,8 @@
 import type { MiddlewareHandler } from 'hono';
-import { asksForNewIdempotencyKey, NEW_IDEMPOTENCY_KEY_PHRASE } from '../contract/errors.js';
-import { API_KEY_PATTERN, API_PATH } from '../contract/limits.js';
-import type { AppEnv } from '../server/http/context.js';
-import type { Clock } from '../server/ports.js';
+import { asksForNewIdempotencyKey, NEW_IDEMPOTENCY_KEY_PHRASE } from '@agent-tts/contract/errors.js';
+import { API_KEY_PATTERN, API_PATH } from '@agent-tts/contract/limits.js';
+import type { AppEnv } from '@agent-tts/server/http/context.js';
+import type { Clock } from '@agent-tts/server/ports.js';
 
 /** Texts longer than this are cut in the journal (`text_truncated: true`, `text_length` the full length). */
 export const JOURNAL_TEXT_CHARS = 200;

@@ -1,5 +1,5 @@
-import type { JobRun } from '../server/domain/job-runner.js';
-import type { JobQueue, QueueStats, Store } from '../server/ports.js';
+import type { JobRun } from '@agent-tts/server/domain/job-runner.js';
+import type { JobQueue, QueueStats, Store } from '@agent-tts/server/ports.js';
 import type { SandboxClock } from './clock.js';
 import type { SandboxClocks } from './clocks.js';
 import { endSeconds } from './outcomes.js';

@@ -1,8 +1,8 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { z } from 'zod';
-import { ApiError, BODY_CUT_SHORT_MESSAGE, ClientClosedError, invalidRequest } from '../server/domain/errors.js';
-import { type AppEnv, sendJson } from '../server/http/context.js';
-import { answerOtherMethods } from '../server/http/create-app.js';
+import { ApiError, BODY_CUT_SHORT_MESSAGE, ClientClosedError, invalidRequest } from '@agent-tts/server/domain/errors.js';
+import { type AppEnv, sendJson } from '@agent-tts/server/http/context.js';
+import { answerOtherMethods } from '@agent-tts/server/http/create-app.js';
 import type { Context } from 'hono';
 import { ClockError, MAX_MOVE_SECONDS, type SandboxClock } from './clock.js';
 import { GLOBAL_CLOCK_ID, MAX_CLOCKS } from './clocks.js';

@@ -54,7 +54,7 @@ describe('sandbox: magic inputs', () => {
     const seconds = decoded.samplesDecoded / decoded.sampleRate;
     expect(decoded.errors).toEqual([]);
     expect(Math.abs(seconds - body.audio.duration_seconds) / body.audio.duration_seconds).toBeLessThan(0.1);
-    const { Estimator } = await import('../synth/index.js');
+    const { Estimator } = await import('../server/synth/index.js');
     const expected = new Estimator('espeak', 1).audioSeconds(text, body.audio.speed, body.audio.language);
     expect(Math.abs(seconds - expected) / expected).toBeLessThan(0.1);
   });

@@ -1,4 +1,4 @@
-import { CONFIG_VARIABLES, ConfigError } from '../server/config.js';
+import { CONFIG_VARIABLES, ConfigError } from '@agent-tts/server/config.js';
 
 /**
  * The sandbox's settings: the reference server's configuration variables (README "Configuration") that

@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { setTimeout as delay } from 'node:timers/promises';
-import { encodeChunk, type EncodedChunk } from '../synth/mp3-encode.js';
+import { encodeChunk, type EncodedChunk } from '@agent-tts/server/synth/mp3-encode.js';
 import {
   Estimator,
   SynthesisError,
@@ -9,7 +9,7 @@ import {
   type SynthesisResult,
   type SynthesisRunOptions,
   type Synthesizer,
-} from '../synth/index.js';
+} from '@agent-tts/server/synth/index.js';
 import { outcomeOf, type Outcome } from './outcomes.js';
 
 const RATE = 24_000;

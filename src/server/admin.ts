@@ -1,9 +1,9 @@
 import { access, stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
-import { PLAN_IDS, type PlanId } from '../contract/plans.js';
-import { parseVoice, resolveLanguage } from '../contract/voices.js';
-import { isLanguageCode } from '../contract/languages.js';
+import { PLAN_IDS, type PlanId } from '@agent-tts/contract/plans.js';
+import { parseVoice, resolveLanguage } from '@agent-tts/contract/voices.js';
+import { isLanguageCode } from '@agent-tts/contract/languages.js';
 import { ConfigError, loadConfig } from './config.js';
 import { AccountAdmin, AdminError } from './domain/accounts.js';
 import type { Account } from './ports.js';

@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { VOICES_PATH } from '../contract/limits.js';
-import { Estimator, createSynthesizer, voiceCatalog, type SynthesisEstimator, type Synthesizer } from '../synth/index.js';
+import { VOICES_PATH } from '@agent-tts/contract/limits.js';
+import { Estimator, createSynthesizer, voiceCatalog, type SynthesisEstimator, type Synthesizer } from './synth/index.js';
 import { FileSpool } from './adapters/file-spool.js';
 import { LocalAudioStorage, SHARED_PART_STALE_MS } from './adapters/local-audio-storage.js';
 import { LocalJobQueue } from './adapters/local-queue.js';

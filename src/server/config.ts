@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { accessSync, constants, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
-import { LIMITS } from '../contract/limits.js';
-import { PLANS, type PlanId } from '../contract/plans.js';
+import { LIMITS } from '@agent-tts/contract/limits.js';
+import { PLANS, type PlanId } from '@agent-tts/contract/plans.js';
 import { NOT_A_URL, redactText, redactUrl } from './redact.js';
 
 const port = z.coerce.number().int().min(0).max(65535);

@@ -1,5 +1,5 @@
 import { pino, type Logger, type LoggerOptions as LoggerOptionsOfPino } from 'pino';
-import { redactKeys } from '../contract/limits.js';
+import { redactKeys } from '@agent-tts/contract/limits.js';
 import { redactText } from './redact.js';
 
 /**

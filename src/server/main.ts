@@ -1,5 +1,5 @@
 import type { Server } from 'node:http';
-import { voiceCatalog } from '../synth/index.js';
+import { voiceCatalog } from './synth/index.js';
 import { composeApi } from './compose.js';
 import { ConfigError, loadConfig } from './config.js';
 import { sweepExpiredJobs, sweepLeftovers } from './domain/retention.js';

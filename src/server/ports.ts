@@ -3,7 +3,7 @@
  * implements them with SQLite, an in-process rate limiter and queue and the local disk; the distributed
  * mode with Redis and BullMQ. One contract test suite per port runs against every adapter.
  */
-import type { PlanId, SubscriptionStatus } from '../contract/plans.js';
+import type { PlanId, SubscriptionStatus } from '@agent-tts/contract/plans.js';
 
 /**
  * The time every time-dependent rule reads (rate-limit windows, audio URL expiry, retention, the usage

@@ -1,4 +1,4 @@
-import { API_PATH } from '../contract/limits.js';
+import { API_PATH } from '@agent-tts/contract/limits.js';
 
 /**
  * The server and worker take their settings from environment variables only. `--help` explains that;

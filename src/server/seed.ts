@@ -4,7 +4,7 @@ import { dirname, resolve } from 'node:path';
 import { PROVIDER_FAILURE_MESSAGE } from './domain/job-runner.js';
 import { AudioUrlSigner } from './domain/signing.js';
 import { usageMonth } from './domain/usage.js';
-import type { ConformanceFixturesT } from '../contract/fixtures.js';
+import type { ConformanceFixturesT } from '@agent-tts/contract/fixtures.js';
 import type { Config } from './config.js';
 import { AccountAdmin } from './domain/accounts.js';
 import { type AudioStorage, type Clock, type JobRecord, type Store, systemClock } from './ports.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { PlanId } from '../../src/contract/plans.js';
-import { voiceCatalog } from '../../src/synth/index.js';
+import { voiceCatalog } from '../../src/server/synth/index.js';
 import { composeApi, type ApiServices } from '../../src/server/compose.js';
 import { loadConfig } from '../../src/server/config.js';
 import { AccountAdmin } from '../../src/server/domain/accounts.js';

@@ -7,7 +7,7 @@ import { createClient } from 'redis';
 import type { RedisClient } from '../../src/server/adapters/redis/client.js';
 import { ROOT, freePort } from './server.js';
 
-export const WORKER_MAIN = join(ROOT, 'dist/src/server/worker-main.js');
+export const WORKER_MAIN = join(ROOT, 'src/server/dist/worker-main.js');
 
 /** Tests use a database of their own on the shared Redis, and only keys under their own prefixes. */
 export const TEST_REDIS_DB = 11;

@@ -8,8 +8,8 @@ import { fileURLToPath } from 'node:url';
 import { ConformanceFixtures, type ConformanceFixturesT } from '../../src/contract/fixtures.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-export const SERVER_MAIN = join(ROOT, 'dist/src/server/main.js');
-export const ADMIN_MAIN = join(ROOT, 'dist/src/server/admin.js');
+export const SERVER_MAIN = join(ROOT, 'src/server/dist/main.js');
+export const ADMIN_MAIN = join(ROOT, 'src/server/dist/admin.js');
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -11,7 +11,7 @@ declare module 'vitest' {
 
 /** Starts one sandbox (the bin, from dist/) for every file, and stops it once they are done. */
 export default async function setup(project: TestProject): Promise<() => void> {
-  const bin = fileURLToPath(new URL('../../bin/agent-tts-sandbox.js', import.meta.url));
+  const bin = fileURLToPath(new URL('../../src/sandbox/bin/agent-tts-sandbox.js', import.meta.url));
   const child = spawn(process.execPath, [bin, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
   const baseUrl = await new Promise<string>((resolve, reject) => {
     let out = '';

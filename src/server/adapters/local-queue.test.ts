@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
-import { createSynthesizer } from '../../synth/index.js';
+import { createSynthesizer } from '../synth/index.js';
 import { JobRunner } from '../domain/job-runner.js';
 import { describeJobQueueContract } from './job-queue.contract.js';
 import { LocalAudioStorage } from './local-audio-storage.js';

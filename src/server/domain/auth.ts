@@ -1,4 +1,4 @@
-import type { ErrorCode } from '../../contract/errors.js';
+import type { ErrorCode } from '@agent-tts/contract/errors.js';
 import type { PlanSettings } from '../config.js';
 import type { Account, ApiKeyRecord, Store } from '../ports.js';
 import type { KeyUsageRecorder } from './key-usage.js';

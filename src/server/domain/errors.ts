@@ -1,4 +1,4 @@
-import { ERROR_TABLE, type ErrorCode } from '../../contract/errors.js';
+import { ERROR_TABLE, type ErrorCode } from '@agent-tts/contract/errors.js';
 
 /**
  * A refusal with one of the API's error codes (docs/api-rules.md#errors). The HTTP layer answers it with

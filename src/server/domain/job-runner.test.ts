@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSynthesizer, SynthesisError, type Synthesizer } from '../../synth/index.js';
+import { createSynthesizer, SynthesisError, type Synthesizer } from '../synth/index.js';
 import { decodeMp3 } from '../../../test/helpers/http.js';
 import { startS3Server, S3RVER_CREDENTIALS, type S3Server } from '../../../test/helpers/s3.js';
 import { FileSpool } from '../adapters/file-spool.js';

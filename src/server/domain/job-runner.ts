@@ -1,6 +1,6 @@
-import type { AudioSink, Synthesizer, SynthesisProgress } from '../../synth/index.js';
-import { SynthesisError } from '../../synth/index.js';
-import { NEW_IDEMPOTENCY_KEY_PHRASE } from '../../contract/errors.js';
+import type { AudioSink, Synthesizer, SynthesisProgress } from '../synth/index.js';
+import { SynthesisError } from '../synth/index.js';
+import { NEW_IDEMPOTENCY_KEY_PHRASE } from '@agent-tts/contract/errors.js';
 
 /** The message of a job the speech engine failed (docs/api-rules.md#idempotency rule 5: retry with a new key). */
 export const PROVIDER_FAILURE_MESSAGE = `The speech engine failed on this job. Retry with backoff, using a ${NEW_IDEMPOTENCY_KEY_PHRASE}.`;

@@ -1,5 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { API_KEY_PATTERN, KEY_PREFIX } from '../../contract/limits.js';
+import { API_KEY_PATTERN, KEY_PREFIX } from '@agent-tts/contract/limits.js';
 
 export interface NewKey {
   /** The full key, shown once. */

@@ -1,4 +1,4 @@
-import { AUDIO_PATH_PREFIX } from '../../contract/limits.js';
+import { AUDIO_PATH_PREFIX } from '@agent-tts/contract/limits.js';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /**

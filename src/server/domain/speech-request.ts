@@ -1,7 +1,7 @@
-import { LIMITS } from '../../contract/limits.js';
-import { unknownVoiceMessage, type VoiceCatalogRef } from '../../contract/messages.js';
-import type { TtsRequestBody } from '../../contract/schemas.js';
-import { DEFAULT_VOICE, parseVoice, resolveLanguage, type VoiceFamily } from '../../contract/voices.js';
+import { LIMITS } from '@agent-tts/contract/limits.js';
+import { unknownVoiceMessage, type VoiceCatalogRef } from '@agent-tts/contract/messages.js';
+import type { TtsRequestBody } from '@agent-tts/contract/schemas.js';
+import { DEFAULT_VOICE, parseVoice, resolveLanguage, type VoiceFamily } from '@agent-tts/contract/voices.js';
 import { invalidRequest } from './errors.js';
 
 /** A submission with every default applied: what a job records and synthesis speaks. */

@@ -1,7 +1,7 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
-import { API_PATH, VOICES_PATH } from '../../contract/limits.js';
-import type { CatalogVoiceBody } from '../../contract/schemas.js';
+import { API_PATH, VOICES_PATH } from '@agent-tts/contract/limits.js';
+import type { CatalogVoiceBody } from '@agent-tts/contract/schemas.js';
 import type { ApiServices } from '../compose.js';
 import type { Logger } from '../log.js';
 import type { AppEnv } from './context.js';

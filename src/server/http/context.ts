@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
-import { API_VERSION } from '../../contract/limits.js';
-import type { VoiceCatalogRef } from '../../contract/messages.js';
-import type { ErrorBodyT, MetaBody } from '../../contract/schemas.js';
+import { API_VERSION } from '@agent-tts/contract/limits.js';
+import type { VoiceCatalogRef } from '@agent-tts/contract/messages.js';
+import type { ErrorBodyT, MetaBody } from '@agent-tts/contract/schemas.js';
 import type { Principal } from '../domain/auth.js';
 import type { ApiError } from '../domain/errors.js';
 

@@ -1,6 +1,6 @@
-import { API_PATH } from '../../contract/limits.js';
-import { BILLING_MODE } from '../../contract/plans.js';
-import type { CompletedJobBody, ExpiredJobBody, FailedJobBody, ProcessingJobBody } from '../../contract/schemas.js';
+import { API_PATH } from '@agent-tts/contract/limits.js';
+import { BILLING_MODE } from '@agent-tts/contract/plans.js';
+import type { CompletedJobBody, ExpiredJobBody, FailedJobBody, ProcessingJobBody } from '@agent-tts/contract/schemas.js';
 import type { JobState } from '../domain/jobs.js';
 import type { AudioUrlSigner } from '../domain/signing.js';
 import { centiminutesToMinutes } from '../domain/usage.js';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { serve } from '@hono/node-server';
-import { API_VERSION } from '../../contract/limits.js';
+import { API_VERSION } from '@agent-tts/contract/limits.js';
 import { ConfigError } from '../config.js';
 import { boundUnreadBodies } from './unread-body.js';
 

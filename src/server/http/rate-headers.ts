@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import { formatRateLimit, formatRateLimitPolicy } from '../../contract/ratelimit-headers.js';
+import { formatRateLimit, formatRateLimitPolicy } from '@agent-tts/contract/ratelimit-headers.js';
 import type { BucketKind } from '../domain/jobs.js';
 import type { RateLimitDecision } from '../ports.js';
 

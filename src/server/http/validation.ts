@@ -1,7 +1,7 @@
 import type { Hook } from '@hono/zod-openapi';
 import { HTTPException } from 'hono/http-exception';
-import { MALFORMED_JSON_MESSAGE, describeInvalidRequest, type ValidationIssue } from '../../contract/messages.js';
-import { TEXT_TOO_LONG_REASON } from '../../contract/schemas.js';
+import { MALFORMED_JSON_MESSAGE, describeInvalidRequest, type ValidationIssue } from '@agent-tts/contract/messages.js';
+import { TEXT_TOO_LONG_REASON } from '@agent-tts/contract/schemas.js';
 import { ApiError, invalidRequest } from '../domain/errors.js';
 import type { AppEnv } from './context.js';
 

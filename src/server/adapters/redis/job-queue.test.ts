@@ -5,7 +5,7 @@ import { pino } from 'pino';
 import { Queue, Worker } from 'bullmq';
 import { afterAll, describe, expect, it } from 'vitest';
 import { deleteKeys, eventually, redisOrSkip, testRedisUrl, uniquePrefix } from '../../../../test/helpers/redis.js';
-import { createSynthesizer } from '../../../synth/index.js';
+import { createSynthesizer } from '../../synth/index.js';
 import { bullConnection } from './bullmq.js';
 import { SYNTHESIS_QUEUE } from './keys.js';
 import { closeRedisClient, createRedisClient } from './client.js';

@@ -1,5 +1,5 @@
 import { Queue } from 'bullmq';
-import { NEW_IDEMPOTENCY_KEY_PHRASE } from '../../../contract/errors.js';
+import { NEW_IDEMPOTENCY_KEY_PHRASE } from '@agent-tts/contract/errors.js';
 import { bullConnection, synthesisJobOptions } from './bullmq.js';
 import { RedisKeys, SYNTHESIS_QUEUE } from './keys.js';
 import { closeRedisClient, createRedisClient, logConnectionState, withinDeadline, type RedisClient } from './client.js';

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { MiddlewareHandler } from 'hono';
-import { LIMITS } from '../../../contract/limits.js';
+import { LIMITS } from '@agent-tts/contract/limits.js';
 import { ApiError, BODY_CUT_SHORT_MESSAGE, ClientClosedError, invalidRequest } from '../../domain/errors.js';
 import type { AppContext, AppEnv } from '../context.js';
 import { discardRest } from '../unread-body.js';

@@ -1,9 +1,9 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import { AUDIO_STORE_RETRY_AFTER_SECONDS, AUDIO_STORE_UNREACHABLE_MESSAGE, AUDIO_URL_INVALID_MESSAGE } from '../../../contract/errors.js';
-import { AUDIO_PATH_PREFIX } from '../../../contract/limits.js';
-import { audioUrlMessage } from '../../../contract/messages.js';
-import { getAudioRoute } from '../../../contract/routes.js';
-import { AudioPathParams } from '../../../contract/schemas.js';
+import { AUDIO_STORE_RETRY_AFTER_SECONDS, AUDIO_STORE_UNREACHABLE_MESSAGE, AUDIO_URL_INVALID_MESSAGE } from '@agent-tts/contract/errors.js';
+import { AUDIO_PATH_PREFIX } from '@agent-tts/contract/limits.js';
+import { audioUrlMessage } from '@agent-tts/contract/messages.js';
+import { getAudioRoute } from '@agent-tts/contract/routes.js';
+import { AudioPathParams } from '@agent-tts/contract/schemas.js';
 import { ApiError } from '../../domain/errors.js';
 import type { AudioUrlSigner } from '../../domain/signing.js';
 import type { Logger } from '../../log.js';

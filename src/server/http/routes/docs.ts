@@ -6,8 +6,8 @@ import { fileURLToPath } from 'node:url';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { html } from 'hono/html';
-import { API_PATH } from '../../../contract/limits.js';
-import { IDEMPOTENCY_KEY_EXAMPLE } from '../../../contract/schemas.js';
+import { API_PATH } from '@agent-tts/contract/limits.js';
+import { IDEMPOTENCY_KEY_EXAMPLE } from '@agent-tts/contract/schemas.js';
 import type { AppEnv } from '../context.js';
 import { pageHeaders } from './dashboard.js';
 

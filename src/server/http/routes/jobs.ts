@@ -1,8 +1,8 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
-import { getJobRoute, postJobRoute } from '../../../contract/routes.js';
-import { API_PATH } from '../../../contract/limits.js';
-import { rateLimitedMessage } from '../../../contract/messages.js';
+import { getJobRoute, postJobRoute } from '@agent-tts/contract/routes.js';
+import { API_PATH } from '@agent-tts/contract/limits.js';
+import { rateLimitedMessage } from '@agent-tts/contract/messages.js';
 import type { Authenticator } from '../../domain/auth.js';
 import { ANSWER_UNWANTED_MESSAGE, ApiError, ClientClosedError } from '../../domain/errors.js';
 import type { BucketKind, JobService } from '../../domain/jobs.js';

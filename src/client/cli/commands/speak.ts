@@ -1,0 +1,97 @@
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { downloadToFile, downloadToStream } from '../../node.js';
+import type { CompletedJob } from '../../types.js';
+import { commandConfig, numberOption, positiveIntOption, usageOnError } from '../args.js';
+import { adviseOnUrl, clientOf, progressOf, requireKey, settingsOf, useSandboxClock, type CliContext } from '../context.js';
+import { usageError } from '../errors.js';
+import { EXIT, type ExitCode } from '../exit-codes.js';
+import { readSpeechText } from '../input.js';
+import { renameOldFlags } from '../../../contract/flag-names.js';
+import { checkOutputPath, saveAudio, describeJob } from './audio-output.js';
+
+const OPTIONS = {
+  out: { type: 'string', short: 'o' },
+  file: { type: 'string', short: 'f' },
+  voice: { type: 'string', short: 'v' },
+  speed: { type: 'string', short: 's' },
+  language: { type: 'string', short: 'l' },
+  'no-download': { type: 'boolean' },
+  timeout: { type: 'string' },
+  'idempotency-key': { type: 'string' },
+  'max-attempts': { type: 'string' },
+  'sandbox-clock': { type: 'boolean' },
+} as const;
+
+export async function speakCommand(ctx: CliContext, args: string[]): Promise<ExitCode> {
+  const argv = renameOldFlags(args, { output: 'out' }, (line) => ctx.output.err(`agent-tts: ${line}`));
+  const { values, positionals } = usageOnError('speak', () => parseArgs(commandConfig(argv, OPTIONS)));
+  if (positionals.length > 1) {
+    throw usageError(`Expected one text argument, got ${positionals.length} (quote the text)`, 'speak');
+  }
+  const speed = numberOption(values.speed, '--speed', 'speak');
+  const timeoutSeconds = numberOption(values.timeout, '--timeout', 'speak');
+  if (timeoutSeconds !== undefined && timeoutSeconds <= 0) throw usageError('--timeout must be more than 0 seconds', 'speak');
+  const maxAttempts = positiveIntOption(values['max-attempts'], '--max-attempts', 'speak');
+  const output = values.out;
+  if (output === '-' && ctx.output.json) throw usageError('-o - (audio on stdout) cannot be combined with --json', 'speak');
+  if (output === '-' && ctx.output.streams.stdout.isTTY) {
+    throw usageError('Refusing to write MP3 data to a terminal: redirect stdout or give -o <file>', 'speak');
+  }
+  if (values['no-download'] && output !== undefined) throw usageError('--no-download and -o cannot be combined', 'speak');
+  // Before anything is sent: a path that cannot be written would fail only after the job was made and charged.
+  if (!values['no-download']) await checkOutputPath(output ?? join(process.cwd(), '<job_id>.mp3'));
+
+  const { text } = await readSpeechText({ text: positionals[0], file: values.file }, ctx.stdin);
+  const settings = await settingsOf(ctx);
+  requireKey(settings);
+  if (values['sandbox-clock']) await useSandboxClock(ctx, settings);
+  const progress = progressOf(ctx);
+  const client = clientOf(ctx, settings, progress, maxAttempts);
+
+  let job: CompletedJob;
+  try {
+    job = await client
+      .speak(
+        { text, voice: values.voice, speed, language: values.language },
+        {
+          signal: ctx.signal,
+          idempotencyKey: values['idempotency-key'],
+          timeoutMs: timeoutSeconds !== undefined ? timeoutSeconds * 1000 : undefined,
+          onProgress: (event) => {
+            ctx.jobId = event.jobId;
+            progress.update(event);
+          },
+        },
+      )
+      .catch((error: unknown) => adviseOnUrl(error, settings.baseUrl, '--base-url', 'base_url'));
+  } finally {
+    progress.stop();
+  }
+  ctx.jobId = job.job_id;
+
+  if (values['no-download']) {
+    if (ctx.output.json) ctx.output.emitJson({ ok: true, job });
+    else {
+      ctx.output.out(job.audio_url);
+      ctx.output.err(describeJob(job));
+    }
+    return EXIT.OK;
+  }
+  const path = output ?? `${job.job_id}.mp3`;
+  ctx.hint = `The job is complete: download its audio later with \`agent-tts status ${job.job_id} -o ${path}\`.`;
+  const saved = await saveAudio(path, () =>
+    path === '-'
+      ? downloadToStream(client, job, ctx.output.streams.stdout, { signal: ctx.signal })
+      : downloadToFile(client, job, path, { signal: ctx.signal }),
+  );
+  if (ctx.output.json) {
+    ctx.output.emitJson({ ok: true, job, file: saved });
+  } else {
+    // With the audio on stdout, the summary goes to stderr so it does not corrupt the MP3.
+    const line = `Saved ${saved.path === '-' ? 'audio to stdout' : saved.path} (${saved.bytes} bytes). ${describeJob(job)}`;
+    if (saved.path === '-') ctx.output.err(line);
+    else ctx.output.out(line);
+  }
+  return EXIT.OK;
+}

@@ -1,0 +1,157 @@
+import { randomUUID } from 'node:crypto';
+import { open, rename, unlink } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { LIMITS } from '@agent-tts/contract/limits.js';
+import { parseVoice } from '@agent-tts/contract/voices.js';
+import { chunkText, type TextChunk } from './chunker.js';
+import type { SpeechEngine } from './engine.js';
+import { SynthesisError, toSynthesisError } from './errors.js';
+import { ENCODER_JOIN_SAMPLES, type EncodedChunk, type Mp3Bitrate } from './mp3-encode.js';
+import type { Limiter } from './limiter.js';
+import type { SynthesisPool } from './pool.js';
+import type { AudioSink, SynthesisProgress, SynthesisRequest, SynthesisResult } from './types.js';
+
+/** eSpeak's native rate; upstream audio is resampled to it so that every file is alike. */
+export const OUTPUT_SAMPLE_RATE = 22050;
+
+/** Pauses at speed 1.0, scaled by 1/speed like the speech. */
+const SENTENCE_PAUSE_SECONDS = 0.45;
+const CUT_PAUSE_SECONDS = 0.12;
+const FINAL_PAUSE_SECONDS = 0.25;
+
+export interface PipelineOptions {
+  engine: SpeechEngine;
+  pool: SynthesisPool;
+  bitrateKbps: Mp3Bitrate;
+  /** Chunks of this job synthesized or encoded at once. */
+  window: number;
+  /** Slots shared by every job of the synthesizer: one per chunk being synthesized or encoded. */
+  limiter: Limiter;
+  onProgress?: (p: SynthesisProgress) => void;
+  signal?: AbortSignal;
+}
+
+
+function validate(req: SynthesisRequest): void {
+  const problem = !parseVoice(req.voice)
+    ? `unknown voice "${req.voice}"`
+    : !(req.speed >= LIMITS.speedMin && req.speed <= LIMITS.speedMax)
+      ? `speed ${req.speed} is outside ${LIMITS.speedMin}–${LIMITS.speedMax}`
+      : req.text.trim() === ''
+        ? 'blank text'
+        : undefined;
+  if (problem) throw new SynthesisError('INTERNAL_ERROR', `Invalid synthesis request: ${problem}`, { retryable: false });
+}
+
+function pauseSamples(chunk: TextChunk, last: boolean, speed: number): number {
+  const seconds = last ? FINAL_PAUSE_SECONDS : chunk.endsSentence ? SENTENCE_PAUSE_SECONDS : CUT_PAUSE_SECONDS;
+  // Every chunk is an MP3 stream of its own, whose start delay and end padding already sound as silence.
+  return Math.max(0, Math.round((seconds / speed) * OUTPUT_SAMPLE_RATE) - ENCODER_JOIN_SAMPLES);
+}
+
+/**
+ * Synthesizes a request into MP3 bytes handed to `sink`: chunks go to the engine and the encoder a
+ * bounded window at a time (memory stays flat whatever the text length), and reach the sink strictly in
+ * order, each write awaited (so a slow sink slows the job rather than filling memory). On failure the
+ * chunks still in flight are let finish and the error is thrown; what the sink received is the
+ * caller's to discard.
+ */
+export async function synthesize(req: SynthesisRequest, sink: AudioSink, options: PipelineOptions): Promise<SynthesisResult> {
+  const started = performance.now();
+  const { signal } = options;
+  signal?.throwIfAborted();
+  validate(req);
+
+  const chunks = chunkText(req.text, { locale: req.language });
+  const totalChars = chunks.reduce((sum, c) => sum + c.length, 0);
+
+  const inFlight = new Map<number, Promise<EncodedChunk>>();
+  const produce = async (chunk: TextChunk): Promise<EncodedChunk> => {
+    const release = await options.limiter.acquire(signal);
+    try {
+      const pcm = await options.engine.synthesize({ text: chunk.text, voice: req.voice, language: req.language, speed: req.speed }, signal);
+      signal?.throwIfAborted();
+      const pause = pauseSamples(chunk, chunk.index === chunks.length - 1, req.speed);
+      return await options.pool.encode({ ...pcm, outputRate: OUTPUT_SAMPLE_RATE, pauseSamples: pause, bitrateKbps: options.bitrateKbps });
+    } finally {
+      release();
+    }
+  };
+  const start = (index: number) => {
+    const work = produce(chunks[index]!);
+    // Failures are handled when the chunk's turn comes; this keeps an early failure from going unhandled.
+    work.catch(() => undefined);
+    inFlight.set(index, work);
+  };
+
+  let bytes = 0;
+  let decodedSamples = 0;
+  let charsDone = 0;
+  const report = (completedChunks: number) =>
+    options.onProgress?.({
+      completedChunks,
+      totalChunks: chunks.length,
+      fraction: totalChars === 0 ? 1 : charsDone / totalChars,
+      audioSeconds: decodedSamples / OUTPUT_SAMPLE_RATE,
+      elapsedMs: Math.round(performance.now() - started),
+    });
+
+  try {
+    report(0);
+    let next = 0;
+    for (let index = 0; index < chunks.length; index++) {
+      while (next < chunks.length && next < index + options.window) start(next++);
+      const encoded = await inFlight.get(index)!;
+      inFlight.delete(index);
+      signal?.throwIfAborted();
+      await sink.write(encoded.mp3);
+      bytes += encoded.mp3.length;
+      decodedSamples += encoded.decodedSamples;
+      charsDone += chunks[index]!.length;
+      report(index + 1);
+    }
+  } catch (error) {
+    // Let the chunks still in the pool finish, so nothing outlives the call.
+    await Promise.allSettled(inFlight.values());
+    if (signal?.aborted) throw signal.reason;
+    throw toSynthesisError(error, 'Synthesis failed');
+  }
+
+  return {
+    durationSeconds: decodedSamples / OUTPUT_SAMPLE_RATE,
+    bytes,
+    sampleRate: OUTPUT_SAMPLE_RATE,
+    format: 'mp3',
+    voice: req.voice,
+    speed: req.speed,
+    language: req.language,
+    bitrateKbps: options.bitrateKbps,
+    chunks: chunks.length,
+    elapsedMs: Math.round(performance.now() - started),
+  };
+}
+
+/**
+ * Synthesizes into a file: written as `.<name>.<uuid>.part` in `tempDir` (default: beside `outPath`, on
+ * its file system), renamed into place once complete and removed on any failure.
+ */
+export async function synthesizeToFile(
+  req: SynthesisRequest,
+  outPath: string,
+  options: PipelineOptions & { tempDir?: string },
+): Promise<SynthesisResult> {
+  const tempPath = join(options.tempDir ?? dirname(outPath), `.${basename(outPath)}.${randomUUID()}.part`);
+  const file = await open(tempPath, 'wx').catch((error: unknown) => {
+    throw toSynthesisError(error, `Cannot create ${tempPath}`);
+  });
+  try {
+    const result = await synthesize(req, { write: async (bytes) => void (await file.write(bytes)) }, options);
+    await file.close();
+    await rename(tempPath, outPath);
+    return result;
+  } catch (error) {
+    await file.close().catch(() => undefined);
+    await unlink(tempPath).catch(() => undefined);
+    throw error;
+  }
+}
