@@ -40,7 +40,7 @@ interface SettingSpec {
   kind: Kind;
   defaultValue?: string;
   description: string;
-  /** The names it had before the package's flags were named alike (README, "Flag names"); still read, with a notice. */
+  /** The names it had before the package's flags were named alike (docs/configuration.md, "Flag names"); still read, with a notice. */
   formerly?: { flag: string; env?: string };
 }
 

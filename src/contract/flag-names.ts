@@ -1,5 +1,5 @@
 /**
- * Flag names shared by every command of the package (README, "Flag names"): `--out <file>` for the one
+ * Flag names shared by every command of the package (docs/configuration.md, "Flag names"): `--out <file>` for the one
  * file a command writes, `--out-dir <dir>` for a directory of reports, `--fixtures <file>` for a
  * fixtures file a command reads. Names a command used before that convention still work: each is
  * rewritten to its new name before parsing, and the first use of each says so on stderr, in one line.

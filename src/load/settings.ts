@@ -187,7 +187,7 @@ function positiveInt(text: string, what: string): number {
   return n;
 }
 
-/** Flags renamed when the package's flags were named alike (README, "Flag names"): still read, with a notice. */
+/** Flags renamed when the package's flags were named alike (docs/configuration.md, "Flag names"): still read, with a notice. */
 const FORMER_NAMES = { out: 'out-dir' } as const;
 
 /**

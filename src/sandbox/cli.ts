@@ -52,7 +52,7 @@ a test's own, with fresh keys bound to it: POST /sandbox/clocks, then GET/POST/D
 (GET /sandbox/clocks/mine names the clock of the key in Authorization).
 The request journal: GET/DELETE /sandbox/requests. Writes to /sandbox/* take JSON (Content-Type: application/json)
 and are refused from web pages of other origins. Every answer carries "${SANDBOX_HEADER}: 1".
-README, "Sandbox".
+More: the README of @agent-tts/sandbox, and docs/sandbox.md in the agent-tts repository.
 `;
 
 /** A flag named after a setting of the server that does not apply here is refused saying why, not as an unknown option. */
@@ -68,7 +68,7 @@ function refuseSettingsThatDoNotApply(args: readonly string[]): void {
 }
 
 async function main(): Promise<void> {
-  // Named as every command of the package names the file it writes (README, "Flag names").
+  // Named as every command of the package names the file it writes (docs/configuration.md, "Flag names").
   const args = renameOldFlags(process.argv.slice(2), { fixtures: 'out' }, (line) => process.stderr.write(`agent-tts-sandbox: ${line}\n`));
   refuseSettingsThatDoNotApply(args);
   const { values } = parseArgs({

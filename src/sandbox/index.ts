@@ -46,7 +46,7 @@ export interface StartSandboxOptions {
   /** The origin clients reach the voice catalog on (PUBLIC_VOICES_URL); `voicesUrl` is it. */
   publicVoicesUrl?: string;
   /**
-   * Settings of the reference server's configuration (README "Sandbox", "Settings"), e.g.
+   * Settings of the reference server's configuration (docs/sandbox.md, "Sandbox settings"), e.g.
    * `{ RATE_POST_LIMIT: '5' }`, parsed as the server parses them; HOST, PORT and VOICES_PORT stand for
    * the options above (which win). A setting the sandbox does not read (REDIS_URL, DATA_DIR…) or a bad
    * value rejects with a ConfigError saying what is allowed. No environment variable is read.
@@ -123,7 +123,7 @@ export interface RunningSandbox {
     clear(): void;
   };
   /**
-   * Makes a test clock with its own keys (README "Sandbox", "Test clocks"): tests that each make one
+   * Makes a test clock with its own keys (docs/sandbox.md, "Test clocks"): tests that each make one
    * share a sandbox without sharing time. Rejects with a ClockError for a `set` before real time, or
    * when the sandbox already holds MAX_CLOCKS (1,000) test clocks.
    */

@@ -57,7 +57,7 @@ export interface SandboxCoreOptions {
   /** Origin of the voice catalog's listener. */
   voicesUrl: string;
   /**
-   * Settings of the reference server's configuration (README "Configuration"), e.g. RATE_POST_LIMIT;
+   * Settings of the reference server's configuration (docs/configuration.md), e.g. RATE_POST_LIMIT;
    * only those the sandbox reads (settings.ts), any other name is refused. PUBLIC_BASE_URL replaces
    * `baseUrl` where clients are sent (audio URLs, the fixtures).
    */

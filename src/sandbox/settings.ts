@@ -1,7 +1,7 @@
 import { CONFIG_VARIABLES, ConfigError } from '@agent-tts/server/config.js';
 
 /**
- * The sandbox's settings: the reference server's configuration variables (README "Configuration") that
+ * The sandbox's settings: the reference server's configuration variables (docs/configuration.md) that
  * mean something here, each read from the environment by `agent-tts-sandbox` and given as a flag named
  * after it (`RATE_POST_LIMIT` → `--rate-post-limit`; the flag wins), or passed to `startSandbox({ env })`.
  * Values are parsed and checked as the server checks them (`loadConfig`), with its messages.
@@ -96,7 +96,7 @@ export function checkSettingNames(env: Readonly<Record<string, string | undefine
       return why ? `  ${name}: does not apply to the sandbox (${why})` : `  ${name}: not a setting of the sandbox (nor of the reference server)`;
     });
   if (problems.length === 0) return;
-  throw new ConfigError(`Settings the sandbox does not read:\n${problems.join('\n')}\nIt reads: ${SANDBOX_SETTINGS.map((s) => s.name).join(', ')} (README "Sandbox", "Settings").`);
+  throw new ConfigError(`Settings the sandbox does not read:\n${problems.join('\n')}\nIt reads: ${SANDBOX_SETTINGS.map((s) => s.name).join(', ')} (docs/sandbox.md, "Sandbox settings").`);
 }
 
 /**

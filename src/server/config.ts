@@ -64,7 +64,7 @@ export function redisUrlIssue(value: string): string | undefined {
 const S3_CREDENTIALS = 'S3 credentials come from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, AWS_PROFILE or a role';
 
 /**
- * Every setting, from environment variables. Names and defaults are documented in the README;
+ * Every setting, from environment variables. Names and defaults are documented in docs/configuration.md;
  * a bad value stops the start with a message naming the variable.
  */
 const EnvSchema = z.object({
@@ -144,7 +144,7 @@ const EnvSchema = z.object({
   SHUTDOWN_GRACE_MS: positiveInt.default(15_000),
 });
 
-/** The name of every setting, as the README's "Configuration" lists them. */
+/** The name of every setting, as docs/configuration.md lists them. */
 export const CONFIG_VARIABLES: readonly string[] = Object.keys(EnvSchema.shape);
 
 export interface PlanSettings {

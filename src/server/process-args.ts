@@ -33,7 +33,7 @@ Usage: agent-tts-server            (configured through environment variables)
   INLINE_WAIT_MS        how long a POST waits before answering 202 (default 10000)
   RATE_POST_LIMIT, RATE_GET_LIMIT, RATE_WINDOW_SECONDS   per-key limits (default 1, 30, 60)
 ${COMMON}
-Every variable, with its default, is in the README's "Configuration" table. A bad value stops the
+Every variable, with its default, is in docs/configuration.md of the agent-tts repository. A bad value stops the
 start with exit code 2 and a message naming the variable. Accounts and keys: agent-tts-admin.
 `;
 
@@ -42,7 +42,7 @@ export const WORKER_HELP = `agent-tts-worker: a synthesis worker of the distribu
 Usage: REDIS_URL=redis://… DATA_DIR=<shared audio volume> agent-tts-worker
 
 ${COMMON}  JOB_CONCURRENCY       jobs run at once (default 8)
-  QUEUE_ATTEMPTS, QUEUE_LOCK_MS, QUEUE_STALLED_CHECK_MS   queue settings (README, "Distributed mode")
+  QUEUE_ATTEMPTS, QUEUE_LOCK_MS, QUEUE_STALLED_CHECK_MS   queue settings (docs/distributed.md)
 
 Run as many as the machines allow; SIGTERM lets running jobs finish within SHUTDOWN_GRACE_MS.
 `;
