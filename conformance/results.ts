@@ -32,8 +32,6 @@ export interface RunResult {
   exchanges: Exchange[];
 }
 
-export const OUTCOMES: readonly Outcome[] = ['pass', 'fail', 'error', 'skip', 'disabled'];
-
 export function countOutcomes(rules: RuleResult[]): Record<Outcome, number> {
   const counts = { pass: 0, fail: 0, error: 0, skip: 0, disabled: 0 };
   for (const r of rules) counts[r.outcome]++;

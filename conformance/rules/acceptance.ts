@@ -14,7 +14,7 @@ import { newIdempotencyKey } from '../scenarios.js';
  * are short and speak for well under a second, and the longest is almost all spaces, so a whole run
  * spends about half a minute of audio (see conformance/README.md: acceptance budget).
  */
-export interface AcceptanceCase {
+interface AcceptanceCase {
   label: string;
   body: JsonObject;
   /** What audio must report when the job completed inside the inline wait. */
@@ -30,32 +30,32 @@ const ASTRAL = '\u{1F600}'; // 😀: one code point, two UTF-16 units
  * `length`) refuses it, one that counts code points as the API says accepts it. Spaces make up the
  * rest, so the deployment speaks a few words, not hours.
  */
-export function maxLengthText(): string {
+function maxLengthText(): string {
   const head = 'Boundary. ';
   const tail = ` ${ASTRAL} end.`;
   const text = head + ' '.repeat(LIMITS.textMaxChars - [...head].length - [...tail].length) + tail;
   return text;
 }
 
-export function maxLengthCases(): AcceptanceCase[] {
+function maxLengthCases(): AcceptanceCase[] {
   return [{ label: `${LIMITS.textMaxChars.toLocaleString('en')} code points (${LIMITS.textMaxChars + 1} UTF-16 units)`, body: { text: maxLengthText() } }];
 }
 
-export function shortestCases(): AcceptanceCase[] {
+function shortestCases(): AcceptanceCase[] {
   return [
     { label: 'one character', body: { text: 'A' } },
     { label: 'one character outside the BMP', body: { text: ASTRAL } },
   ];
 }
 
-export function speedCases(): AcceptanceCase[] {
+function speedCases(): AcceptanceCase[] {
   return [LIMITS.speedMin, LIMITS.speedMax].map((speed) => ({ label: `speed ${speed}`, body: { text: WORD, speed }, expect: { speed } }));
 }
 
 const SUPERTONIC = ['f', 'm'].flatMap((g) => [1, 2, 3, 4, 5].map((n) => `st_${g}${n}`));
 
 /** Every st_* voice without a language (default en), and every §4.5 language on some st_* voice. */
-export function supertonicCases(): AcceptanceCase[] {
+function supertonicCases(): AcceptanceCase[] {
   const withoutLanguage = SUPERTONIC.map((voice) => ({ label: `${voice}, no language`, body: { text: WORD, voice }, expect: { voice, language: DEFAULT_SUPERTONIC_LANGUAGE } }));
   const withLanguage = LANGUAGE_CODES.map((language, i) => {
     const voice = SUPERTONIC[i % SUPERTONIC.length]!;
@@ -65,7 +65,7 @@ export function supertonicCases(): AcceptanceCase[] {
 }
 
 /** A voice of the Kokoro pattern for every language letter and both genders (the curated voices of §4.4). */
-export function kokoroCases(): AcceptanceCase[] {
+function kokoroCases(): AcceptanceCase[] {
   const seen = new Set<string>();
   const cases: AcceptanceCase[] = [];
   for (const v of CURATED_VOICES) {
@@ -77,7 +77,7 @@ export function kokoroCases(): AcceptanceCase[] {
 }
 
 /** Why an answer is not an acceptance of the case, or undefined when it is. */
-export function acceptanceProblem(exchange: Exchange, c: AcceptanceCase): string | undefined {
+function acceptanceProblem(exchange: Exchange, c: AcceptanceCase): string | undefined {
   const status = exchange.response!.status;
   const body = exchange.response!.json as JsonObject | undefined;
   if (status !== 200 && status !== 202) {
@@ -163,6 +163,3 @@ export const acceptanceRules: Rule[] = [
     full: (ctx) => mustAccept(ctx, kokoroCases()),
   },
 ];
-
-/** How many POSTs the acceptance rules send in one run (the README states the budget). */
-export const ACCEPTANCE_POSTS = [maxLengthCases, shortestCases, speedCases, supertonicCases, kokoroCases].reduce((n, f) => n + f().length, 0);

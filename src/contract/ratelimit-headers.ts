@@ -14,16 +14,15 @@
 export const RATELIMIT_DRAFT = 'draft-ietf-httpapi-ratelimit-headers-11';
 
 export type PolicyName = 'post' | 'get';
-export const POLICY_NAMES: readonly PolicyName[] = ['post', 'get'];
 
 /** A bare item: Integer or Decimal (number), String, Token, Byte Sequence (bytes) or Boolean. */
-export type BareItem = number | string | boolean | { token: string } | { bytes: Uint8Array };
-export type Parameters = Map<string, BareItem>;
-export interface Item {
+type BareItem = number | string | boolean | { token: string } | { bytes: Uint8Array };
+type Parameters = Map<string, BareItem>;
+interface Item {
   value: BareItem;
   params: Parameters;
 }
-export interface InnerList {
+interface InnerList {
   items: Item[];
   params: Parameters;
 }

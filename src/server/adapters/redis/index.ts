@@ -41,4 +41,3 @@ export function openRedisBackends(config: Config, log: Logger, name: string, opt
   };
 }
 
-export { redactRedisUrl } from './client.js';
