@@ -17,7 +17,7 @@ import { ClockError, timeFor } from './time.js';
  * settings, an --only/--skip pattern that matches no rule, an unusable fixtures file or URL, or a
  * deployment that does not answer at all).
  */
-export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
+async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   let settings;
   try {
     settings = readSettings(argv, env, (line) => console.error(`agent-tts-conformance: ${line}`));

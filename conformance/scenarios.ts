@@ -107,7 +107,7 @@ export interface LongJobSubmission {
 }
 
 /** `--long-text-chars auto`: tripled from 40,000 up to the 500,000 limit. */
-export const AUTO_LONG_TEXT_LENGTHS = [40_000, 120_000, 360_000, 500_000];
+const AUTO_LONG_TEXT_LENGTHS = [40_000, 120_000, 360_000, 500_000];
 
 /**
  * The job that outlasts the inline wait, submitted: the fixtures' outcomes.async_text when they give
@@ -161,7 +161,7 @@ export function longJobFinished(ctx: RuleContext): Promise<{ key: string; post: 
  * outcomes.provider_error_text. When it fails inside the inline wait the error may name the job
  * (error.details.job_id); then a GET of it is the final answer.
  */
-export function failingJob(ctx: RuleContext): Promise<FollowedJob> {
+function failingJob(ctx: RuleContext): Promise<FollowedJob> {
   return ctx.scenario('failing-job', async (s) => {
     const voice = s.settings.failingVoice;
     const text = s.fixtures.outcomes?.provider_error_text;
@@ -179,7 +179,7 @@ export function failingJob(ctx: RuleContext): Promise<FollowedJob> {
 }
 
 /** The failed job the fixtures declare (failed_job), as a GET of it answers now. */
-export function declaredFailedJob(ctx: RuleContext): Promise<{ key: string; jobId: string; get: Exchange }> {
+function declaredFailedJob(ctx: RuleContext): Promise<{ key: string; jobId: string; get: Exchange }> {
   return ctx.scenario('declared-failed-job', async (s) => {
     const declared = s.fixtures.failed_job;
     if (!declared) skip('fixture', 'the fixtures file has no failed_job');

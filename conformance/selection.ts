@@ -10,7 +10,7 @@ export function globToRegExp(glob: string): RegExp {
   return new RegExp(`^${source}$`);
 }
 
-export function selects(patterns: readonly string[], id: string): boolean {
+function selects(patterns: readonly string[], id: string): boolean {
   return patterns.some((p) => globToRegExp(p).test(id));
 }
 

@@ -31,7 +31,7 @@ const preferredCode = (prefer: string | undefined) => (prefer === undefined ? un
  * for no error with `Prefer` (no Prefer, or `code=200` or `206`). Errors chosen with Prefer, and
  * malformed URLs, get Prism's examples: 404, 416, 500, 503.
  */
-export function servesAudio(method: string | undefined, url: URL, prefer: string | undefined): boolean {
+function servesAudio(method: string | undefined, url: URL, prefer: string | undefined): boolean {
   const code = preferredCode(prefer);
   if (prefer !== undefined && code !== '200' && code !== '206') return false;
   if ((method !== 'GET' && method !== 'HEAD') || !url.pathname.startsWith(AUDIO_PATH_PREFIX)) return false;
@@ -48,7 +48,7 @@ const wellFormedQuery = (url: URL) => AudioQuery.safeParse({ expires: url.search
  * own, the document having no 400 there), so the front asks it for the document's 404 example of a
  * malformed URL with a query of the issued form: the path with the example's query, and `Prefer`.
  */
-export function malformedAudioRequest(method: string | undefined, url: URL, prefer: string | undefined): { path: string; prefer: string } | undefined {
+function malformedAudioRequest(method: string | undefined, url: URL, prefer: string | undefined): { path: string; prefer: string } | undefined {
   if ((method !== 'GET' && method !== 'HEAD') || !url.pathname.startsWith(AUDIO_PATH_PREFIX) || wellFormedQuery(url)) return undefined;
   const example = new URL(completedJobExample.audio_url);
   // A Prefer that names an error keeps it; one that asks for the audio cannot have it.

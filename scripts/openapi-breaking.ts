@@ -64,8 +64,8 @@ export const OWN_RULES = {
   securityTightened: 'security requirement tightened',
 } as const;
 
-export const DEFAULT_DOCUMENT = 'openapi/openapi.json';
-export const DEFAULT_EXCEPTIONS = 'openapi/breaking-exceptions.json';
+const DEFAULT_DOCUMENT = 'openapi/openapi.json';
+const DEFAULT_EXCEPTIONS = 'openapi/breaking-exceptions.json';
 
 /* ------------------------------------------------------------------------------------------------ */
 /* Optic                                                                                             */
@@ -403,7 +403,7 @@ export function loadExceptions(file: string): BreakingException[] {
 
 const pointerCovers = (prefix: string, path: string) => path === prefix || path.startsWith(prefix.endsWith('/') ? prefix : `${prefix}/`);
 
-export function matches(exception: BreakingException, finding: Finding): boolean {
+function matches(exception: BreakingException, finding: Finding): boolean {
   return (exception.rule === undefined || exception.rule === finding.rule) && (exception.path === undefined || pointerCovers(exception.path, finding.path));
 }
 

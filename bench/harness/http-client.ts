@@ -1,7 +1,7 @@
 import { Agent, request } from 'node:http';
 
 /** Keep-alive and no socket cap: an open-loop sender must never wait for a free socket. */
-export const agent = new Agent({ keepAlive: true, maxSockets: Infinity, keepAliveMsecs: 1000 });
+const agent = new Agent({ keepAlive: true, maxSockets: Infinity, keepAliveMsecs: 1000 });
 
 export interface HttpResult {
   status: number;

@@ -7,7 +7,7 @@ export interface Outcome {
   error?: string;
 }
 
-export interface StatusCounts {
+interface StatusCounts {
   [status: string]: number;
 }
 

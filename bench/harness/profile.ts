@@ -15,7 +15,7 @@ interface CpuProfile {
   timeDeltas: number[];
 }
 
-export interface ProfileRow {
+interface ProfileRow {
   function: string;
   /** File relative to the repository or package, with the line (1-based). */
   where: string;
@@ -93,7 +93,7 @@ const keyOf = (n: CpuProfileNode) => `${n.callFrame.functionName || '(anonymous)
  * time and inclusive time per function, from the sample time deltas. Idle and "(program)" time are
  * left out of the percentages.
  */
-export function summarizeProfile(profiles: CpuProfile[], file: string, window?: ProfileWindow, components?: ComponentRules, top = 15): ProfileSummary {
+function summarizeProfile(profiles: CpuProfile[], file: string, window?: ProfileWindow, components?: ComponentRules, top = 15): ProfileSummary {
   const self = new Map<string, number>();
   const byComponent = new Map<string, number>();
   const total = new Map<string, number>();

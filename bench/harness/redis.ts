@@ -4,7 +4,7 @@ import { createClient } from 'redis';
  * The Redis keys of one benchmark run: the server runs with a unique REDIS_PREFIX, and everything under
  * it is deleted afterwards (SCAN + UNLINK, never KEYS or FLUSH: the Redis may be shared).
  */
-export async function withRedis<T>(url: string, use: (command: (args: string[]) => Promise<unknown>) => Promise<T>): Promise<T> {
+async function withRedis<T>(url: string, use: (command: (args: string[]) => Promise<unknown>) => Promise<T>): Promise<T> {
   const client = createClient({ url, socket: { connectTimeout: 2_000, reconnectStrategy: false } });
   client.on('error', () => undefined);
   await client.connect();

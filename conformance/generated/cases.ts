@@ -13,9 +13,9 @@ import type { OpenApiDocument } from '../openapi-document.js';
 type Json = any;
 
 /** Longest text a generated case sends: a few characters, so a run spends seconds of audio, not minutes. */
-export const MAX_TEXT_CHARS = 8;
+const MAX_TEXT_CHARS = 8;
 
-export type AuthKind = 'key' | 'none' | 'unknown-key' | 'malformed';
+type AuthKind = 'key' | 'none' | 'unknown-key' | 'malformed';
 export type Expectation =
   /** A valid request with a valid key: must not be refused as INVALID_REQUEST (200/202 for a POST, 404 for an unknown job id). */
   | 'accept'
@@ -201,7 +201,7 @@ const badAuth = fc.oneof(
 );
 
 /** A submission (POST) case. */
-export function submitCase(schemas: RequestSchemas, offered: Offered): fc.Arbitrary<GeneratedCase> {
+function submitCase(schemas: RequestSchemas, offered: Offered): fc.Arbitrary<GeneratedCase> {
   const valid = fc.tuple(validBody(schemas, offered), idempotencyKey(schemas.idempotencyKey), contentType).map(([body, idem, ct]) => {
     const why = idem.why ?? ct.why;
     return { method: 'POST' as const, path: API_PATH, auth: 'key' as const, idempotencyKey: idem.key, contentType: ct.value, body: JSON.stringify(body), expect: why ? ('reject' as const) : ('accept' as const), why };
@@ -231,7 +231,7 @@ export function submitCase(schemas: RequestSchemas, offered: Offered): fc.Arbitr
 }
 
 /** A poll (GET) case: an id of the document's form (unknown to the deployment), a malformed one, or none. */
-export function pollCase(schemas: RequestSchemas): fc.Arbitrary<GeneratedCase> {
+function pollCase(schemas: RequestSchemas): fc.Arbitrary<GeneratedCase> {
   const max = schemas.jobId.maxLength ?? 36;
   const wellFormed = fc.uuid().map((id) => ({ query: `?id=${id}`, valid: true, why: undefined as string | undefined }));
   const malformed = fc.oneof(

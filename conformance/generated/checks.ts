@@ -7,7 +7,7 @@ import type { Expectation } from './cases.js';
 type Json = any;
 
 /** The checks of the generated group, named as Schemathesis names them, so its users recognise them. */
-export const CHECKS = [
+const CHECKS = [
   'not_a_server_error',
   'status_code_conformance',
   'content_type_conformance',
@@ -20,7 +20,7 @@ export const CHECKS = [
   /** The group's own: a replay with the same Idempotency-Key answers the same job, marked Idempotent-Replayed. */
   'idempotent_replay',
 ] as const;
-export type CheckName = (typeof CHECKS)[number];
+type CheckName = (typeof CHECKS)[number];
 
 export interface Violation {
   check: CheckName;

@@ -21,16 +21,16 @@ import { curlCommand, shellQuote } from './curl.js';
  */
 
 /** Extra requests spent shrinking a failure, at most: each may be a POST that creates a job. */
-export const SHRINK_BUDGET = 40;
+const SHRINK_BUDGET = 40;
 /** Shrinking a sequence costs a job per attempt (POST quota), so it gets fewer. */
-export const SEQUENCE_SHRINK_BUDGET = 6;
+const SEQUENCE_SHRINK_BUDGET = 6;
 /** One sequence (submit → status_url → audio_url → replay) per this many generated requests, at least one. */
-export const REQUESTS_PER_SEQUENCE = 15;
+const REQUESTS_PER_SEQUENCE = 15;
 
 const seeds = new WeakMap<RunState, number>();
 
 /** The run's seed: --seed, or one drawn once per run (and printed, so the run can be repeated). */
-export function runSeed(ctx: RuleContext): number {
+function runSeed(ctx: RuleContext): number {
   if (ctx.settings.seed !== undefined) return ctx.settings.seed;
   let seed = seeds.get(ctx.run);
   if (seed === undefined) {
@@ -150,9 +150,9 @@ async function runProperty<T>(
   return { failed: true, value, violations, shrinks: details.numShrinks, first: first ?? value };
 }
 
-export const GENERATED_REQUESTS = 'generated.requests';
-export const GENERATED_LINKS = 'generated.links';
-export const GENERATED_USE_AFTER_FREE = 'generated.use-after-free';
+const GENERATED_REQUESTS = 'generated.requests';
+const GENERATED_LINKS = 'generated.links';
+const GENERATED_USE_AFTER_FREE = 'generated.use-after-free';
 
 function generatedRuns(ctx: RuleContext): number {
   const runs = ctx.settings.generate;

@@ -21,9 +21,9 @@ const INLINE_WAIT_SECONDS = LIMITS.inlineWaitSeconds;
  * A job the deployment itself reports finishing within this many seconds must be answered inline. Well
  * inside the ~10 s wait, so that "about" and the gap between a job's end and its answer leave room.
  */
-export const MUST_BE_INLINE_SECONDS = 6;
+const MUST_BE_INLINE_SECONDS = 6;
 /** An inline answer to a shorter job shows nothing that an inline wait of a fraction of a second would not. */
-export const MEANINGFUL_SECONDS = 1.5;
+const MEANINGFUL_SECONDS = 1.5;
 /** What the rule aims for when it chooses a text length from what it measured. */
 const TARGET_SECONDS = 3;
 /** The first text measured; each next length is scaled from the last job's reported time. */

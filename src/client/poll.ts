@@ -29,7 +29,7 @@ type GetJob = (jobId: string, call: { signal?: AbortSignal; onRetry?: (event: Re
 }>;
 
 /** Time to wait after a processing answer: the body's estimate, or a longer Retry-After header. */
-export function nextPollDelayMs(job: ProcessingJob, retryAfterHeader?: number): number {
+function nextPollDelayMs(job: ProcessingJob, retryAfterHeader?: number): number {
   const seconds = Math.max(job.retry_after_seconds ?? 0, retryAfterHeader ?? 0);
   return Math.max(MIN_POLL_INTERVAL_MS, seconds * 1000);
 }

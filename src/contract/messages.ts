@@ -43,7 +43,7 @@ function quote(value: string): string {
 }
 
 /** What a value is, in words: `the string "fast"`, `the number 9`, `an array`. */
-export function describeValue(value: unknown): string {
+function describeValue(value: unknown): string {
   if (value === undefined) return 'missing';
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
@@ -75,7 +75,7 @@ function editDistance(a: string, b: string): number {
 }
 
 /** The `count` ids of `ids` closest to `id` by edit distance (case ignored); ties keep the catalog's order. */
-export function closestVoiceIds(id: string, ids: readonly string[], count = 3): string[] {
+function closestVoiceIds(id: string, ids: readonly string[], count = 3): string[] {
   const wanted = id.trim().toLowerCase();
   return ids
     .map((candidate, index) => ({ candidate, index, distance: editDistance(wanted, candidate) }))
@@ -120,7 +120,7 @@ function voiceTypeMessage(value: unknown, catalog?: VoiceCatalogRef): string {
   return `voice must be a string, a voice id such as af_heart or st_m1; it is ${describeValue(value)}.${catalogPointer(undefined, catalog)}`;
 }
 
-export function textMessage(value: unknown): string {
+function textMessage(value: unknown): string {
   if (value === undefined) return `text is missing: send the text to speak as ${TEXT_RULE}.`;
   if (typeof value !== 'string') return `text must be ${TEXT_RULE}; it is ${describeValue(value)}.`;
   return `text is empty or only white space: send ${fmt(LIMITS.textMinChars)} to ${fmt(LIMITS.textMaxChars)} characters, at least one of them not white space.`;
@@ -133,7 +133,7 @@ export function speedMessage(value: unknown): string {
   return `speed must be ${SPEED_RULE} (leave it out for ${LIMITS.speedDefault}); it is ${describeValue(value)}.`;
 }
 
-export function languageMessage(value: unknown, catalog?: VoiceCatalogRef): string {
+function languageMessage(value: unknown, catalog?: VoiceCatalogRef): string {
   const listed = catalog ? ` Each voice's languages are listed at ${catalog.url}.` : '';
   if (typeof value === 'string') {
     return `language ${quote(value)} is not a supported language code: send one of ${LANGUAGE_LIST}, or leave it out for en. It sets the language of st_* voices; Kokoro voices speak the language of their id.${listed}`;
@@ -141,7 +141,7 @@ export function languageMessage(value: unknown, catalog?: VoiceCatalogRef): stri
   return `language must be a string, one of ${LANGUAGE_LIST}; it is ${describeValue(value)}.${listed}`;
 }
 
-export function idempotencyKeyMessage(value: unknown): string {
+function idempotencyKeyMessage(value: unknown): string {
   const rule = `send 1 to ${LIMITS.idempotencyKeyMaxLength} printable ASCII characters (space to ~; a random UUID is a good key), or leave the header out`;
   if (typeof value !== 'string') return `The Idempotency-Key header is not valid: ${rule}.`;
   if (value === '') return `The Idempotency-Key header is empty: ${rule}.`;

@@ -4,10 +4,10 @@
  * differ by dash pattern as well as by colour (Okabe–Ito palette, legible to colour-blind readers).
  */
 
-export const PALETTE = ['#0072B2', '#E69F00', '#009E73', '#D55E00', '#CC79A7', '#56B4E9', '#999999', '#000000'] as const;
+const PALETTE = ['#0072B2', '#E69F00', '#009E73', '#D55E00', '#CC79A7', '#56B4E9', '#999999', '#000000'] as const;
 
 /** Dash patterns by series index ('' is solid), so series differ even where colours are hard to tell apart. */
-export const DASHES = ['', '6 3', '2 3', '9 3 2 3', '1 4', '12 4'] as const;
+const DASHES = ['', '6 3', '2 3', '9 3 2 3', '1 4', '12 4'] as const;
 
 /** Bucket sizes the charts choose from, in seconds. */
 export const BUCKET_STEPS_S = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600] as const;
@@ -99,7 +99,7 @@ export function logTicks(min: number, max: number): number[] {
   return ticks.slice(first, lastAbove === -1 ? ticks.length : lastAbove + 1);
 }
 
-export type Marker = 'circle' | 'square' | 'triangle' | 'diamond';
+type Marker = 'circle' | 'square' | 'triangle' | 'diamond';
 const MARKERS: Marker[] = ['circle', 'square', 'triangle', 'diamond'];
 
 export interface LineSeries {

@@ -11,13 +11,13 @@ import { Schedule, allowedRate } from './schedule.js';
 import { helpText, readSettings, type LoadSettings } from './settings.js';
 import { describeResult, evaluateThresholds } from './thresholds.js';
 
-export const EXIT = { OK: 0, THRESHOLD_FAILED: 1, USAGE: 2, TOOL_FAULT: 3, INTERRUPTED: 130 } as const;
+const EXIT = { OK: 0, THRESHOLD_FAILED: 1, USAGE: 2, TOOL_FAULT: 3, INTERRUPTED: 130 } as const;
 
 const NAME = 'agent-tts-load';
 const VERSION = '0.1.0';
 
 /** `tts_<public_id>`: never the secret. */
-export function displayKey(key: string): string {
+function displayKey(key: string): string {
   const m = /^(tts_[0-9a-f]{8})_/.exec(key);
   return m ? m[1]! : `${key.slice(0, 8)}…`;
 }
@@ -74,7 +74,7 @@ function parametersOf(settings: LoadSettings, schedule: Schedule, keys: number):
   };
 }
 
-export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const err = (line: string) => process.stderr.write(`${NAME}: ${redactKeys(line)}\n`);
   let settings: LoadSettings;
   try {

@@ -2,7 +2,7 @@ import type { Recorder } from './recorder.js';
 import type { Schedule } from './schedule.js';
 
 /** The fields of the progress line, most important first. */
-export function progressFields(r: Recorder, schedule: Schedule, elapsedMs: number): string[] {
+function progressFields(r: Recorder, schedule: Schedule, elapsedMs: number): string[] {
   const s = (ms: number) => `${(ms / 1000).toFixed(0)}s`;
   const ms = (v: number | null) => (v === null ? '–' : v >= 10_000 ? `${(v / 1000).toFixed(1)}s` : `${Math.round(v)}ms`);
   const achieved = elapsedMs > 0 ? r.sent / (Math.min(elapsedMs, Math.max(schedule.totalMs, 1)) / 1000) : 0;

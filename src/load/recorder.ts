@@ -9,9 +9,9 @@ export type Ending = 'completed' | 'rate_limited' | 'error' | 'interrupted';
 
 /** Status groups of the status-mix chart. */
 export const STATUS_GROUPS = ['200', '202', '429', '4xx', '5xx', 'network'] as const;
-export type StatusGroup = (typeof STATUS_GROUPS)[number];
+type StatusGroup = (typeof STATUS_GROUPS)[number];
 
-export function statusGroup(status: number | undefined): StatusGroup {
+function statusGroup(status: number | undefined): StatusGroup {
   if (status === undefined) return 'network';
   if (status === 200 || status === 202 || status === 429) return String(status) as StatusGroup;
   if (status >= 500) return '5xx';

@@ -144,7 +144,7 @@ export function renderMarkdown(results: LoadResults): string {
 /** Colours of the status groups: successes cool, refusals amber, errors warm. */
 const STATUS_COLORS: Record<string, string> = { '200': '#009E73', '202': '#56B4E9', '429': '#E69F00', '4xx': '#CC79A7', '5xx': '#D55E00', network: '#000000' };
 
-export function renderCharts(results: LoadResults): { latency: string; throughput: string; statuses: string; audio: string } {
+function renderCharts(results: LoadResults): { latency: string; throughput: string; statuses: string; audio: string } {
   const points = results.timeline.points;
   const b = results.timeline.bucket_s;
   const per = (v: number) => v / b;

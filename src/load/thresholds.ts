@@ -32,7 +32,7 @@ export const METRICS: Readonly<Record<string, { kind: MetricKind; description: s
   audio_seconds_per_second: { kind: 'number', description: 'seconds of audio delivered per second of the run' },
 });
 
-export type Operator = '<' | '<=' | '>' | '>=' | '==' | '!=';
+type Operator = '<' | '<=' | '>' | '>=' | '==' | '!=';
 
 export interface Threshold {
   /** As given on the command line. */
@@ -110,7 +110,7 @@ export function describeResult(r: ThresholdResult): string {
   return `${r.pass ? 'pass' : 'FAIL'}  ${r.expression.trim()}  (${r.metric} ${r.op} ${fmt(r.value)}; measured ${actual})`;
 }
 
-export function round(value: number, digits = 2): number {
+function round(value: number, digits = 2): number {
   const f = 10 ** digits;
   return Math.round(value * f) / f;
 }

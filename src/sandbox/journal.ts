@@ -5,13 +5,13 @@ import type { AppEnv } from '@agent-tts/server/http/context.js';
 import type { Clock } from '@agent-tts/server/ports.js';
 
 /** Texts longer than this are cut in the journal (`text_truncated: true`, `text_length` the full length). */
-export const JOURNAL_TEXT_CHARS = 200;
+const JOURNAL_TEXT_CHARS = 200;
 /** A JSON body nested deeper than this is shown as text (`raw`), as a body that is not JSON. */
-export const JOURNAL_JSON_DEPTH = 100;
+const JOURNAL_JSON_DEPTH = 100;
 /** Entries kept; the oldest leave first. */
 export const JOURNAL_SIZE = 1_000;
 /** A POST resent without an Idempotency-Key this soon (sandbox seconds) after the same POST counts as a retry. */
-export const RETRY_WINDOW_SECONDS = 30;
+const RETRY_WINDOW_SECONDS = 30;
 
 export interface Flag {
   code:

@@ -51,9 +51,9 @@ export interface Outcome {
   failure?: { code: 'TTS_PROVIDER_ERROR' | 'INTERNAL_ERROR'; atFraction: number };
 }
 
-export const DEFAULT_ASYNC_SECONDS = 5;
+const DEFAULT_ASYNC_SECONDS = 5;
 /** The longest real time sandbox:inline=<seconds> may take: the sandbox stays quick. */
-export const MAX_INLINE_REAL_SECONDS = 60;
+const MAX_INLINE_REAL_SECONDS = 60;
 const MARKER = /sandbox:(inline|async|provider_error|internal_error)(?:=(\d{1,6}(?:\.\d{1,3})?))?(?![\w=])/gi;
 
 /**

@@ -16,7 +16,7 @@ interface TestClockRecord {
 }
 
 /** The test clocks, as sandbox.ts keeps them (`SandboxCore`). */
-export interface TestClockDeps {
+interface TestClockDeps {
   /** The global clock, then the test clocks oldest first. */
   all(): SandboxClock[];
   create(options: { set?: number; freeze?: boolean }): Promise<TestClockRecord | undefined>;

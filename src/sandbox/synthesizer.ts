@@ -27,7 +27,7 @@ function silentBlocks(): Promise<EncodedChunk[]> {
 }
 
 /** An MP3 of silence lasting about `seconds` (within the shortest block), and its exact duration. */
-export async function silence(seconds: number): Promise<{ mp3: Uint8Array[]; durationSeconds: number; bytes: number }> {
+async function silence(seconds: number): Promise<{ mp3: Uint8Array[]; durationSeconds: number; bytes: number }> {
   const all = await silentBlocks();
   const parts: Uint8Array[] = [];
   let samples = 0;

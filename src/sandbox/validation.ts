@@ -20,7 +20,7 @@ let shared: OpenApiDocument | undefined;
  * process with the validator of every response body and header compiled up front: checking an answer
  * then costs the validation alone, and every sandbox of the process shares them.
  */
-export function sandboxDocument(): OpenApiDocument {
+function sandboxDocument(): OpenApiDocument {
   if (!shared) {
     const doc = OpenApiDocument.load();
     doc.compileAll();

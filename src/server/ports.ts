@@ -36,7 +36,7 @@ export interface ApiKeyRecord {
   revokedAt?: number;
 }
 
-export type StoredJobStatus = 'processing' | 'completed' | 'failed';
+type StoredJobStatus = 'processing' | 'completed' | 'failed';
 
 export interface JobRecord {
   id: string;

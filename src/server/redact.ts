@@ -5,7 +5,7 @@
  * secret shows as `***`.
  */
 
-export const MASK = '***';
+const MASK = '***';
 /** What `redactUrl` shows for a value that is not a URL. */
 export const NOT_A_URL = '(not a URL)';
 
@@ -16,7 +16,7 @@ export const NOT_A_URL = '(not a URL)';
  */
 const SECRET_PARAM = /sig|token|key|secret|pass|pwd|credential|auth|session/i;
 
-export function isSecretParam(name: string): boolean {
+function isSecretParam(name: string): boolean {
   return SECRET_PARAM.test(name);
 }
 

@@ -6,9 +6,9 @@ import { chromium, type Browser, type Page, type Request } from 'playwright-core
  * downloaded browser). Without it a suite is skipped and says why, except with CI=true, where a
  * missing browser is a failure (.ci/ensure-chromium.sh installs it).
  */
-export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
-export const CHROMIUM_ARGS = [
+const CHROMIUM_ARGS = [
   '--headless',
   '--no-sandbox',
   '--disable-gpu',
@@ -20,7 +20,7 @@ export const CHROMIUM_ARGS = [
 ];
 
 /** Why the browser cannot be used here, or undefined when it can. */
-export function chromiumMissing(): string | undefined {
+function chromiumMissing(): string | undefined {
   return existsSync(CHROMIUM_PATH) ? undefined : `no Chromium at ${CHROMIUM_PATH} (apt-get install chromium, or .ci/ensure-chromium.sh)`;
 }
 

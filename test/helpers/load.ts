@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { ROOT } from './server.js';
 
 /** The built command as the package ships it (bin → dist). */
-export const LOAD_BIN = join(ROOT, 'src/load/bin/agent-tts-load.js');
+const LOAD_BIN = join(ROOT, 'src/load/bin/agent-tts-load.js');
 
 export interface LoadRun {
   child: ChildProcess;

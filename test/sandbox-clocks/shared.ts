@@ -1,7 +1,7 @@
 import { inject } from 'vitest';
 
 /** Helpers of the two flows: HTTP on the shared sandbox. */
-export const BASE = inject('sandboxUrl');
+const BASE = inject('sandboxUrl');
 
 export type Json = Record<string, any>;
 

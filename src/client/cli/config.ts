@@ -18,19 +18,19 @@ export interface ConfigFile {
 export const CONFIG_FIELDS = ['api_key', 'base_url', 'voices_url'] as const;
 export type ConfigField = (typeof CONFIG_FIELDS)[number];
 
-export const DEFAULT_BASE_URL = 'http://127.0.0.1:8080';
-export const DEFAULT_VOICES_URL = 'http://127.0.0.1:8081';
+const DEFAULT_BASE_URL = 'http://127.0.0.1:8080';
+const DEFAULT_VOICES_URL = 'http://127.0.0.1:8081';
 
 export type Env = Record<string, string | undefined>;
 
-export function configDir(env: Env): string {
+function configDir(env: Env): string {
   // The XDG spec says a relative XDG_CONFIG_HOME is invalid and must be ignored.
   const xdg = env.XDG_CONFIG_HOME;
   const base = xdg && isAbsolute(xdg) ? xdg : join(env.HOME || homedir(), '.config');
   return join(base, 'agent-tts');
 }
 
-export function configPath(env: Env): string {
+function configPath(env: Env): string {
   return join(configDir(env), 'config.json');
 }
 
@@ -101,7 +101,7 @@ export async function saveConfig(env: Env, values: ConfigFile): Promise<string> 
   return path;
 }
 
-export type Source = 'flag' | 'env' | 'config' | 'default';
+type Source = 'flag' | 'env' | 'config' | 'default';
 
 export interface Setting {
   value?: string;

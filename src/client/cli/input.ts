@@ -8,7 +8,7 @@ export interface InputStream extends NodeJS.ReadableStream {
 }
 
 /** Reads all of a stream as UTF-8 text. */
-export async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
   return Buffer.concat(chunks).toString('utf8');

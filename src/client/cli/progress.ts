@@ -24,14 +24,14 @@ function isRateLimited(event: RetryEvent): boolean {
 }
 
 /** `rate limited: 1 POST per minute for this key; retrying in 57 s (Retry-After)…` */
-export function describeRateLimitWait(event: RetryEvent): string {
+function describeRateLimitWait(event: RetryEvent): string {
   const seconds = Math.max(1, Math.round(event.delayMs / 1000));
   const why = event.error.retryAfterSeconds !== undefined ? ' (Retry-After)' : '';
   return `rate limited: ${describeBucket(event)} for this key; retrying in ${seconds} s${why}…`;
 }
 
 /** How to avoid the wait: printed once per run, under the first rate-limited wait. */
-export function rateLimitAdvice(event: RetryEvent): string {
+function rateLimitAdvice(event: RetryEvent): string {
   const variable = (event.error.rateLimit?.policy.name ?? event.method.toLowerCase()) === 'get' ? 'RATE_GET_LIMIT' : 'RATE_POST_LIMIT';
   return (
     '  Limits are per key, and an account has one active key. To explore without waiting: the sandbox ' +

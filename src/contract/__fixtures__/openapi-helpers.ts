@@ -23,7 +23,7 @@ export function loadDocument(): JsonObject {
   return JSON.parse(readFileSync(`${REPO_ROOT}openapi/openapi.json`, 'utf8')) as JsonObject;
 }
 
-export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
 export function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

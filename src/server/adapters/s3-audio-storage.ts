@@ -24,7 +24,7 @@ export const S3_PART_BYTES = 5 * 1024 * 1024;
 /** The most keys one DeleteObjects request takes. */
 export const S3_DELETE_BATCH = 1000;
 /** Running uploads whose marker is untouched this long are leftovers of a dead run. */
-export const S3_UPLOAD_STALE_MS = 60_000;
+const S3_UPLOAD_STALE_MS = 60_000;
 
 export interface S3AudioStorageOptions extends S3Location {
   client: S3Client;
@@ -48,9 +48,9 @@ interface Marker {
 }
 
 /** Connecting to the store (TCP) gives up after this (S3_CONNECT_TIMEOUT_MS). */
-export const S3_CONNECT_TIMEOUT_MS = 3_000;
+const S3_CONNECT_TIMEOUT_MS = 3_000;
 /** A request's deadline, and an audio transfer's longest pause (S3_REQUEST_TIMEOUT_MS; see createS3Client). */
-export const S3_REQUEST_TIMEOUT_MS = 10_000;
+const S3_REQUEST_TIMEOUT_MS = 10_000;
 
 export interface S3ClientOptions {
   endpoint?: string;

@@ -119,7 +119,7 @@ export interface KeyView {
   active: boolean;
 }
 
-export interface UsageView {
+interface UsageView {
   plan: string;
   subscription: string;
   usedMinutes: number;
@@ -131,7 +131,7 @@ export interface UsageView {
   billingUrl: string;
 }
 
-export interface JobView {
+interface JobView {
   id: string;
   /**
    * The start of the job's text (TEXT_SNIPPET characters at most, an ellipsis when cut); empty once
@@ -157,7 +157,7 @@ export interface DashboardView {
 
 const RECENT_JOBS = 20;
 /** Characters of a job's text the dashboard shows. */
-export const TEXT_SNIPPET = 60;
+const TEXT_SNIPPET = 60;
 
 /** The first `max` characters of a text (whitespace runs as one space), with an ellipsis when cut. */
 export function textSnippet(text: string, max = TEXT_SNIPPET): string {

@@ -50,7 +50,7 @@ export interface StoreOutagePolicy {
 }
 
 /** AUDIO_STORE_OUTAGE_BUDGET_SECONDS's default: a store down for a minute or so is ridden out. */
-export const DEFAULT_STORE_OUTAGE: StoreOutagePolicy = { budgetMs: 120_000, firstDelayMs: 500, maxDelayMs: 10_000 };
+const DEFAULT_STORE_OUTAGE: StoreOutagePolicy = { budgetMs: 120_000, firstDelayMs: 500, maxDelayMs: 10_000 };
 
 export interface JobRunnerOptions {
   /**

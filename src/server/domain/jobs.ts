@@ -35,7 +35,7 @@ export type JobState =
   | { kind: 'expired'; job: JobRecord };
 
 /** Progress of the jobs that run in this process (absent for an API process without workers). */
-export interface LiveProgressSource {
+interface LiveProgressSource {
   get(jobId: string): LiveProgress | undefined;
 }
 

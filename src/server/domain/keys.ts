@@ -8,7 +8,7 @@ export interface NewKey {
   secretHash: string;
 }
 
-export function hashSecret(secret: string): string {
+function hashSecret(secret: string): string {
   return createHash('sha256').update(secret, 'utf8').digest('hex');
 }
 

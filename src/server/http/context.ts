@@ -5,7 +5,7 @@ import type { ErrorBodyT, MetaBody } from '@agent-tts/contract/schemas.js';
 import type { Principal } from '../domain/auth.js';
 import type { ApiError } from '../domain/errors.js';
 
-export interface RequestVars {
+interface RequestVars {
   requestId: string;
   receivedAt: number;
   /** Display key of the caller, once its key was parsed (for logs). */

@@ -7,7 +7,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
  * lose the answer waiting in its socket. The discarding is bounded: a body that goes on for more than
  * `maxBytes` after the answer, or longer than `maxMs`, has its connection closed.
  */
-export const UNREAD_BODY_LIMITS = { maxBytes: 64 * 1024 * 1024, maxMs: 30_000 } as const;
+const UNREAD_BODY_LIMITS = { maxBytes: 64 * 1024 * 1024, maxMs: 30_000 } as const;
 
 /** Reads the rest of a body and drops it; errors (a client that went away) end the reading quietly. */
 export function discardRest(reader: ReadableStreamDefaultReader<Uint8Array>): void {

@@ -17,8 +17,8 @@ export interface ChunkOptions {
   maxChars?: number;
 }
 
-export const DEFAULT_TARGET_CHARS = 450;
-export const DEFAULT_MAX_CHARS = 600;
+const DEFAULT_TARGET_CHARS = 450;
+const DEFAULT_MAX_CHARS = 600;
 
 /**
  * V8's sentence segmenter slows down quadratically on long strings (a 400 kB text takes seconds), so the

@@ -125,7 +125,7 @@ const CURATED_TIMBRES: Readonly<Record<string, Timbre>> = {
 };
 
 /** FNV-1a, 32 bits: stable across processes and versions, unlike anything seeded. */
-export function fnv1a(text: string): number {
+function fnv1a(text: string): number {
   let hash = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) {
     hash ^= text.charCodeAt(i);
@@ -154,7 +154,7 @@ export function timbreOf(voiceId: string): Timbre {
   return hashedTimbre(voiceId, parsed.gender);
 }
 
-export function espeakRate(speed: number, tempo = 1): number {
+function espeakRate(speed: number, tempo = 1): number {
   return Math.min(MAX_RATE, Math.max(MIN_RATE, Math.round(ESPEAK_BASE_RATE * speed * tempo)));
 }
 

@@ -4,7 +4,7 @@ import type { EspeakVoiceSettings } from './espeak-voices.js';
 let instance: Promise<EspeakNGWorker> | undefined;
 
 /** One eSpeak NG per thread, created on first use and kept warm: start-up reads 24 MB of voice data. */
-export function espeakInstance(): Promise<EspeakNGWorker> {
+function espeakInstance(): Promise<EspeakNGWorker> {
   instance ??= import('@echogarden/espeak-ng-emscripten').then(async ({ default: initialize }) => {
     const module = await initialize();
     return new module.eSpeakNGWorker();
@@ -16,7 +16,7 @@ export function espeakInstance(): Promise<EspeakNGWorker> {
  * This eSpeak build always parses its input as SSML: markup in user text would be obeyed (a `<break>`
  * of minutes, say), so it is escaped. Control characters other than line breaks are dropped.
  */
-export function escapeForSsml(text: string): string {
+function escapeForSsml(text: string): string {
   return text
     .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, ' ')
     .replace(/&/g, '&amp;')

@@ -12,7 +12,7 @@ import type { SynthesisPool } from './pool.js';
 import type { AudioSink, SynthesisProgress, SynthesisRequest, SynthesisResult } from './types.js';
 
 /** eSpeak's native rate; upstream audio is resampled to it so that every file is alike. */
-export const OUTPUT_SAMPLE_RATE = 22050;
+const OUTPUT_SAMPLE_RATE = 22050;
 
 /** Pauses at speed 1.0, scaled by 1/speed like the speech. */
 const SENTENCE_PAUSE_SECONDS = 0.45;

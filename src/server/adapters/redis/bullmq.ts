@@ -10,7 +10,7 @@ let installed = false;
  * BullMQ opens is a node-redis client, through its client factory. These clients have no command
  * timeout: a worker blocks on BZPOPMIN for seconds at a time, and queue commands wait out a reconnect.
  */
-export function useNodeRedisForBullMQ(): void {
+function useNodeRedisForBullMQ(): void {
   if (installed) return;
   installed = true;
   RedisConnection.clientFactory = (opts: RedisOptions) => {

@@ -117,7 +117,7 @@ export function createRedisClient(url: string, options: RedisClientOptions) {
  * `break()` destroys every socket the client has open or is opening. node-redis sees a socket error,
  * rejects what was waiting for a reply on it, and reconnects on its own with a new socket.
  */
-export class ConnectionBreaker {
+class ConnectionBreaker {
   readonly aborted = false;
   reason: unknown = undefined;
   private readonly listeners = new Set<() => void>();

@@ -30,7 +30,7 @@ function openapiDir(): string {
  * example key (which the form is filled with) or an empty field would make every submission after the
  * first a replay of the first job.
  */
-export const DOCS_INIT_JS = `
+const DOCS_INIT_JS = `
 (function () {
   'use strict';
   var API_PATH = ${JSON.stringify(API_PATH)};
@@ -87,7 +87,7 @@ const PLAIN_ORIGIN = /^https?:\/\/(?:[a-z0-9-]+(?:\.[a-z0-9-]+)*|\[[0-9a-f:.]+\]
  * origin (PUBLIC_BASE_URL, whose scheme survives a proxy that ends TLS) when the request came to its
  * host, else the request's own origin (the page reached on another address, e.g. a local port).
  */
-export function pageOrigin(c: Context<AppEnv>, publicBaseUrl?: string): string {
+function pageOrigin(c: Context<AppEnv>, publicBaseUrl?: string): string {
   const configured = publicBaseUrl ? new URL(publicBaseUrl) : undefined;
   const request = new URL(c.req.url);
   if (configured && configured.host === request.host) return configured.origin;
@@ -96,7 +96,7 @@ export function pageOrigin(c: Context<AppEnv>, publicBaseUrl?: string): string {
 }
 
 /** The Content-Security-Policy of /docs: scripts and styles from this origin, and requests to `origin` only. */
-export function docsCsp(origin: string): string {
+function docsCsp(origin: string): string {
   // Swagger UI sets style attributes and <style> elements at run time; scripts stay 'self' only.
   return `default-src 'self'; connect-src ${origin}; style-src 'self' 'unsafe-inline'; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'`;
 }

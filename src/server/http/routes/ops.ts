@@ -58,7 +58,7 @@ async function probe(check: () => Promise<void>, what: string): Promise<'ok' | '
 }
 
 /** Readiness: the store, the queue and the audio storage answer. Shared by the API and the worker. */
-export async function readiness(deps: Pick<OpsDeps, 'store' | 'queue' | 'audio' | 'log'>): Promise<{ ready: boolean; checks: Record<string, string> }> {
+async function readiness(deps: Pick<OpsDeps, 'store' | 'queue' | 'audio' | 'log'>): Promise<{ ready: boolean; checks: Record<string, string> }> {
   const { store, queue, audio } = deps;
   const checks: Record<string, () => Promise<void>> = { store: () => store.ping() };
   if (queue?.ping) checks.queue = () => queue.ping!();

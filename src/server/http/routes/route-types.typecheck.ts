@@ -7,7 +7,7 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import { getJobRoute, listVoicesRoute, postJobRoute } from '../../../contract/routes.js';
 import { type AppEnv, metaOf } from '../context.js';
 
-export function answersTheContractForbids(app: OpenAPIHono<AppEnv>): void {
+function answersTheContractForbids(app: OpenAPIHono<AppEnv>): void {
   // @ts-expect-error a completed job without audio_url, audio and billing
   app.openapi(getJobRoute, (c) => c.json({ success: true as const, status: 'completed' as const, job_id: 'x', meta: metaOf(c) }, 200));
   // @ts-expect-error a status the route does not define
