@@ -46,11 +46,13 @@ export interface SynthesizeResult {
   sampleRate: number;
 }
 
+/** @public The pool runs this by name in the worker thread (pool.ts: piscina.run(task, { name: 'synthesize' })). */
 export async function synthesize(task: SynthesizeTask): Promise<SynthesizeResult> {
   const result = await espeakSynthesize(task.text, task.settings);
   return transferring(result, [result.samples.buffer]);
 }
 
+/** @public The pool runs this by name in the worker thread (pool.ts: piscina.run(task, { name: 'encodeChunk' })). */
 export async function encodeChunk(task: EncodeTask): Promise<EncodedChunk> {
   const chunk = await encode(task);
   return transferring(chunk, [chunk.mp3.buffer]);
