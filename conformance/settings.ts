@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { renameOldFlags } from '../src/contract/flag-names.js';
 
-export const PROFILES = ['full', 'mock'] as const;
+const PROFILES = ['full', 'mock'] as const;
 export type Profile = (typeof PROFILES)[number];
 
 export interface Settings {

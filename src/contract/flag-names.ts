@@ -35,6 +35,6 @@ export function renameOldFlags(
 }
 
 /** `--output-dir is now --out-dir; the old name still works for now.` */
-export function oldFlagNotice(old: string, now: string): string {
+function oldFlagNotice(old: string, now: string): string {
   return `--${old} is now --${now}; the old name still works for now.`;
 }

@@ -44,7 +44,7 @@ export interface LoadSettings {
 }
 
 /** Default lengths (characters) of the named text classes; a mix entry may also be a plain number. */
-export const DEFAULT_LENGTHS: Readonly<Record<string, number>> = { short: 100, medium: 1_000, long: 5_000 };
+const DEFAULT_LENGTHS: Readonly<Record<string, number>> = { short: 100, medium: 1_000, long: 5_000 };
 
 const OPTIONS = {
   fixtures: { type: 'string' },

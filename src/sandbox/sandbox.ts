@@ -74,7 +74,7 @@ export interface SandboxCoreOptions {
 }
 
 /** A test clock made on request (`POST /sandbox/clocks`, `RunningSandbox.createClock`), with the keys of its own accounts. */
-export interface TestClockRecord {
+interface TestClockRecord {
   clock: SandboxClock;
   keys: SandboxKeys;
 }

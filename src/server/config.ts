@@ -42,7 +42,7 @@ const upstreamUrl = httpUrl({ base: true, credentials: 'give an upstream key as 
 const REDIS_URL_FORMS = 'redis://host[:port][/db], rediss://host[:port][/db] (TLS) or unix:///path/to/socket[?db=N], with user:password@ after the // if Redis wants them';
 
 /** What node-redis would refuse in a REDIS_URL (or cannot connect with), checked at start; never the value. */
-export function redisUrlIssue(value: string): string | undefined {
+function redisUrlIssue(value: string): string | undefined {
   const expected = `expected ${REDIS_URL_FORMS}`;
   if (value.startsWith('unix:')) {
     // node-redis's own grammar for a socket path (WHATWG URL cannot parse user info without a host).
