@@ -22,7 +22,7 @@ import { runSynthLong } from './benchmarks/synth-long.js';
 import { runSynthMp3 } from './benchmarks/synth-mp3.js';
 import { runStore } from './benchmarks/store.js';
 import { describeMachine, type MachineInfo } from './harness/machine.js';
-import { BENCH_ROOT } from './harness/processes.js';
+import { BENCH_ROOT } from './harness/agent-server.js';
 import type { BenchContext, BenchmarkOutput, TargetResult } from './harness/report-types.js';
 import { round } from './harness/stats.js';
 

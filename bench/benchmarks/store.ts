@@ -9,11 +9,10 @@ import { LocalAudioStorage } from '@agent-tts/server/adapters/local-audio-storag
 import { createS3Client, S3AudioStorage } from '@agent-tts/server/adapters/s3-audio-storage.js';
 import type { AudioStorage } from '@agent-tts/server/ports.js';
 import { createSynthesizer, type Synthesizer } from '@agent-tts/server/synth/index.js';
-import { AgentServer } from '../harness/agent-server.js';
+import { AgentServer, BENCH_ROOT } from '../harness/agent-server.js';
 import { describeFailure, getJob } from '../harness/api.js';
 import { downloadCounting } from '../harness/http-client.js';
 import { MB, RssSampler } from '../harness/proc.js';
-import { ADMIN_MAIN, BENCH_ROOT, runNode } from '../harness/processes.js';
 import { figuresTable, status, type BenchContext, type BenchmarkOutput } from '../harness/report-types.js';
 import { round } from '../harness/stats.js';
 import { proseOfLength } from '../harness/texts.js';
@@ -72,7 +71,7 @@ function combine(runs: Awaited<ReturnType<typeof synthesizeInto>>[]) {
 /** The audio route of a running server: one imported job with `file` as its audio, `count` downloads, `concurrency` at a time. */
 async function downloadThroughApi(server: AgentServer, file: string, durationS: number, count: number, concurrency: number) {
   const admin = async (...args: string[]) => {
-    const r = await runNode(ADMIN_MAIN, [...args, '--json'], server.env, 300_000);
+    const r = await server.admin([...args, '--json'], { timeoutMs: 300_000 });
     if (r.code !== 0) throw new Error(`admin ${args.slice(0, 2).join(' ')} failed: ${r.stderr.trim() || r.stdout.trim()}`);
     return JSON.parse(r.stdout) as Record<string, string>;
   };

@@ -1,9 +1,16 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { loadConfig, type Config } from '@agent-tts/server/config.js';
-import { httpRequest } from './http-client.js';
-import { ADMIN_MAIN, HONO_BASELINE_MAIN, LEAN_POLL_MAIN, NodeProcess, SERVER_MAIN, freePort, runNode } from './processes.js';
+import { NodeProcess, ServerProcess, freePort } from './server-process.js';
+
+/** The bench package's folder (its results/ and node_modules resolution); the build is in its dist/. */
+export const BENCH_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+/** This package's own dist/harness/: the baselines are built with it. */
+const HARNESS = fileURLToPath(new URL('.', import.meta.url));
+const HONO_BASELINE_MAIN = join(HARNESS, 'hono-hello.js');
+const LEAN_POLL_MAIN = join(HARNESS, 'lean-poll.js');
 
 export interface Fixtures {
   base_url: string;
@@ -21,57 +28,50 @@ export interface StartOptions {
 }
 
 /**
- * The reference server, built, in its own process on free loopback ports with a fresh data directory.
- * Logs go to a file in that directory at the default level (info): a request log line is part of the
- * path being measured, as in a deployment.
+ * The reference server (harness/server-process.ts), with a fresh data directory it runs in. Logs go
+ * to a file in that directory at the default level (info): a request log line is part of the path
+ * being measured, as in a deployment.
  */
 export class AgentServer {
-  private constructor(
-    readonly process: NodeProcess,
-    readonly baseUrl: string,
-    readonly dataDir: string,
-    readonly env: Record<string, string>,
-    readonly startupMs: number,
-  ) {}
+  private constructor(private readonly server: ServerProcess) {}
 
   static async start(opts: StartOptions): Promise<AgentServer> {
-    const dataDir = await mkdtemp(join(tmpdir(), `agent-tts-bench-${opts.label}-`));
-    const [port, voicesPort] = [await freePort(), await freePort()];
-    const env: Record<string, string> = {
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      VOICES_PORT: String(voicesPort),
-      DATA_DIR: dataDir,
-      LOG_LEVEL: 'info',
-      SYNTH_THREADS: String(opts.synthThreads),
-      ...opts.env,
-    };
-    const started = performance.now();
-    const proc = NodeProcess.spawn(`agent-tts server (${opts.label})`, SERVER_MAIN, {
-      env,
-      logPath: join(dataDir, 'server.log'),
+    const server = await ServerProcess.start({
+      name: `agent-tts server (${opts.label})`,
+      dataDirPrefix: `agent-tts-bench-${opts.label}-`,
+      synthThreads: opts.synthThreads,
+      env: opts.env,
       nodeArgs: opts.nodeArgs,
-      cwd: dataDir,
+      logFile: 'server.log',
+      cwdDataDir: true,
+      startTimeoutMs: 60_000,
     });
-    const baseUrl = `http://127.0.0.1:${port}`;
-    // The start-up line is logged at info; below that level (LOG_LEVEL=warn) an answer on the port tells.
-    const answers = () =>
-      httpRequest(`${baseUrl}/healthz`, { timeoutMs: 1_000 }).then(
-        () => true,
-        () => false,
-      );
-    try {
-      await proc.waitForLog('agent-tts listening', 60_000, answers);
-    } catch (error) {
-      await proc.stop(2_000);
-      await rm(dataDir, { recursive: true, force: true });
-      throw error;
-    }
-    return new AgentServer(proc, baseUrl, dataDir, env, Math.round(performance.now() - started));
+    return new AgentServer(server);
+  }
+
+  get process(): NodeProcess {
+    return this.server.process;
+  }
+
+  get baseUrl(): string {
+    return this.server.baseUrl;
+  }
+
+  get dataDir(): string {
+    return this.server.dataDir;
+  }
+
+  get env(): Record<string, string> {
+    return this.server.env;
+  }
+
+  /** From the spawn until /healthz answered. */
+  get startupMs(): number {
+    return this.server.startupMs;
   }
 
   get pid(): number {
-    return this.process.pid;
+    return this.server.pid;
   }
 
   /**
@@ -82,20 +82,22 @@ export class AgentServer {
     return loadConfig({ ...process.env, ...this.env });
   }
 
+  /** Runs the admin command against this server's store. */
+  admin(args: string[], opts: { timeoutMs?: number } = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+    return this.server.admin(args, opts);
+  }
+
   /** `admin seed --active n`: n fresh accounts with one active key each. */
   async seed(active: number): Promise<Fixtures> {
-    const out = join(this.dataDir, 'fixtures.json');
-    const result = await runNode(ADMIN_MAIN, ['seed', '--out', out, '--active', String(active)], this.env);
-    if (result.code !== 0) throw new Error(`admin seed failed (exit ${result.code}): ${result.stderr.trim() || result.stdout.trim()}`);
-    const fixtures = JSON.parse(await readFile(out, 'utf8')) as Fixtures;
-    if (!Array.isArray(fixtures.keys?.active) || fixtures.keys.active.length < active) throw new Error('admin seed wrote fewer active keys than asked');
+    const fixtures = await this.server.seed(['--active', String(active)]);
+    if (fixtures.keys.active.length < active) throw new Error('admin seed wrote fewer active keys than asked');
     return fixtures;
   }
 
   /** Lines of the JSON log whose `msg` is `msg`. */
   async logRecords(msg: string): Promise<Record<string, unknown>[]> {
     const records: Record<string, unknown>[] = [];
-    for (const line of this.process.log().split('\n')) {
+    for (const line of this.server.log().split('\n')) {
       if (!line.includes(`"msg":"${msg}"`)) continue;
       try {
         records.push(JSON.parse(line) as Record<string, unknown>);
@@ -108,7 +110,7 @@ export class AgentServer {
 
   /** Stops the server (SIGTERM) and removes its data directory unless `keep`. */
   async stop(keep = false): Promise<number | null> {
-    const code = await this.process.stop();
+    const code = await this.server.stop();
     if (!keep) await rm(this.dataDir, { recursive: true, force: true });
     return code;
   }

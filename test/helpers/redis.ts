@@ -3,11 +3,11 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { NodeProcess, WORKER_MAIN, freePort } from '@agent-tts/bench/harness/server-process.js';
 import { createClient } from 'redis';
 import type { RedisClient } from '../../src/server/adapters/redis/client.js';
-import { ROOT, freePort } from './server.js';
 
-export const WORKER_MAIN = join(ROOT, 'src/server/dist/worker-main.js');
+export { WORKER_MAIN };
 
 /** Tests use a database of their own on the shared Redis, and only keys under their own prefixes. */
 export const TEST_REDIS_DB = 11;
@@ -96,7 +96,7 @@ export interface RunningWorker {
   /** Origin of its operations listener, when started with WORKER_OPS_PORT. */
   opsUrl?: string;
   logs(): string;
-  /** Resolves once a log line contains `text` (bounded). */
+  /** Resolves once a log line contains `text` (bounded: `rounds` of 50 ms). */
   waitForLog(text: string, rounds?: number): Promise<void>;
   /** SIGTERM, then waits for the exit; returns the exit code. */
   stop(): Promise<number | null>;
@@ -106,42 +106,18 @@ export interface RunningWorker {
 
 /** Starts a synthesis worker process (built, in `dist/`) and waits until it has started. */
 export async function startWorker(env: Record<string, string>): Promise<RunningWorker> {
-  let output = '';
-  const child = spawn(process.execPath, [WORKER_MAIN], {
-    env: { ...process.env, SYNTH_THREADS: '1', LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stdout!.on('data', (d) => (output += d));
-  child.stderr!.on('data', (d) => (output += d));
-  const exited = () =>
-    new Promise<number | null>((resolve) => {
-      if (child.exitCode !== null || child.signalCode !== null) return resolve(child.exitCode);
-      child.once('exit', (code) => resolve(code));
-    });
-  const worker: RunningWorker = {
-    process: child,
-    logs: () => output,
-    async waitForLog(text, rounds = 600) {
-      await eventually(() => {
-        if (child.exitCode !== null) throw new Error(`worker exited with ${child.exitCode}:\n${output}`);
-        return output.includes(text);
-      }, `worker log "${text}"`, rounds, 50);
-    },
-    async stop() {
-      const done = exited();
-      child.kill('SIGTERM');
-      return done;
-    },
-    async kill() {
-      const done = exited();
-      child.kill('SIGKILL');
-      await done;
-    },
+  const worker = NodeProcess.spawn('agent-tts worker', WORKER_MAIN, { env: { SYNTH_THREADS: '1', LOG_LEVEL: 'info', ...env } });
+  const waitForLog = (text: string, rounds = 600) => worker.waitForLog(text, rounds * 50);
+  await waitForLog('agent-tts worker started');
+  const opsPort = /"ops_port":(\d+)/.exec(worker.log())?.[1];
+  return {
+    process: worker.child,
+    opsUrl: opsPort ? `http://127.0.0.1:${opsPort}` : undefined,
+    logs: () => worker.log(),
+    waitForLog,
+    stop: () => worker.stop(),
+    kill: () => worker.kill(),
   };
-  await worker.waitForLog('agent-tts worker started');
-  const opsPort = /"ops_port":(\d+)/.exec(output)?.[1];
-  if (opsPort) worker.opsUrl = `http://127.0.0.1:${opsPort}`;
-  return worker;
 }
 
 export interface OwnRedis {

@@ -1,27 +1,14 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rm } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { ConformanceFixtures, type ConformanceFixturesT } from '../../src/contract/fixtures.js';
+import { ADMIN_MAIN, SERVER_MAIN, ServerProcess, freePort, runNode } from '@agent-tts/bench/harness/server-process.js';
+import type { ConformanceFixturesT } from '../../src/contract/fixtures.js';
+
+// The process harness is shared with the benchmarks: bench/harness/server-process.ts.
+export { ADMIN_MAIN, SERVER_MAIN, freePort, runNode };
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-export const SERVER_MAIN = join(ROOT, 'src/server/dist/main.js');
-export const ADMIN_MAIN = join(ROOT, 'src/server/dist/admin.js');
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 export interface RunningServer {
   baseUrl: string;
@@ -41,42 +28,6 @@ export interface RunningServer {
   kill(): Promise<void>;
   /** Starts the server again on the same ports and data directory. */
   restart(extraEnv?: Record<string, string>): Promise<void>;
-}
-
-export function runNode(
-  script: string,
-  args: string[],
-  env: Record<string, string>,
-  input?: string,
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [script, ...args], { env: { ...process.env, ...env }, stdio: 'pipe' });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-    child.stdin.end(input ?? '');
-  });
-}
-
-/**
- * Waits until this launch answers on /healthz (whatever the log level). On a timeout the process is
- * killed, so a failed start leaves nothing running.
- */
-async function waitForListening(child: ChildProcess, output: () => string, healthUrl: string): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  let exited: number | null | undefined;
-  child.once('exit', (code) => (exited = code));
-  while (Date.now() < deadline) {
-    if (exited !== undefined) throw new Error(`server exited with ${exited}:\n${output()}`);
-    const ok = await fetch(healthUrl, { signal: AbortSignal.timeout(1000) }).then((r) => r.ok, () => false);
-    if (ok) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  child.kill('SIGKILL');
-  throw new Error(`server did not start within 30 s:\n${output()}`);
 }
 
 /**
@@ -100,74 +51,41 @@ function redisBackendEnv(): Record<string, string> {
 export async function startServer(
   opts: { env?: Record<string, string>; seed?: boolean; dataDir?: string; backend?: 'embedded' | 'redis' } = {},
 ): Promise<RunningServer> {
-  const dataDir = opts.dataDir ?? (await mkdtemp(join(tmpdir(), 'agent-tts-test-')));
-  const [port, voicesPort] = [await freePort(), await freePort()];
-  const env: Record<string, string> = {
-    HOST: '127.0.0.1',
-    PORT: String(port),
-    VOICES_PORT: String(voicesPort),
-    DATA_DIR: dataDir,
-    LOG_LEVEL: 'info',
-    CORS_ORIGINS: 'https://app.example.com',
-    CORS_PREVIEW_PATTERN: 'https://*.preview.example.com',
-    SYNTH_THREADS: '1',
-    ...((opts.backend ?? process.env.TEST_BACKEND) === 'redis' ? redisBackendEnv() : {}),
-    ...opts.env,
-  };
-  let output = '';
-  let child!: ChildProcess;
-  const launch = async (extra: Record<string, string> = {}) => {
-    Object.assign(env, extra);
-    child = spawn(process.execPath, [SERVER_MAIN], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    child.stdout!.on('data', (d) => (output += d));
-    child.stderr!.on('data', (d) => (output += d));
-    await waitForListening(child, () => output, `http://127.0.0.1:${port}/healthz`);
-  };
-  await launch();
-  const admin = (args: string[], input?: string) => runNode(ADMIN_MAIN, args, env, input);
-  const fixturesPath = join(dataDir, 'fixtures.json');
+  const server = await ServerProcess.start({
+    dataDir: opts.dataDir,
+    dataDirPrefix: 'agent-tts-test-',
+    env: {
+      CORS_ORIGINS: 'https://app.example.com',
+      CORS_PREVIEW_PATTERN: 'https://*.preview.example.com',
+      ...((opts.backend ?? process.env.TEST_BACKEND) === 'redis' ? redisBackendEnv() : {}),
+      ...opts.env,
+    },
+  });
   let fixtures = {} as ConformanceFixturesT;
   if (opts.seed !== false) {
-    const result = await admin(['seed', '--out', fixturesPath]);
-    if (result.code !== 0) {
-      child.kill('SIGKILL');
-      throw new Error(`seed failed: ${result.stderr}`);
+    try {
+      fixtures = await server.seed();
+    } catch (error) {
+      await server.kill();
+      throw error;
     }
-    fixtures = ConformanceFixtures.parse(JSON.parse(await readFile(fixturesPath, 'utf8')));
   }
-  const exited = () =>
-    new Promise<number | null>((resolve) => {
-      if (child.exitCode !== null || child.signalCode !== null) return resolve(child.exitCode);
-      child.once('exit', (code) => resolve(code));
-    });
-  const server: RunningServer = {
-    baseUrl: `http://127.0.0.1:${port}`,
-    voicesUrl: `http://127.0.0.1:${voicesPort}`,
+  return {
+    baseUrl: server.baseUrl,
+    voicesUrl: server.voicesUrl,
     fixtures,
-    fixturesPath,
-    dataDir,
-    env,
-    logs: () => output,
+    fixturesPath: server.fixturesPath,
+    dataDir: server.dataDir,
+    env: server.env,
+    logs: () => server.log(),
     get process() {
-      return child;
+      return server.process.child;
     },
-    admin,
-    async stop() {
-      const done = exited();
-      child.kill('SIGTERM');
-      const code = await done;
-      return code;
-    },
-    async kill() {
-      const done = exited();
-      child.kill('SIGKILL');
-      await done;
-    },
-    async restart(extraEnv) {
-      await launch(extraEnv);
-    },
+    admin: (args, input) => server.admin(args, { input }),
+    stop: () => server.stop(),
+    kill: () => server.kill(),
+    restart: (extraEnv) => server.restart(extraEnv),
   };
-  return server;
 }
 
 export async function removeDir(dir: string): Promise<void> {
