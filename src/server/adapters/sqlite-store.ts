@@ -455,7 +455,7 @@ export class SqliteStore implements Store {
   ): Promise<boolean> {
     return this.db.immediate((): boolean => {
       const job = this.stmts.getJob.get(id) as Row | undefined;
-      if (!job || job.status !== 'processing') return false;
+      if (job?.status !== 'processing') return false;
       this.stmts.complete.run({
         id,
         duration_seconds: r.durationSeconds,
@@ -472,7 +472,7 @@ export class SqliteStore implements Store {
   async failJob(id: string, e: { code: 'TTS_PROVIDER_ERROR' | 'INTERNAL_ERROR'; message: string; completedAt: number }): Promise<boolean> {
     return this.db.immediate((): boolean => {
       const job = this.stmts.getJob.get(id) as Row | undefined;
-      if (!job || job.status !== 'processing') return false;
+      if (job?.status !== 'processing') return false;
       this.stmts.fail.run({ id, error_code: e.code, error_message: e.message, completed_at: e.completedAt });
       this.stmts.settle.run(job.reserved_cm, 0, job.account_id, job.usage_month);
       return true;
