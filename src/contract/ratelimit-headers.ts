@@ -153,8 +153,10 @@ class Parser {
       return { bytes: Uint8Array.from(binary, (c) => c.charCodeAt(0)) };
     }
     if (ch === '?') {
-      if (rest.startsWith('?1')) return (this.i += 2), true;
-      if (rest.startsWith('?0')) return (this.i += 2), false;
+      if (rest.startsWith('?1') || rest.startsWith('?0')) {
+        this.i += 2;
+        return rest[1] === '1';
+      }
       throw new StructuredFieldError(`a Boolean is ?0 or ?1 at ${this.i}`);
     }
     const m = /^[A-Za-z*][!#$%&'*+\-.^_`|~0-9A-Za-z:/]*/.exec(rest);
