@@ -323,7 +323,11 @@ describe('SandboxClocks: the clock of the work at hand', () => {
 
       // Scheduled while on A, fired by a move made outside any clock's work: it still runs on A.
       let firedOn: string | undefined;
-      clocks.runOn(a, () => clocks.schedule(a.now() + 1000, async () => void (firedOn = clocks.clock().id)));
+      clocks.runOn(a, () =>
+        clocks.schedule(a.now() + 1000, async () => {
+          firedOn = clocks.clock().id;
+        }),
+      );
       await a.advance(1);
       expect(firedOn).toBe(a.id);
 

@@ -345,7 +345,10 @@ export class SqliteStore implements Store {
     if (sets.length === 0) return (await this.getAccount(id)) !== undefined;
     const sql = `UPDATE accounts SET ${sets.map((k) => `${k} = @${k}`).join(', ')} WHERE id = @id`;
     let stmt = this.accountUpdates.get(sql);
-    if (!stmt) this.accountUpdates.set(sql, (stmt = this.db.prepare(sql)));
+    if (!stmt) {
+      stmt = this.db.prepare(sql);
+      this.accountUpdates.set(sql, stmt);
+    }
     const params: Record<string, unknown> = { id };
     for (const k of sets) params[k] = patch[k as keyof typeof patch];
     try {
