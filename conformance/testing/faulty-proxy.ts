@@ -623,7 +623,7 @@ export const FAULTS = {
     rules: ['generated.requests'],
     generatedOnly: { args: ['--generate', '100', '--seed', '7'] },
     change: (s, a) => {
-      if (!isSubmit(s) || a.status !== 400 || !/[^\x00-\x7f]/.test(s.idempotencyKey ?? '') || !('x-request-id' in a.headers)) return false;
+      if (!isSubmit(s) || a.status !== 400 || !/\P{ASCII}/u.test(s.idempotencyKey ?? '') || !('x-request-id' in a.headers)) return false;
       delete a.headers['x-request-id'];
       return true;
     },

@@ -53,7 +53,6 @@ class Parser {
   private i = 0;
   constructor(private readonly s: string) {
     // RFC 9651 §4.2: fields are ASCII; leading and trailing spaces are removed first.
-    // eslint-disable-next-line no-control-regex
     if (/[^\t\x20-\x7e]/.test(s)) throw new StructuredFieldError('a structured field holds visible ASCII only');
     this.s = s.replace(/^ +| +$/g, '');
   }
