@@ -32,5 +32,5 @@ export function junitReport(run: RunResult): string {
     lines.push('  </testsuite>');
   }
   lines.push('</testsuites>');
-  return lines.join('\n') + '\n';
+  return `${lines.join('\n')}\n`;
 }

@@ -207,7 +207,7 @@ function signingSecret(dataDir: string, fromEnv?: string): string {
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
   const secret = randomBytes(32).toString('hex');
   try {
-    writeFileSync(file, secret + '\n', { mode: 0o600, flag: 'wx' });
+    writeFileSync(file, `${secret}\n`, { mode: 0o600, flag: 'wx' });
     return secret;
   } catch (error) {
     // Another process sharing the data directory wrote it first: use theirs.
