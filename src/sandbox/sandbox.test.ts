@@ -15,6 +15,7 @@ async function open(env: Record<string, string> = { RATE_POST_LIMIT: '100', RATE
 }
 afterEach(() => sb?.close());
 
+// biome-ignore lint/suspicious/noExplicitAny: JSON read off the wire is walked field by field, and every check tests the value it reads
 type Json = Record<string, any>;
 const post = (key: string, body: unknown, headers: Record<string, string> = {}) =>
   sb.app.request('/v1/agent-tts', {
