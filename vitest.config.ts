@@ -21,8 +21,8 @@ function workspaceSources(): Alias[] {
       const source = typeof target === 'object' && target !== null ? (target as Record<string, string>)['agent-tts-source'] : undefined;
       if (!source) continue;
       const specifier = pkg.name + key.slice(1);
-      const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-      const find = new RegExp(`^${escape(specifier).replace('\\*', '(.+)')}$`);
+      const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+      const find = new RegExp(`^${escapeRegExp(specifier).replace('\\*', '(.+)')}$`);
       aliases.push({ find, replacement: join(ROOT, dir, source).replace('*', '$1') });
     }
   }

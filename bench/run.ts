@@ -147,13 +147,13 @@ function markdown(run: RunResult, outputs: BenchmarkOutput[]): string {
   if (run.errors.length) {
     lines.push('', '## Errors', '', ...run.errors.map((e) => `- **${e.benchmark}** did not complete: ${e.error.split('\n').join(' ')}`));
   }
-  return lines.join('\n') + '\n';
+  return `${lines.join('\n')}\n`;
 }
 
 async function main(): Promise<number> {
   const cli = parseCli(process.argv.slice(2));
   if (cli.help) {
-    process.stdout.write(HELP + '\n');
+    process.stdout.write(`${HELP}\n`);
     return 0;
   }
   const startedAt = new Date();
@@ -208,7 +208,7 @@ async function main(): Promise<number> {
   };
   await mkdir(cli.resultsDir, { recursive: true });
   const base = join(cli.resultsDir, `${run.date}-${label}`);
-  await writeFile(`${base}.json`, JSON.stringify(run, null, 2) + '\n');
+  await writeFile(`${base}.json`, `${JSON.stringify(run, null, 2)}\n`);
   await writeFile(`${base}.md`, markdown(run, outputs));
   log(`wrote ${relative(process.cwd(), base)}.md and .json in ${run.duration_s} s`);
   for (const t of run.targets) log(`  ${t.status.padEnd(13)} ${t.target}: ${t.measured}`);

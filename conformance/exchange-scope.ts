@@ -7,7 +7,7 @@ export type Origin = 'service' | 'voices' | 'elsewhere';
 export function locate(target: Target, exchange: Exchange): { origin: Origin; path: string } {
   const url = exchange.request.url;
   const pathname = new URL(url).pathname;
-  const under = (base: string) => url === base || url.startsWith(base + '/') || url.startsWith(base + '?');
+  const under = (base: string) => url === base || url.startsWith(`${base}/`) || url.startsWith(`${base}?`);
   if (under(target.baseUrl)) return { origin: 'service', path: strip(pathname, new URL(target.baseUrl).pathname) };
   if (target.voicesUrl && under(target.voicesUrl.replace(/\/+$/, ''))) {
     return { origin: 'voices', path: strip(pathname, new URL(target.voicesUrl).pathname) };

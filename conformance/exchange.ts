@@ -32,7 +32,7 @@ export interface Exchange {
 }
 
 /** A JSON object as read from a response: rules check its fields one by one. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: a response's JSON is walked field by field, and every rule tests the value it reads
 export type JsonObject = Record<string, any>;
 
 export function jsonBody(exchange: Exchange): JsonObject | undefined {

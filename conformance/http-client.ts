@@ -30,7 +30,7 @@ const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREAC
  * forbid (Origin, malformed Authorization), read bodies as bytes, and cut a connection mid-request.
  */
 export async function sendRaw(base: string, options: SendOptions, seq: number, owner: string): Promise<Exchange> {
-  const url = new URL(options.url, base + '/');
+  const url = new URL(options.url, `${base}/`);
   const headers: Record<string, string> = { 'user-agent': 'agent-tts-conformance/0.1', ...lowerKeys(options.headers ?? {}) };
   let body: Buffer | undefined;
   if (options.json !== undefined) {

@@ -9,7 +9,10 @@ describe('key pool', () => {
     const pool = new KeyPool(['a', 'b'], model());
     const first = await pool.lease({ count: 2 });
     let granted = false;
-    const next = pool.lease().then((l) => ((granted = true), l));
+    const next = pool.lease().then((l) => {
+      granted = true;
+      return l;
+    });
     await new Promise((r) => setTimeout(r, 10));
     expect(granted).toBe(false);
     first.release();

@@ -12,7 +12,7 @@ export function packageRoot(): string {
   for (;;) {
     if (existsSync(join(dir, 'package.json')) && existsSync(join(dir, 'openapi', 'openapi.json'))) return dir;
     const parent = dirname(dir);
-    if (parent === dir) throw new Error('cannot find the agent-tts package root (openapi/openapi.json) above ' + fileURLToPath(import.meta.url));
+    if (parent === dir) throw new Error(`cannot find the agent-tts package root (openapi/openapi.json) above ${fileURLToPath(import.meta.url)}`);
     dir = parent;
   }
 }

@@ -86,7 +86,10 @@ function forward(req: IncomingMessage, res: ServerResponse, prism: { host: strin
 function sendAudio(req: IncomingMessage, res: ServerResponse, mp3: Uint8Array, prism: { host: string; port: number }): void {
   const range = parseRange(req.headers.range, mp3.length);
   // A range past the end: the document's 416 example, from Prism.
-  if (range === 'unsatisfiable') return forward(req, res, prism, { prefer: 'code=416' });
+  if (range === 'unsatisfiable') {
+    forward(req, res, prism, { prefer: 'code=416' });
+    return;
+  }
   const { start, end } = range ?? { start: 0, end: mp3.length - 1 };
   const headers: Record<string, string> = {
     'content-type': 'audio/mpeg',

@@ -38,7 +38,11 @@ describe('conformance through `prism proxy --errors`: the reference server break
     prism.stderr!.on('data', (d) => (prismOutput += d));
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`prism proxy did not start:\n${prismOutput}`)), 60_000);
-      prism.stdout!.on('data', () => prismOutput.includes('Prism is listening') && (clearTimeout(timer), resolve()));
+      prism.stdout!.on('data', () => {
+        if (!prismOutput.includes('Prism is listening')) return;
+        clearTimeout(timer);
+        resolve();
+      });
       prism.once('exit', (code) => reject(new Error(`prism proxy exited with ${code}:\n${prismOutput}`)));
     });
     run = await runConformanceCli(['--fixtures', server.fixturesPath, '--base-url', `http://127.0.0.1:${port}`, '--only', RULES.join(','), '--skip', '*.failed-*', '--quiet']);

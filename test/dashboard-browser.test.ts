@@ -158,7 +158,9 @@ describe.skipIf(!browserAvailable('dashboard and API reference'))('dashboard and
       page.waitForURL(`${server.baseUrl}/dashboard/keys`),
       page.evaluate(() => {
         const form = document.querySelector<HTMLFormElement>('form[action="/dashboard/keys"]')!;
-        form.querySelectorAll<HTMLInputElement | HTMLButtonElement>('input, button').forEach((el) => (el.disabled = false));
+        form.querySelectorAll<HTMLInputElement | HTMLButtonElement>('input, button').forEach((el) => {
+          el.disabled = false;
+        });
         form.requestSubmit();
       }),
     ]);

@@ -63,6 +63,7 @@ describe.skipIf(!redis)('distributed mode end to end (Redis store, limiter and B
     expect(text).toMatch(/agent_tts_queue_jobs\{state="waiting"\} \d+/);
   });
 
+  // biome-ignore lint/suspicious/noExplicitAny: the completed job's JSON answer, read field by field by the later tests
   let completed: any;
 
   it('completes a short text, charges it in the Redis ledger, and serves its audio', async () => {

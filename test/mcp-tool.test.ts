@@ -363,7 +363,11 @@ describe('MCP server on an injected clock (the sandbox’s): waits move the cloc
     const client = new Client({ name: 'agent-tts-test', version: '0.0.0' });
     await client.connect(clientSide);
     await client.listTools();
-    return { client, close: async () => (await client.close(), await mcp.close()) };
+    const close = async () => {
+      await client.close();
+      await mcp.close();
+    };
+    return { client, close };
   }
 
   /** Calls the tool, keeping each progress notification's `progress` (seconds of the call on its clock) and message. */

@@ -16,6 +16,7 @@ describe('jobs: inline 200, 202 and polling, audio URLs (docs/api-rules.md#job-s
     await removeDir(server.dataDir);
   });
 
+  // biome-ignore lint/suspicious/noExplicitAny: the completed job's JSON answer, read field by field by the later tests
   let completed: any;
 
   it('completes a short text inline: 200 with audio_url, audio, billing and meta', async () => {

@@ -188,7 +188,12 @@ describe('bad input never yields a 500, a hang or a crash (issue: robustness)', 
     let writeError: Error | undefined | null;
     for (let i = 0; i < 10; i++) {
       await sleep(50);
-      await new Promise<void>((resolve) => socket.write(Buffer.alloc(size / 10, 0x20), (e) => resolve(void (writeError ??= e))));
+      await new Promise<void>((resolve) =>
+        socket.write(Buffer.alloc(size / 10, 0x20), (e) => {
+          writeError ??= e;
+          resolve();
+        }),
+      );
     }
     expect(writeError ?? null).toBeNull();
     socket.end();

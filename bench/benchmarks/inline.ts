@@ -159,7 +159,10 @@ export async function runInline(ctx: BenchContext): Promise<BenchmarkOutput> {
             concurrency: params.concurrency,
             durationMs: params.saturation_s * 1000,
             maxRequests: 100_000,
-            send: async () => (await direct.once(req), { status: 200 }),
+            send: async () => {
+              await direct.once(req);
+              return { status: 200 };
+            },
             ok: (o) => o.status === 200,
           }),
         );
@@ -186,7 +189,10 @@ export async function runInline(ctx: BenchContext): Promise<BenchmarkOutput> {
             concurrency: jobConcurrency,
             durationMs: params.saturation_s * 1000,
             maxRequests: 100_000,
-            send: async () => (await direct.once(req), { status: 200 }),
+            send: async () => {
+              await direct.once(req);
+              return { status: 200 };
+            },
             ok: (o) => o.status === 200,
           }),
         );

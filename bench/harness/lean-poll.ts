@@ -151,7 +151,10 @@ const server = createServer((req, res) => {
   const ids = new URLSearchParams(q < 0 ? '' : url.slice(q + 1)).getAll('id');
   if (ids.length !== 1 || !UUID.test(ids[0]!)) return error(res, 400, requestId, 'INVALID_REQUEST', 'Query parameter id is required once and must be a job_id (UUID).');
   let window = windows.get(parsed[1]!);
-  if (!window) windows.set(parsed[1]!, (window = new RollingCount()));
+  if (!window) {
+    window = new RollingCount();
+    windows.set(parsed[1]!, window);
+  }
   const now = Date.now();
   const count = window.take(Math.floor(now / 1000));
   const rate = { 'RateLimit-Policy': `${getLimit};w=${windowS}`, RateLimit: `limit=${getLimit}, remaining=${count.remaining}, reset=${count.reset}` };

@@ -203,7 +203,7 @@ export function profileMarkdown(summary: ProfileSummary, requests?: number): str
     '| ---: | ---: | --- | --- |',
     ...summary.top_total_own_code.map((r) => `| ${r.total_pct} | ${r.self_pct} | \`${r.function}\` | ${r.where} |`),
     '',
-    'Self time by area: ' + summary.by_area.map((a) => `${a.area} ${a.self_pct}%`).join(', ') + '.',
+    `Self time by area: ${summary.by_area.map((a) => `${a.area} ${a.self_pct}%`).join(', ')}.`,
   ];
   if (summary.components) {
     lines.push(

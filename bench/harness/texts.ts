@@ -21,7 +21,7 @@ export function proseOfLength(length: number): string {
   }
   let text = parts.join('').slice(0, length);
   // Cut mid-sentence: end the last word with a full stop so the text still reads as prose.
-  if (!/[.!?]$/.test(text)) text = text.slice(0, -1).replace(/\s$/, 'a') + '.';
+  if (!/[.!?]$/.test(text)) text = `${text.slice(0, -1).replace(/\s$/, 'a')}.`;
   if (codePointLength(text) !== length) throw new Error(`prose of ${length} characters came out at ${codePointLength(text)}`);
   return text;
 }

@@ -9,7 +9,7 @@ import type { OpenApiDocument } from '../openapi-document.js';
  * deployment must do with it (`expect`), which the checks of checks.ts hold it to.
  */
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: values generated from the document's schemas and the answers to them are JSON of any shape
 type Json = any;
 
 /** Longest text a generated case sends: a few characters, so a run spends seconds of audio, not minutes. */

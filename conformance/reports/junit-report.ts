@@ -3,7 +3,7 @@ import type { RunResult, RuleResult } from '../results.js';
 const xml = (s: string) =>
   s.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!)
     // XML 1.0 forbids most control characters, which a server's answer may contain.
-    // eslint-disable-next-line no-control-regex
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters XML 1.0 forbids are what this removes
     .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F]/g, '');
 
 /** JUnit XML: one testsuite per rule group (the id before the first dot), one testcase per rule. */
@@ -32,5 +32,5 @@ export function junitReport(run: RunResult): string {
     lines.push('  </testsuite>');
   }
   lines.push('</testsuites>');
-  return lines.join('\n') + '\n';
+  return `${lines.join('\n')}\n`;
 }

@@ -84,7 +84,7 @@ function acceptanceProblem(exchange: Exchange, c: AcceptanceCase): string | unde
     const code = body?.error?.code;
     return `refused with HTTP ${status}${typeof code === 'string' ? ` ${code}: ${String(body?.error?.message ?? '')}` : ''}`;
   }
-  if (!body || body.success !== true) return `HTTP ${status} without success true`;
+  if (body?.success !== true) return `HTTP ${status} without success true`;
   if (typeof body.job_id !== 'string' || !UUID_PATTERN.test(body.job_id)) return 'no job_id';
   if (status === 202) return body.status === 'processing' ? undefined : `202 with status ${JSON.stringify(body.status)}`;
   if (body.status !== 'completed') return `200 with status ${JSON.stringify(body.status)}`;

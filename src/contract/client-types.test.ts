@@ -98,7 +98,7 @@ describe('generated client types (docs/api-rules.md#jobs)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'agent-tts-client-types-'));
     try {
       const generated = join(dir, 'document-presence.ts');
-      writeFileSync(generated, lines.join('\n') + '\n');
+      writeFileSync(generated, `${lines.join('\n')}\n`);
       const tsc = `${REPO_ROOT}node_modules/typescript/bin/tsc`;
       const args = [
         tsc, '--noEmit', '--strict', '--skipLibCheck', '--target', 'ES2022', '--module', 'NodeNext',

@@ -225,7 +225,8 @@ describe('command line', () => {
         rmSync(join(shared, 'openapi/breaking-exceptions.json'), { force: true });
         return shared;
       }
-      const dir = (shared = tempDir());
+      const dir = tempDir();
+      shared = dir;
       git(dir, 'init', '--quiet', '--initial-branch=main');
       writeFileSync(join(dir, 'README.md'), 'fixture\n');
       git(dir, 'add', '.');

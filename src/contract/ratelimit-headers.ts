@@ -52,7 +52,6 @@ class Parser {
   private i = 0;
   constructor(private readonly s: string) {
     // RFC 9651 §4.2: fields are ASCII; leading and trailing spaces are removed first.
-    // eslint-disable-next-line no-control-regex
     if (/[^\t\x20-\x7e]/.test(s)) throw new StructuredFieldError('a structured field holds visible ASCII only');
     this.s = s.replace(/^ +| +$/g, '');
   }
@@ -152,8 +151,10 @@ class Parser {
       return { bytes: Uint8Array.from(binary, (c) => c.charCodeAt(0)) };
     }
     if (ch === '?') {
-      if (rest.startsWith('?1')) return (this.i += 2), true;
-      if (rest.startsWith('?0')) return (this.i += 2), false;
+      if (rest.startsWith('?1') || rest.startsWith('?0')) {
+        this.i += 2;
+        return rest[1] === '1';
+      }
       throw new StructuredFieldError(`a Boolean is ?0 or ?1 at ${this.i}`);
     }
     const m = /^[A-Za-z*][!#$%&'*+\-.^_`|~0-9A-Za-z:/]*/.exec(rest);

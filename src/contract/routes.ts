@@ -17,7 +17,6 @@ import {
   AudioQuery,
   CompletedJob,
   ErrorBody,
-  FailedJob,
   JobIdQuery,
   JobStatus,
   PostHeaders,

@@ -85,7 +85,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promi
     return EXIT.USAGE;
   }
   if (settings.help) {
-    process.stdout.write(helpText() + '\n');
+    process.stdout.write(`${helpText()}\n`);
     return EXIT.OK;
   }
 
@@ -222,8 +222,8 @@ async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promi
     },
   };
 
-  if (!settings.quiet) process.stdout.write(redactKeys(consoleSummary(results)) + '\n');
-  else for (const t of failed) process.stdout.write(redactKeys(describeResult(t)) + '\n');
+  if (!settings.quiet) process.stdout.write(`${redactKeys(consoleSummary(results))}\n`);
+  else for (const t of failed) process.stdout.write(`${redactKeys(describeResult(t))}\n`);
   if (settings.outDir !== undefined) {
     try {
       const files = await writeReports(resolve(settings.outDir), results);

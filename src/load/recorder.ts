@@ -202,7 +202,10 @@ export class Recorder {
     this.submitLatency.record(ms);
     const label = String(status);
     let h = this.submitByStatus.get(label);
-    if (!h) this.submitByStatus.set(label, (h = new LatencyHistogram()));
+    if (!h) {
+      h = new LatencyHistogram();
+      this.submitByStatus.set(label, h);
+    }
     h.record(ms);
     this.bucket(atMs).submitMs.push(ms);
   }
@@ -267,7 +270,8 @@ export class Recorder {
     const merged: Bucket[] = [];
     this.buckets.forEach((b, i) => {
       const j = Math.floor(i / factor);
-      const m = (merged[j] ??= emptyBucket());
+      merged[j] ??= emptyBucket();
+      const m = merged[j];
       m.due += b.due;
       m.sent += b.sent;
       for (const g of STATUS_GROUPS) m.statuses[g] += b.statuses[g];

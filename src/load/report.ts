@@ -272,7 +272,7 @@ ${results.error_samples.length ? `<ul>${results.error_samples.map((x) => `<li>${
 export async function writeReports(dir: string, results: LoadResults): Promise<string[]> {
   await mkdir(dir, { recursive: true });
   const files: [string, string][] = [
-    ['results.json', JSON.stringify(results, null, 2) + '\n'],
+    ['results.json', `${JSON.stringify(results, null, 2)}\n`],
     ['report.md', renderMarkdown(results)],
     ['report.html', renderHtml(results)],
   ];

@@ -59,6 +59,7 @@ function failureOf(error: unknown, signal: AbortSignal): ExchangeFailure {
 interface Answer {
   status: number;
   headers: Headers;
+  // biome-ignore lint/suspicious/noExplicitAny: a server's JSON answer, read field by field with optional chains and typeof checks
   body: any;
   ms: number;
 }

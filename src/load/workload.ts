@@ -30,7 +30,7 @@ export function textOfLength(chars: number, n: number): string {
     total += separator.length + sentence.length;
   }
   let text = parts.join('').slice(0, chars);
-  if (chars >= 2 && !/[.!?]$/.test(text)) text = text.slice(0, -1).replace(/\s$/, 'a') + '.';
+  if (chars >= 2 && !/[.!?]$/.test(text)) text = `${text.slice(0, -1).replace(/\s$/, 'a')}.`;
   if (codePointLength(text) !== chars) throw new Error(`text of ${chars} characters came out at ${codePointLength(text)}`);
   return text;
 }

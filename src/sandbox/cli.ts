@@ -155,7 +155,7 @@ async function main(): Promise<void> {
     out.push(`Conformance fixtures written to ${values.out}`);
   }
   out.push(`Started in ${startedMs} ms (process start to listening).`);
-  process.stdout.write(out.join('\n') + '\n');
+  process.stdout.write(`${out.join('\n')}\n`);
 
   let stopping = false;
   const stop = () => {

@@ -13,6 +13,7 @@ async function open(env: Record<string, string> = {}) {
 }
 afterEach(() => sb?.close());
 
+// biome-ignore lint/suspicious/noExplicitAny: JSON read off the wire is walked field by field, and every check tests the value it reads
 type Json = Record<string, any>;
 const post = (key: string, body: unknown) =>
   sb.app.request('/v1/agent-tts', { method: 'POST', headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
@@ -323,7 +324,11 @@ describe('SandboxClocks: the clock of the work at hand', () => {
 
       // Scheduled while on A, fired by a move made outside any clock's work: it still runs on A.
       let firedOn: string | undefined;
-      clocks.runOn(a, () => clocks.schedule(a.now() + 1000, async () => void (firedOn = clocks.clock().id)));
+      clocks.runOn(a, () =>
+        clocks.schedule(a.now() + 1000, async () => {
+          firedOn = clocks.clock().id;
+        }),
+      );
       await a.advance(1);
       expect(firedOn).toBe(a.id);
 

@@ -143,7 +143,9 @@ export class Journal {
     if (!entry) {
       const url = new URL(request.url);
       const headers: Record<string, string> = {};
-      request.headers.forEach((value, name) => (headers[name] = value));
+      request.headers.forEach((value, name) => {
+        headers[name] = value;
+      });
       entry = this.record({ method: request.method, path: url.pathname, query: Object.fromEntries(url.searchParams), headers }, { status });
       this.byRequest.set(request, entry);
     }

@@ -35,7 +35,7 @@ export class SandboxQueue implements JobQueue {
 
   async enqueue(jobId: string): Promise<void> {
     const job = await this.store.getJob(jobId);
-    if (!job || job.status !== 'processing') return this.inner.enqueue(jobId);
+    if (job?.status !== 'processing') return this.inner.enqueue(jobId);
     const clock = this.clocks.ofAccount(job.accountId);
     const outcome = this.synth.outcome(job.text, job.speed, job.language);
     const end = job.createdAt + endSeconds(outcome) * 1000;

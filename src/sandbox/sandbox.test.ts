@@ -15,6 +15,7 @@ async function open(env: Record<string, string> = { RATE_POST_LIMIT: '100', RATE
 }
 afterEach(() => sb?.close());
 
+// biome-ignore lint/suspicious/noExplicitAny: JSON read off the wire is walked field by field, and every check tests the value it reads
 type Json = Record<string, any>;
 const post = (key: string, body: unknown, headers: Record<string, string> = {}) =>
   sb.app.request('/v1/agent-tts', {
@@ -250,7 +251,7 @@ describe('sandbox: the request journal', () => {
   beforeEach(() => open({ RATE_GET_LIMIT: '100' }));
 
   it('lists what was sent and answered, key redacted, long text cut; filters; clears; ignores /sandbox', async () => {
-    const res = await post(sb.keys.active_pro, { text: 'Journal me. ' + 'x'.repeat(300) });
+    const res = await post(sb.keys.active_pro, { text: `Journal me. ${'x'.repeat(300)}` });
     const job = (await res.json()) as Json;
     await get(sb.keys.active_ultimate, job.job_id);
     await sb.app.request('/sandbox');
@@ -422,7 +423,7 @@ describe('sandbox: like a deployment, but marked', () => {
   beforeEach(() => open());
 
   it('answers unknown, revoked and refused keys as a deployment would', async () => {
-    const unknown = await post('tts_00000000_' + '0'.repeat(48), { text: 'Hi.' });
+    const unknown = await post(`tts_00000000_${'0'.repeat(48)}`, { text: 'Hi.' });
     expect(unknown.status).toBe(401);
     expect(((await unknown.json()) as Json).error.code).toBe('INVALID_KEY');
     expect((await post(sb.keys.revoked, { text: 'Hi.' })).status).toBe(401);

@@ -17,7 +17,7 @@ import { createApiApp, createVoicesApp } from '@agent-tts/server/http/apps.js';
 import type { AppEnv } from '@agent-tts/server/http/context.js';
 import { createLogger, type Logger } from '@agent-tts/server/log.js';
 import { seed, type SeedCounts } from '@agent-tts/server/seed.js';
-import { ClockError, SandboxClock } from './clock.js';
+import { ClockError, type SandboxClock } from './clock.js';
 import { clockMiddleware, GLOBAL_CLOCK_ID, SandboxClocks, type ClockMembers } from './clocks.js';
 import { sandboxGuard } from './guard.js';
 import { Journal, journalMiddleware } from './journal.js';

@@ -3,6 +3,7 @@ import { CONFIG_VARIABLES, ConfigError } from '../server/config.js';
 import { type RunningSandbox, startSandbox } from './index.js';
 import { SANDBOX_SETTINGS, checkSettingNames, settingsFromEnvironment, unclassifiedSettings } from './settings.js';
 
+// biome-ignore lint/suspicious/noExplicitAny: JSON read off the wire is walked field by field, and every check tests the value it reads
 type Json = Record<string, any>;
 
 describe('sandbox settings', () => {

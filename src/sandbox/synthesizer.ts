@@ -21,9 +21,10 @@ let blocks: Promise<EncodedChunk[]> | undefined;
 
 /** The silent blocks, encoded once per process by the project's own MP3 encoder. */
 function silentBlocks(): Promise<EncodedChunk[]> {
-  return (blocks ??= Promise.all(
+  blocks ??= Promise.all(
     BLOCK_SECONDS.map((s) => encodeChunk({ samples: new Float32Array(0), sampleRate: RATE, outputRate: RATE, pauseSamples: s * RATE, bitrateKbps: BITRATE })),
-  ));
+  );
+  return blocks;
 }
 
 /** An MP3 of silence lasting about `seconds` (within the shortest block), and its exact duration. */

@@ -16,6 +16,7 @@ function capturedLog() {
   return { log: pino({ level: 'error' }, stream), lines };
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: JSON read off the wire is walked field by field, and every check tests the value it reads
 type Json = Record<string, any>;
 
 describe('sandbox: --validate-responses over a normal run', () => {

@@ -54,7 +54,9 @@ export function validatingFetch(
     let json: unknown;
     if (contentType.split(';')[0]!.trim().toLowerCase().endsWith('json')) json = await response.clone().json().catch(() => undefined);
     const headers: Record<string, string> = {};
-    response.headers.forEach((value, name) => (headers[name] = value));
+    response.headers.forEach((value, name) => {
+      headers[name] = value;
+    });
     const problems = doc.checkAnswer(operation, { status: response.status, headers, contentType, json });
     if (problems.length > 0) report(request, { method: request.method, path, status: response.status, problems });
     return response;

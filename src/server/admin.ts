@@ -119,14 +119,14 @@ async function main(argv: string[]): Promise<void> {
   });
   const [group, action, ...rest] = positionals;
   if (values.help || !group) {
-    process.stdout.write(HELP + '\n');
+    process.stdout.write(`${HELP}\n`);
     return;
   }
   const config = loadConfig();
   const storage = await openStorage(config, createLogger('silent'), 'agent-tts-admin');
   const { store, audio } = storage;
   const admin = new AccountAdmin(store);
-  const print = (human: string, json: unknown) => process.stdout.write((values.json ? JSON.stringify(json, null, 2) : human) + '\n');
+  const print = (human: string, json: unknown) => process.stdout.write(`${values.json ? JSON.stringify(json, null, 2) : human}\n`);
   try {
     const command = group === 'seed' ? 'seed' : `${group} ${action ?? ''}`.trim();
     switch (command) {

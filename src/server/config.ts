@@ -190,7 +190,7 @@ export class ConfigError extends Error {}
 /** `https://*.preview.example.com` → a RegExp matching exactly one DNS label in place of `*`. */
 function previewPatternToRegExp(pattern: string): RegExp {
   const url = /^(https?):\/\/([a-z0-9*.-]+)(:\d+)?$/i.exec(pattern);
-  if (!url || !url[2].includes('*')) {
+  if (!url?.[2].includes('*')) {
     throw new ConfigError(`CORS_PREVIEW_PATTERN: expected an origin with one "*" label, e.g. https://*.preview.example.com; got "${redactText(pattern)}"`);
   }
   const host = url[2]
@@ -207,7 +207,7 @@ function signingSecret(dataDir: string, fromEnv?: string): string {
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
   const secret = randomBytes(32).toString('hex');
   try {
-    writeFileSync(file, secret + '\n', { mode: 0o600, flag: 'wx' });
+    writeFileSync(file, `${secret}\n`, { mode: 0o600, flag: 'wx' });
     return secret;
   } catch (error) {
     // Another process sharing the data directory wrote it first: use theirs.

@@ -149,6 +149,6 @@ export async function writeFixtures(path: string, fixtures: ConformanceFixturesT
   await mkdir(dirname(resolve(path)), { recursive: true, mode: 0o700 });
   // Written beside and renamed into place, so a failure never leaves half a file.
   const temp = `${path}.${process.pid}.tmp`;
-  await writeFile(temp, JSON.stringify(fixtures, null, 2) + '\n', { mode: 0o600 });
+  await writeFile(temp, `${JSON.stringify(fixtures, null, 2)}\n`, { mode: 0o600 });
   await rename(temp, path);
 }

@@ -34,6 +34,7 @@ export async function runLoadCommand(args: string[], env: Record<string, string>
   return { code, stdout: run.stdout(), stderr: run.stderr() };
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: results.json as the load tool wrote it; the tests read it field by field
 export async function readReports(dir: string): Promise<{ results: any; md: string; html: string; texts: string[] }> {
   const [json, md, html] = await Promise.all(['results.json', 'report.md', 'report.html'].map((f) => readFile(join(dir, f), 'utf8')));
   return { results: JSON.parse(json!), md: md!, html: html!, texts: [json!, md!, html!] };

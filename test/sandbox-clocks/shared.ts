@@ -3,6 +3,7 @@ import { inject } from 'vitest';
 /** Helpers of the two flows: HTTP on the shared sandbox. */
 const BASE = inject('sandboxUrl');
 
+// biome-ignore lint/suspicious/noExplicitAny: JSON read off the wire is walked field by field, and every check tests the value it reads
 export type Json = Record<string, any>;
 
 export async function call(path: string, init: { method?: string; key?: string; body?: unknown } = {}): Promise<{ status: number; headers: Headers; body: Json }> {

@@ -31,7 +31,7 @@ export interface GlobalValues {
 export function splitCommand(argv: string[]): { command?: string; rest: string[] } {
   const { tokens } = parseArgs({ args: argv, options: GLOBAL_OPTIONS, strict: false, allowPositionals: true, tokens: true });
   const first = tokens.find((t) => t.kind === 'positional' || t.kind === 'option-terminator');
-  if (!first || first.kind !== 'positional') return { rest: argv };
+  if (first?.kind !== 'positional') return { rest: argv };
   return { command: first.value, rest: [...argv.slice(0, first.index), ...argv.slice(first.index + 1)] };
 }
 

@@ -65,7 +65,7 @@ describe('ProgressDisplay', () => {
       d.progress.retry({ attempt: 2, delayMs: 2_000, error: limited(), idempotencyKey: 'k', method: 'POST' });
       const lines = d.err().split('\n');
       expect(lines[0]).toBe('rate limited: 1 POST per minute for this key; retrying in 57 s (Retry-After)…');
-      expect(lines[1]).toMatch(/^  Limits are per key.*agent-tts-sandbox.*RATE_POST_LIMIT=100/);
+      expect(lines[1]).toMatch(/^ {2}Limits are per key.*agent-tts-sandbox.*RATE_POST_LIMIT=100/);
       expect(lines[2]).toBe('rate limited: 1 POST per minute for this key; retrying in 2 s (Retry-After)…');
       expect(lines).toHaveLength(4); // the advice once, no countdown, no control codes
       expect(d.err()).not.toContain('\x1b[');

@@ -68,8 +68,11 @@ export function deref(document: JsonObject, node: Json | undefined): JsonObject 
 /** Every `$ref` in the document, with where it sits. */
 export function collectRefs(node: Json, path = '#'): { at: string; ref: string }[] {
   const found: { at: string; ref: string }[] = [];
-  if (Array.isArray(node)) node.forEach((item, i) => found.push(...collectRefs(item, `${path}/${i}`)));
-  else if (isObject(node)) {
+  if (Array.isArray(node)) {
+    node.forEach((item, i) => {
+      found.push(...collectRefs(item, `${path}/${i}`));
+    });
+  } else if (isObject(node)) {
     for (const [key, value] of Object.entries(node)) {
       if (key === '$ref' && typeof value === 'string') found.push({ at: path, ref: value });
       else found.push(...collectRefs(value, `${path}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`));
@@ -172,8 +175,11 @@ function examplesOf(document: JsonObject, holder: JsonObject, where: string, sch
 /** Schema-level `example` keywords anywhere inside a schema tree (also nested property schemas). */
 function schemaExamples(node: Json, where: string): ExampleCase[] {
   const cases: ExampleCase[] = [];
-  if (Array.isArray(node)) node.forEach((item, i) => cases.push(...schemaExamples(item, `${where}/${i}`)));
-  else if (isObject(node)) {
+  if (Array.isArray(node)) {
+    node.forEach((item, i) => {
+      cases.push(...schemaExamples(item, `${where}/${i}`));
+    });
+  } else if (isObject(node)) {
     // A schema object (it has a type or a $ref); elsewhere, e.g. in `properties`, `example` would be
     // the name of a property.
     const isSchema = typeof node.type === 'string' || typeof node.$ref === 'string';
@@ -181,7 +187,9 @@ function schemaExamples(node: Json, where: string): ExampleCase[] {
       cases.push({ where: `${where} (schema example)`, schema: node, value: node.example });
     }
     if (isSchema && Array.isArray(node.examples)) {
-      node.examples.forEach((value, i) => cases.push({ where: `${where} (schema examples/${i})`, schema: node, value }));
+      node.examples.forEach((value, i) => {
+        cases.push({ where: `${where} (schema examples/${i})`, schema: node, value });
+      });
     }
     for (const [key, value] of Object.entries(node)) {
       if (!(isSchema && (key === 'example' || key === 'examples'))) cases.push(...schemaExamples(value, `${where}/${key}`));

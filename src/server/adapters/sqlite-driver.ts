@@ -118,7 +118,10 @@ function openNodeSqlite(path: string, busyTimeoutMs: number): SqlDatabase {
   const statements = new Map<string, SqlStatement>();
   const run = (sql: string) => {
     let stmt = statements.get(sql);
-    if (!stmt) statements.set(sql, (stmt = prepare(sql)));
+    if (!stmt) {
+      stmt = prepare(sql);
+      statements.set(sql, stmt);
+    }
     stmt.run();
   };
   let depth = 0;

@@ -345,7 +345,10 @@ export class SqliteStore implements Store {
     if (sets.length === 0) return (await this.getAccount(id)) !== undefined;
     const sql = `UPDATE accounts SET ${sets.map((k) => `${k} = @${k}`).join(', ')} WHERE id = @id`;
     let stmt = this.accountUpdates.get(sql);
-    if (!stmt) this.accountUpdates.set(sql, (stmt = this.db.prepare(sql)));
+    if (!stmt) {
+      stmt = this.db.prepare(sql);
+      this.accountUpdates.set(sql, stmt);
+    }
     const params: Record<string, unknown> = { id };
     for (const k of sets) params[k] = patch[k as keyof typeof patch];
     try {
@@ -455,7 +458,7 @@ export class SqliteStore implements Store {
   ): Promise<boolean> {
     return this.db.immediate((): boolean => {
       const job = this.stmts.getJob.get(id) as Row | undefined;
-      if (!job || job.status !== 'processing') return false;
+      if (job?.status !== 'processing') return false;
       this.stmts.complete.run({
         id,
         duration_seconds: r.durationSeconds,
@@ -472,7 +475,7 @@ export class SqliteStore implements Store {
   async failJob(id: string, e: { code: 'TTS_PROVIDER_ERROR' | 'INTERNAL_ERROR'; message: string; completedAt: number }): Promise<boolean> {
     return this.db.immediate((): boolean => {
       const job = this.stmts.getJob.get(id) as Row | undefined;
-      if (!job || job.status !== 'processing') return false;
+      if (job?.status !== 'processing') return false;
       this.stmts.fail.run({ id, error_code: e.code, error_message: e.message, completed_at: e.completedAt });
       this.stmts.settle.run(job.reserved_cm, 0, job.account_id, job.usage_month);
       return true;

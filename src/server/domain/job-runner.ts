@@ -102,7 +102,7 @@ export class JobRunner implements JobRun {
   /** Returns false when the job was not run to an end (aborted for shutdown; it stays processing). */
   async run(jobId: string, signal?: AbortSignal): Promise<boolean> {
     const job = await this.store.getJob(jobId);
-    if (!job || job.status !== 'processing') return true;
+    if (job?.status !== 'processing') return true;
     const started = this.clock.now();
     let lastWrite = 0;
     let shown = job.progress;

@@ -178,7 +178,7 @@ export class JobService {
   async waitInline(jobId: string, ms: number, signal?: AbortSignal): Promise<JobRecord | undefined> {
     const finished = this.deps.queue.waitForFinish(jobId, ms, signal);
     const job = await this.deps.store.getJob(jobId);
-    if (!job || job.status !== 'processing') return job;
+    if (job?.status !== 'processing') return job;
     await finished;
     return this.deps.store.getJob(jobId);
   }

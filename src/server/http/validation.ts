@@ -1,5 +1,5 @@
 import type { Hook } from '@hono/zod-openapi';
-import { HTTPException } from 'hono/http-exception';
+import type { HTTPException } from 'hono/http-exception';
 import { MALFORMED_JSON_MESSAGE, describeInvalidRequest, type ValidationIssue } from '@agent-tts/contract/messages.js';
 import { TEXT_TOO_LONG_REASON } from '@agent-tts/contract/schemas.js';
 import { ApiError, invalidRequest } from '../domain/errors.js';

@@ -43,7 +43,7 @@ describe('chunkText', () => {
   });
 
   it('accounts for every character of the text exactly once', () => {
-    const text = '   Leading space. ' + 'Word '.repeat(500) + '\n\n  trailing  ';
+    const text = `   Leading space. ${'Word '.repeat(500)}\n\n  trailing  `;
     const chunks = chunkText(text);
     expect(chunks.reduce((sum, c) => sum + c.length, 0)).toBe(text.length);
   });
@@ -64,7 +64,7 @@ describe('chunkText', () => {
   });
 
   it('hard-cuts text without any break, never inside a surrogate pair', () => {
-    const text = 'x' + '😀'.repeat(1000);
+    const text = `x${'😀'.repeat(1000)}`;
     const chunks = chunkText(text, { targetChars: 100, maxChars: 150 });
     expect(chunks.map((c) => c.text).join('')).toBe(text);
     for (const chunk of chunks) {

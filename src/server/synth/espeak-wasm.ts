@@ -18,6 +18,7 @@ function espeakInstance(): Promise<EspeakNGWorker> {
  */
 function escapeForSsml(text: string): string {
   return text
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: this pattern is the control characters (other than line breaks) to take out of user text
     .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, ' ')
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')

@@ -15,7 +15,7 @@ describe('baseAudioSeconds', () => {
   });
 
   it('does not count runs of whitespace as speech', () => {
-    expect(baseAudioSeconds('Hello there.' + ' '.repeat(5000), 1, 'en')).toBeCloseTo(baseAudioSeconds('Hello there. ', 1, 'en'), 1);
+    expect(baseAudioSeconds(`Hello there.${' '.repeat(5000)}`, 1, 'en')).toBeCloseTo(baseAudioSeconds('Hello there. ', 1, 'en'), 1);
   });
 });
 

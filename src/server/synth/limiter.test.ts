@@ -7,8 +7,14 @@ describe('Limiter', () => {
     const a = await limiter.acquire();
     const b = await limiter.acquire();
     const order: string[] = [];
-    const c = limiter.acquire().then((release) => (order.push('c'), release));
-    const d = limiter.acquire().then((release) => (order.push('d'), release));
+    const c = limiter.acquire().then((release) => {
+      order.push('c');
+      return release;
+    });
+    const d = limiter.acquire().then((release) => {
+      order.push('d');
+      return release;
+    });
     await Promise.resolve();
     expect(order).toEqual([]);
     expect(limiter.queued).toBe(2);

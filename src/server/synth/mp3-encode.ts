@@ -50,7 +50,8 @@ const BLOCK = 16384;
  * part of the pause (which the caller shortens by ENCODER_JOIN_SAMPLES).
  */
 export async function encodeChunk(task: EncodeTask): Promise<EncodedChunk> {
-  const lame = await (encoder ??= createMp3Encoder());
+  encoder ??= createMp3Encoder();
+  const lame = await encoder;
   const speech = resampleLinear(trimSilence(floatSamples(task.samples), task.sampleRate), task.sampleRate, task.outputRate);
   const pauseSamples = Math.max(0, Math.round(task.pauseSamples));
   lame.configure({ sampleRate: task.outputRate, outputSampleRate: task.outputRate, channels: 1, bitrate: task.bitrateKbps });

@@ -155,7 +155,7 @@ export function decodeAudio(bytes: Uint8Array, pcmSampleRate: number): PcmAudio 
       }
       offset += 8 + size + (size % 2);
     }
-    if (!format || format.tag !== 1 || format.bits !== 16 || format.channels !== 1 || start === 0) {
+    if (format?.tag !== 1 || format.bits !== 16 || format.channels !== 1 || start === 0) {
       throw new SynthesisError('TTS_PROVIDER_ERROR', 'Speech server sent a WAV file that is not 16-bit mono PCM', { retryable: false });
     }
     sampleRate = format.rate;

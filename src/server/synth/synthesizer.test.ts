@@ -151,7 +151,10 @@ function prose(minChars: number): string {
     'slowly bright shadow travel number silver market winter orange question library evening'
   ).split(' ');
   let seed = 12345;
-  const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  const random = () => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed / 2 ** 31;
+  };
   const sentences: string[] = [];
   let length = 0;
   while (length < minChars) {

@@ -62,6 +62,9 @@ const shared = new WeakMap<RedisClient, DecodedRecords>();
 export function decodedRecordsOf(client: RedisClient): DecodedRecords | undefined {
   if (!client.clientSideCache) return undefined;
   let records = shared.get(client);
-  if (!records) shared.set(client, (records = new DecodedRecords(client)));
+  if (!records) {
+    records = new DecodedRecords(client);
+    shared.set(client, records);
+  }
   return records;
 }

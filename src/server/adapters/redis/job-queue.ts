@@ -90,7 +90,10 @@ export class RedisJobQueue implements JobQueue {
       };
       const timer = setTimeout(done, timeoutMs);
       let set = this.waiters.get(jobId);
-      if (!set) this.waiters.set(jobId, (set = new Set()));
+      if (!set) {
+        set = new Set();
+        this.waiters.set(jobId, set);
+      }
       set.add(done);
       if (signal?.aborted) done();
       else signal?.addEventListener('abort', done, { once: true });

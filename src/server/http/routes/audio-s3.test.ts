@@ -61,7 +61,9 @@ describe('audio kept in an S3 store, in process', () => {
     expect(down.headers.get('retry-after')).toBe('5');
     expect(down.body).toMatchObject({ success: false, error: { code: 'INTERNAL_ERROR', message: AUDIO_STORE_UNREACHABLE_MESSAGE } });
     const headers: Record<string, string> = {};
-    down.headers.forEach((value, name) => (headers[name] = value));
+    down.headers.forEach((value, name) => {
+      headers[name] = value;
+    });
     // The committed document declares this answer: its status, body and headers (Retry-After required).
     const exchange = {
       seq: 1,

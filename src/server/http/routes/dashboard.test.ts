@@ -40,7 +40,9 @@ const PAGE_HEADERS = {
 };
 const headersOf = (res: Response) => {
   const all: Record<string, string> = {};
-  res.headers.forEach((value, name) => (all[name] = value));
+  res.headers.forEach((value, name) => {
+    all[name] = value;
+  });
   return all;
 };
 

@@ -429,6 +429,7 @@ export function registerDashboardRoutes(app: OpenAPIHono<AppEnv>, deps: Dashboar
     };
   const nameOf = (form: Record<string, unknown>): string | undefined => {
     const name = typeof form.name === 'string' ? form.name.trim() : '';
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: a key name with a control character in it is refused
     return name.length >= 1 && name.length <= KEY_NAME_MAX && !/[\u0000-\u001f\u007f]/.test(name) ? name : undefined;
   };
   const ownKey = async (account: Account, shown: string) => {

@@ -102,8 +102,21 @@ describe('/docs: the init script gives every Try-it-out submission a fresh Idemp
     const script = await res.text();
     let onLoad: (() => void) | undefined;
     let config: { url?: string; requestInterceptor?: unknown } = {};
-    const window = { location: { href: 'http://127.0.0.1:8080/docs' }, addEventListener: (event: string, listener: () => void) => event === 'load' && (onLoad = listener) };
-    const context = { window, crypto: globalThis.crypto, URL, SwaggerUIBundle: (c: typeof config) => ((config = c), {}) };
+    const window = {
+      location: { href: 'http://127.0.0.1:8080/docs' },
+      addEventListener: (event: string, listener: () => void) => {
+        if (event === 'load') onLoad = listener;
+      },
+    };
+    const context = {
+      window,
+      crypto: globalThis.crypto,
+      URL,
+      SwaggerUIBundle: (c: typeof config) => {
+        config = c;
+        return {};
+      },
+    };
     runInNewContext(script, context);
     onLoad!();
     expect(config.url).toBe('/docs/openapi.json');

@@ -134,7 +134,10 @@ export function registerDocsRoutes(app: OpenAPIHono<AppEnv>, options: DocsOption
   };
   // Found at the first request, so a missing file answers 404 there instead of stopping the server.
   let docDir: string | undefined;
-  const documentFile = (name: string) => join((docDir ??= openapiDir()), name);
+  const documentFile = (name: string) => {
+    docDir ??= openapiDir();
+    return join(docDir, name);
+  };
 
   app.get('/openapi.json', async (c) => {
     c.header('Cache-Control', 'no-cache');

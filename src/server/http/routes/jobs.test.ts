@@ -15,7 +15,7 @@ describe('POST and GET /v1/agent-tts, in process', () => {
   });
 
   it('401 without a key, before looking at the body, with WWW-Authenticate and no RateLimit headers', async () => {
-    for (const key of [undefined, 'tts_00000000_' + '0'.repeat(48), 'not-a-key']) {
+    for (const key of [undefined, `tts_00000000_${'0'.repeat(48)}`, 'not-a-key']) {
       const res = await json(await server.request('POST', '/v1/agent-tts', { key, body: '{not json' }));
       expect(res.status).toBe(401);
       expect(res.body).toMatchObject({ success: false, error: { code: 'INVALID_KEY' }, meta: { api_version: '2026-04' } });
