@@ -10,7 +10,7 @@ import type { RedisClient } from '../../src/server/adapters/redis/client.js';
 export { WORKER_MAIN };
 
 /** Tests use a database of their own on the shared Redis, and only keys under their own prefixes. */
-export const TEST_REDIS_DB = 11;
+const TEST_REDIS_DB = 11;
 
 /** `TEST_REDIS_URL` (default the local Redis), on database 11 unless the URL names one. */
 export function testRedisUrl(): string {
