@@ -87,9 +87,13 @@ function parseCli(argv: string[]) {
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
-  const selected = (values.only ?? []).flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
+  const selected = (values.only ?? [])
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim())
+    .filter(Boolean);
   for (const name of selected) {
-    if (!(NAMES as string[]).includes(name) && !GROUPS[name]) throw new Error(`--only: unknown benchmark "${name}"; one of ${[...NAMES, ...Object.keys(GROUPS)].join(', ')}`);
+    if (!(NAMES as string[]).includes(name) && !GROUPS[name])
+      throw new Error(`--only: unknown benchmark "${name}"; one of ${[...NAMES, ...Object.keys(GROUPS)].join(', ')}`);
   }
   const wanted = new Set(selected.flatMap((name) => GROUPS[name] ?? [name]));
   const threads = values.threads === undefined ? availableParallelism() : Number(values.threads);
@@ -142,7 +146,14 @@ function markdown(run: RunResult, outputs: BenchmarkOutput[]): string {
   ];
   for (const output of outputs) {
     const load = output.data.machine_load_1m as { start: number; end: number };
-    lines.push('', `## ${output.title}`, '', output.markdown, '', `Load average (1 min) of the machine when this benchmark started and ended: ${load.start} / ${load.end}.`);
+    lines.push(
+      '',
+      `## ${output.title}`,
+      '',
+      output.markdown,
+      '',
+      `Load average (1 min) of the machine when this benchmark started and ended: ${load.start} / ${load.end}.`,
+    );
   }
   if (run.errors.length) {
     lines.push('', '## Errors', '', ...run.errors.map((e) => `- **${e.benchmark}** did not complete: ${e.error.split('\n').join(' ')}`));
@@ -158,8 +169,7 @@ async function main(): Promise<number> {
   }
   const startedAt = new Date();
   const t0 = performance.now();
-  const label =
-    cli.label ?? [cli.quick ? 'quick' : 'full', ...cli.selected, ...(cli.profile ? ['profile'] : [])].join('-');
+  const label = cli.label ?? [cli.quick ? 'quick' : 'full', ...cli.selected, ...(cli.profile ? ['profile'] : [])].join('-');
   const machine = describeMachine();
   const log = (message: string) => process.stderr.write(`[bench ${((performance.now() - t0) / 1000).toFixed(0).padStart(4)} s] ${message}\n`);
   const ctx: BenchContext = {
@@ -188,7 +198,10 @@ async function main(): Promise<number> {
   }
 
   // Quoted where the shell needs it, so the command can be run again as written.
-  const args = process.argv.slice(2).map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ');
+  const args = process.argv
+    .slice(2)
+    .map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`))
+    .join(' ');
   const event = process.env.npm_lifecycle_event;
   const run: RunResult = {
     label,

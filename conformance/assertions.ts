@@ -33,7 +33,10 @@ export function mustJson(exchange: Exchange): JsonObject {
   const response = mustAnswer(exchange);
   const body = jsonBody(exchange);
   must(body, `${describe(exchange)}: expected a JSON object body, got ${response.contentType || 'no content type'}: ${response.text.slice(0, 120)}`);
-  must(/^application\/(?:[\w.+-]+\+)?json\b/i.test(response.contentType), `${describe(exchange)}: Content-Type is "${response.contentType}", not application/json`);
+  must(
+    /^application\/(?:[\w.+-]+\+)?json\b/i.test(response.contentType),
+    `${describe(exchange)}: Content-Type is "${response.contentType}", not application/json`,
+  );
   return body;
 }
 
@@ -50,7 +53,10 @@ export function mustNoHeader(exchange: Exchange, name: string): void {
 
 export function mustMeta(exchange: Exchange, body: JsonObject): void {
   must(body.meta && typeof body.meta === 'object', `${describe(exchange)}: meta is missing`);
-  must(typeof body.meta.request_id === 'string' && UUID_PATTERN.test(body.meta.request_id), `${describe(exchange)}: meta.request_id is not a UUID: ${JSON.stringify(body.meta.request_id)}`);
+  must(
+    typeof body.meta.request_id === 'string' && UUID_PATTERN.test(body.meta.request_id),
+    `${describe(exchange)}: meta.request_id is not a UUID: ${JSON.stringify(body.meta.request_id)}`,
+  );
   must(body.meta.api_version === API_VERSION, `${describe(exchange)}: meta.api_version is ${JSON.stringify(body.meta.api_version)}, not "${API_VERSION}"`);
 }
 

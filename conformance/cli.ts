@@ -84,7 +84,9 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   print(summary(run, files));
   if (settings.strict && failsStrict(run)) {
     const left = run.rules.filter((r) => r.outcome === 'skip' || r.outcome === 'disabled');
-    print(`--strict: ${left.length} rule(s) did not run to a verdict, so this is not a certification run: ${left.map((r) => `${r.id} (${r.outcome}: ${r.message ?? ''})`).join('; ')}`);
+    print(
+      `--strict: ${left.length} rule(s) did not run to a verdict, so this is not a certification run: ${left.map((r) => `${r.id} (${r.outcome}: ${r.message ?? ''})`).join('; ')}`,
+    );
     return 1;
   }
   return isFailing(run) ? 1 : 0;

@@ -45,6 +45,12 @@ export function header(exchange: Exchange, name: string): string | undefined {
 }
 
 export function describe(exchange: Exchange): string {
-  const status = exchange.response ? `${exchange.response.status}` : exchange.dropped ? (exchange.droppedAfterStatus !== undefined ? `dropped once HTTP ${exchange.droppedAfterStatus} began` : 'dropped') : `error: ${exchange.error}`;
+  const status = exchange.response
+    ? `${exchange.response.status}`
+    : exchange.dropped
+      ? exchange.droppedAfterStatus !== undefined
+        ? `dropped once HTTP ${exchange.droppedAfterStatus} began`
+        : 'dropped'
+      : `error: ${exchange.error}`;
   return `#${exchange.seq} ${exchange.request.method} ${exchange.request.url} → ${status}`;
 }

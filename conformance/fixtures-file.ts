@@ -47,7 +47,8 @@ export function resolveTarget(settings: Settings): Target {
   if (settings.fixturesPath) {
     const fixtures = loadFixturesFile(settings.fixturesPath);
     const source = resolve(settings.fixturesPath);
-    const baseUrl = settings.baseUrl !== undefined ? checkUrl(settings.baseUrl, BASE_URL_OPTION) : checkUrl(fixtures.base_url, `base_url of the fixtures file ${source}`);
+    const baseUrl =
+      settings.baseUrl !== undefined ? checkUrl(settings.baseUrl, BASE_URL_OPTION) : checkUrl(fixtures.base_url, `base_url of the fixtures file ${source}`);
     const voicesUrl =
       settings.voicesUrl !== undefined
         ? checkUrl(settings.voicesUrl, VOICES_URL_OPTION)

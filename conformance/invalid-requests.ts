@@ -34,7 +34,12 @@ export const INVALID_SUBMISSIONS: readonly InvalidSubmission[] = [
   { label: 'JSON null', body: 'null', fault: 'body' },
   { label: 'JSON string', body: JSON.stringify(SHORT_TEXT), fault: 'body' },
   { label: 'Content-Type text/plain', body: JSON.stringify({ text: SHORT_TEXT }), contentType: 'text/plain', fault: 'content-type' },
-  { label: 'Idempotency-Key of 256 characters', body: JSON.stringify({ text: SHORT_TEXT }), headers: { 'idempotency-key': 'k'.repeat(256) }, fault: 'idempotency-key' },
+  {
+    label: 'Idempotency-Key of 256 characters',
+    body: JSON.stringify({ text: SHORT_TEXT }),
+    headers: { 'idempotency-key': 'k'.repeat(256) },
+    fault: 'idempotency-key',
+  },
   { label: 'empty Idempotency-Key', body: JSON.stringify({ text: SHORT_TEXT }), headers: { 'idempotency-key': '' }, fault: 'idempotency-key' },
 ];
 
@@ -54,7 +59,12 @@ export function hostileSubmissions(): HostileSubmission[] {
     { label: 'a 3 MB text', body: JSON.stringify({ text: 'a'.repeat(3_000_000) }), fault: 'too-long' },
     { label: '12 MB that are not JSON', body: Buffer.alloc(12 * 1024 * 1024, 0x7b), fault: 'too-long' },
     { label: 'text as an object', body: JSON.stringify({ text: { toString: 'x' } }), fault: 'text' },
-    { label: 'an Idempotency-Key of 8,000 characters', body: JSON.stringify({ text: SHORT_TEXT }), headers: { 'idempotency-key': 'k'.repeat(8_000) }, fault: 'idempotency-key' },
+    {
+      label: 'an Idempotency-Key of 8,000 characters',
+      body: JSON.stringify({ text: SHORT_TEXT }),
+      headers: { 'idempotency-key': 'k'.repeat(8_000) },
+      fault: 'idempotency-key',
+    },
   ];
 }
 

@@ -13,7 +13,10 @@ export function mustBeCompletedJob(exchange: Exchange, body: JsonObject): void {
   must(typeof audio.format === 'string' && audio.format !== '', `${at}: audio.format is not a string`);
   must(typeof audio.voice === 'string' && audio.voice !== '', `${at}: audio.voice is not a string`);
   must(typeof audio.speed === 'number', `${at}: audio.speed is not a number`);
-  must(audio.duration_seconds === undefined || (typeof audio.duration_seconds === 'number' && audio.duration_seconds >= 0), `${at}: audio.duration_seconds is not a number`);
+  must(
+    audio.duration_seconds === undefined || (typeof audio.duration_seconds === 'number' && audio.duration_seconds >= 0),
+    `${at}: audio.duration_seconds is not a number`,
+  );
   const billing = body.billing;
   must(billing && typeof billing === 'object', `${at}: billing object is missing`);
   must(typeof billing.mode === 'string' && billing.mode !== '', `${at}: billing.mode is not a string`);
@@ -32,7 +35,10 @@ export function mustBeProcessingJob(exchange: Exchange, body: JsonObject): void 
   must(body.status === 'processing', `${at}: status is ${JSON.stringify(body.status)}, not "processing"`);
   must(typeof body.job_id === 'string' && UUID_PATTERN.test(body.job_id), `${at}: job_id is not a UUID: ${JSON.stringify(body.job_id)}`);
   must(typeof body.status_url === 'string', `${at}: status_url is missing`);
-  must(Number.isInteger(body.retry_after_seconds) && body.retry_after_seconds >= 1, `${at}: retry_after_seconds is not a whole number ≥ 1: ${JSON.stringify(body.retry_after_seconds)}`);
+  must(
+    Number.isInteger(body.retry_after_seconds) && body.retry_after_seconds >= 1,
+    `${at}: retry_after_seconds is not a whole number ≥ 1: ${JSON.stringify(body.retry_after_seconds)}`,
+  );
   for (const field of ['audio_url', 'audio', 'billing', 'error']) must(body[field] === undefined, `${at}: a processing job carries ${field}`);
 }
 

@@ -13,7 +13,14 @@ function answer(method: string, path: string, status: number, body: unknown, hea
     startedAt: new Date().toISOString(),
     ms: 1,
     request: { method, url: `http://127.0.0.1${path}`, headers: {} },
-    response: { status, headers: { 'content-type': 'application/json', ...headers }, contentType: 'application/json', bytes: Buffer.from(text), text, json: body },
+    response: {
+      status,
+      headers: { 'content-type': 'application/json', ...headers },
+      contentType: 'application/json',
+      bytes: Buffer.from(text),
+      text,
+      json: body,
+    },
   };
 }
 
@@ -35,8 +42,12 @@ describe('the OpenAPI document as a validator', () => {
     const body = errorExample('NOT_FOUND', '0b6f9a52-1d1e-4c47-9a55-2f1f0b0d6a11');
     expect(doc.checkResponse(answer('GET', '/v1/agent-tts', 418, body), '/v1/agent-tts')[0]).toMatch(/HTTP 418 is not a status the document declares/);
     const { api_version: _, ...meta } = body.meta;
-    expect(doc.checkResponse(answer('GET', '/v1/agent-tts', 404, { ...body, meta }), '/v1/agent-tts').join()).toMatch(/meta must have required property 'api_version'/);
-    expect(doc.checkResponse(answer('GET', '/v1/agent-tts', 429, errorExample('RATE_LIMITED'), { 'retry-after': 'soon' }), '/v1/agent-tts').join()).toMatch(/header Retry-After: "soon"/);
+    expect(doc.checkResponse(answer('GET', '/v1/agent-tts', 404, { ...body, meta }), '/v1/agent-tts').join()).toMatch(
+      /meta must have required property 'api_version'/,
+    );
+    expect(doc.checkResponse(answer('GET', '/v1/agent-tts', 429, errorExample('RATE_LIMITED'), { 'retry-after': 'soon' }), '/v1/agent-tts').join()).toMatch(
+      /header Retry-After: "soon"/,
+    );
     const html = answer('GET', '/v1/agent-tts', 404, body);
     html.response!.contentType = 'text/html';
     expect(doc.checkResponse(html, '/v1/agent-tts').join()).toMatch(/Content-Type "text\/html" is not declared/);
@@ -48,7 +59,9 @@ describe('the OpenAPI document as a validator', () => {
         '/v1/agent-tts': {
           get: {
             operationId: 'getTtsJob',
-            responses: { '429': { headers: { 'Retry-After': { required: true, schema: { type: 'string' } } }, content: { 'application/json': { schema: {} } } } },
+            responses: {
+              '429': { headers: { 'Retry-After': { required: true, schema: { type: 'string' } } }, content: { 'application/json': { schema: {} } } },
+            },
           },
         },
       },

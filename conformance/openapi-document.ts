@@ -6,8 +6,7 @@ import { openApiJsonPath } from './package-files.js';
 
 // ajv-formats is CommonJS with `exports.default`; under NodeNext the default import is the module object.
 type AddFormats = (ajv: Ajv2020) => Ajv2020;
-const addFormats: AddFormats =
-  (addFormatsModule as unknown as { default?: AddFormats }).default ?? (addFormatsModule as unknown as AddFormats);
+const addFormats: AddFormats = (addFormatsModule as unknown as { default?: AddFormats }).default ?? (addFormatsModule as unknown as AddFormats);
 
 // biome-ignore lint/suspicious/noExplicitAny: the OpenAPI document and the JSON it describes are walked field by field; ajv checks the shapes
 type Json = any;
@@ -130,7 +129,10 @@ export class OpenApiDocument {
   private run(cacheKey: string, schema: () => Json, value: unknown): string[] {
     const validate = this.validator(cacheKey, schema);
     if (validate(value)) return [];
-    return (validate.errors ?? []).map((e) => `${e.instancePath || '(body)'} ${e.message ?? 'is invalid'}${e.params && 'allowedValues' in e.params ? ` (${JSON.stringify(e.params.allowedValues)})` : ''}`);
+    return (validate.errors ?? []).map(
+      (e) =>
+        `${e.instancePath || '(body)'} ${e.message ?? 'is invalid'}${e.params && 'allowedValues' in e.params ? ` (${JSON.stringify(e.params.allowedValues)})` : ''}`,
+    );
   }
 
   /**
@@ -160,7 +162,12 @@ export class OpenApiDocument {
     const where = `${operation.operationId} ${response.status}`;
     const declared = operation.definition.responses?.[String(response.status)] ?? operation.definition.responses?.default;
     if (!declared) {
-      return [{ part: 'status', message: `${operation.operationId}: HTTP ${response.status} is not a status the document declares (${Object.keys(operation.definition.responses ?? {}).join(', ')})` }];
+      return [
+        {
+          part: 'status',
+          message: `${operation.operationId}: HTTP ${response.status} is not a status the document declares (${Object.keys(operation.definition.responses ?? {}).join(', ')})`,
+        },
+      ];
     }
     const violations: AnswerViolation[] = [];
     const mediaType = response.contentType.split(';')[0]!.trim().toLowerCase();
@@ -168,7 +175,10 @@ export class OpenApiDocument {
     if (content && Object.keys(content).length > 0) {
       const media = content[mediaType];
       if (!media) {
-        violations.push({ part: 'content_type', message: `${where}: Content-Type "${response.contentType}" is not declared (${Object.keys(content).join(', ')})` });
+        violations.push({
+          part: 'content_type',
+          message: `${where}: Content-Type "${response.contentType}" is not declared (${Object.keys(content).join(', ')})`,
+        });
       } else if (mediaType.endsWith('json')) {
         if (response.json === undefined) violations.push({ part: 'body', message: `${where}: body is not valid JSON` });
         else {

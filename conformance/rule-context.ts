@@ -88,7 +88,7 @@ export class RuleContext {
       this.run.record(exchange);
       if (bucket) {
         const status = exchange.response?.status;
-        const retryAfterSeconds = status === 429 ? retryAfterOf(exchange) ?? this.settings.rateWindowSeconds : undefined;
+        const retryAfterSeconds = status === 429 ? (retryAfterOf(exchange) ?? this.settings.rateWindowSeconds) : undefined;
         // A POST uses quota when it may have created a job: not when it was refused (4xx) or replayed.
         const counted =
           !exchange.notSent &&
@@ -217,4 +217,3 @@ export function retryAfterOf(exchange: Exchange): number | undefined {
   const value = header(exchange, 'retry-after');
   return value !== undefined && /^\d+$/.test(value.trim()) ? Number(value.trim()) : undefined;
 }
-

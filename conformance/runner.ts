@@ -46,14 +46,23 @@ export async function runSuite(settings: Settings, target: Target, doc: OpenApiD
   for (const rule of rules) {
     const reason = disabledReason(rule.id, settings.only, settings.skip);
     if (reason) settle(base(rule, 'disabled', reason));
-    else if (settings.profile === 'mock' && !rule.mock) settle({ ...base(rule, 'skip', `not applicable to profile mock: ${rule.mockSkip ?? 'needs a stateful deployment'}`), skipKind: 'profile' });
+    else if (settings.profile === 'mock' && !rule.mock)
+      settle({ ...base(rule, 'skip', `not applicable to profile mock: ${rule.mockSkip ?? 'needs a stateful deployment'}`), skipKind: 'profile' });
     else runnable.push(rule);
   }
 
   for (const rule of runnable) run.runningRules.add(rule.id);
   const execute = (rule: Rule) => runRule(run, rule).then(settle);
-  await inBatches(runnable.filter((r) => r.phase !== 'final'), settings.concurrency, execute);
-  await inBatches(runnable.filter((r) => r.phase === 'final'), settings.concurrency, execute);
+  await inBatches(
+    runnable.filter((r) => r.phase !== 'final'),
+    settings.concurrency,
+    execute,
+  );
+  await inBatches(
+    runnable.filter((r) => r.phase === 'final'),
+    settings.concurrency,
+    execute,
+  );
   for (const lease of run.detachedLeases) lease.release();
 
   const ordered = rules.map((r) => results.get(r.id)!);

@@ -17,7 +17,11 @@ export const newIdempotencyKey = () => `conformance-${randomUUID()}`;
 /** A text of exactly `length` characters, of sentences, so a server splits and speaks it normally. */
 export function longText(length: number): string {
   const sentence = 'This sentence is part of a long text that makes the job outlast the inline wait. ';
-  return sentence.repeat(Math.ceil(length / sentence.length)).slice(0, length).trimEnd().padEnd(length, '.');
+  return sentence
+    .repeat(Math.ceil(length / sentence.length))
+    .slice(0, length)
+    .trimEnd()
+    .padEnd(length, '.');
 }
 
 /** A job submitted and followed to its end: `final` is the POST 200 or the last poll. */
@@ -58,7 +62,10 @@ async function followUp(ctx: RuleContext, key: string, post: Exchange): Promise<
 /** The completed body of a followed job, or a failure saying why there is none. */
 export function completedBody(job: FollowedJob): JsonObject {
   const body = mustJson(job.final);
-  must(job.final.response?.status === 200 && body.status === 'completed', `job ${job.jobId ?? '(no id)'} did not complete: HTTP ${job.final.response?.status} ${JSON.stringify(body.status ?? body.error?.code)}`);
+  must(
+    job.final.response?.status === 200 && body.status === 'completed',
+    `job ${job.jobId ?? '(no id)'} did not complete: HTTP ${job.final.response?.status} ${JSON.stringify(body.status ?? body.error?.code)}`,
+  );
   return body;
 }
 
@@ -147,7 +154,10 @@ export function longJobFinished(ctx: RuleContext): Promise<{ key: string; post: 
     try {
       const body = jsonBody(submission.post);
       mustAnswer(submission.post);
-      must(submission.post.response?.status === 202, `${submission.what} was answered HTTP ${submission.post.response?.status}, not 202${s.settings.longTextChars === 'auto' ? '' : '; raise --long-text-chars'}`);
+      must(
+        submission.post.response?.status === 202,
+        `${submission.what} was answered HTTP ${submission.post.response?.status}, not 202${s.settings.longTextChars === 'auto' ? '' : '; raise --long-text-chars'}`,
+      );
       must(typeof body?.status_url === 'string', 'the 202 answer has no status_url to poll');
       return { key: submission.key, post: submission.post, polls: await s.pollJob(submission.key, body!.status_url) };
     } finally {
@@ -165,9 +175,15 @@ function failingJob(ctx: RuleContext): Promise<FollowedJob> {
   return ctx.scenario('failing-job', async (s) => {
     const voice = s.settings.failingVoice;
     const text = s.fixtures.outcomes?.provider_error_text;
-    if (!voice && !text) skip('feature', 'no voice that this deployment fails was named (--failing-voice / TTS_CONFORMANCE_FAILING_VOICE) and the fixtures have no outcomes.provider_error_text, so no failed job can be provoked');
+    if (!voice && !text)
+      skip(
+        'feature',
+        'no voice that this deployment fails was named (--failing-voice / TTS_CONFORMANCE_FAILING_VOICE) and the fixtures have no outcomes.provider_error_text, so no failed job can be provoked',
+      );
     const [key] = await s.lease({ fresh: 'post' });
-    const [body, label] = voice ? [{ text: SHORT_TEXT, voice }, `submit in the failing voice ${voice}`] : [{ text: text! }, 'submit the text of outcomes.provider_error_text'];
+    const [body, label] = voice
+      ? [{ text: SHORT_TEXT, voice }, `submit in the failing voice ${voice}`]
+      : [{ text: text! }, 'submit the text of outcomes.provider_error_text'];
     const job = await submitAndFollow(s, key!, body, newIdempotencyKey(), label);
     const named = jsonBody(job.post)?.error?.details?.job_id;
     if (job.post.response?.status !== 202 && typeof named === 'string') {
@@ -197,7 +213,10 @@ export async function failedJobs(ctx: RuleContext): Promise<{ provoked?: Followe
   const provoked = ctx.settings.failingVoice || ctx.fixtures.outcomes?.provider_error_text ? await failingJob(ctx) : undefined;
   const declared = ctx.fixtures.failed_job ? await declaredFailedJob(ctx) : undefined;
   if (!provoked && !declared) {
-    skip('fixture', 'no failed job to judge: the fixtures file has no failed_job or outcomes.provider_error_text, and no --failing-voice was named (agent-tts-admin seed writes a failed_job)');
+    skip(
+      'fixture',
+      'no failed job to judge: the fixtures file has no failed_job or outcomes.provider_error_text, and no --failing-voice was named (agent-tts-admin seed writes a failed_job)',
+    );
   }
   return { provoked, declared };
 }
@@ -237,7 +256,10 @@ export function postLimited(ctx: RuleContext): Promise<PostLimited> {
         async () => {
           const one = await s.post(key, { text: SHORT_TEXT }, { idempotencyKey: newIdempotencyKey(), label: 'first POST of the window' });
           gapMs = performance.now() - started;
-          return [one, await s.post(key, { text: SHORT_TEXT }, { idempotencyKey: retryIdempotencyKey, throttle: false, label: 'second POST in the same window' })];
+          return [
+            one,
+            await s.post(key, { text: SHORT_TEXT }, { idempotencyKey: retryIdempotencyKey, throttle: false, label: 'second POST in the same window' }),
+          ];
         },
         { key, bucket: 'post' },
       );
@@ -289,4 +311,3 @@ export function twoJobsOneAccount(ctx: RuleContext): Promise<{ first: FollowedJo
     return { first, second };
   });
 }
-

@@ -50,25 +50,140 @@ interface SettingSpec {
  * variable. The README's settings table and `--help` are both printed from this list.
  */
 export const SETTINGS: readonly SettingSpec[] = [
-  { key: 'fixturesPath', flag: 'fixtures', env: 'TTS_CONFORMANCE_FIXTURES', kind: 'string', description: 'Path of the fixtures file (base_url, keys, legacy job, CORS origins). Required for profile full.' },
-  { key: 'baseUrl', flag: 'base-url', env: 'TTS_CONFORMANCE_BASE_URL', kind: 'string', description: 'Service origin; overrides base_url of the fixtures file (required for profile mock without a fixtures file).' },
-  { key: 'voicesUrl', flag: 'voices-url', env: 'TTS_CONFORMANCE_VOICES_URL', kind: 'string', description: 'Voice-catalog origin; overrides voices_url of the fixtures file.' },
-  { key: 'outputDir', flag: 'out-dir', env: 'TTS_CONFORMANCE_OUT_DIR', kind: 'string', defaultValue: 'conformance-results', description: 'Where results.json, junit.xml and report.html are written.', formerly: { flag: 'output-dir', env: 'TTS_CONFORMANCE_OUTPUT_DIR' } },
-  { key: 'profile', flag: 'profile', env: 'TTS_CONFORMANCE_PROFILE', kind: 'string', defaultValue: 'full', description: 'full: any deployment, every rule. mock: a stateless mock (Prism); stateful rules are skipped.' },
-  { key: 'only', flag: 'only', env: 'TTS_CONFORMANCE_ONLY', kind: 'list', description: 'Run only rules whose id matches one of these patterns: ids or globs (* any characters, ? one), comma-separated or repeated.' },
+  {
+    key: 'fixturesPath',
+    flag: 'fixtures',
+    env: 'TTS_CONFORMANCE_FIXTURES',
+    kind: 'string',
+    description: 'Path of the fixtures file (base_url, keys, legacy job, CORS origins). Required for profile full.',
+  },
+  {
+    key: 'baseUrl',
+    flag: 'base-url',
+    env: 'TTS_CONFORMANCE_BASE_URL',
+    kind: 'string',
+    description: 'Service origin; overrides base_url of the fixtures file (required for profile mock without a fixtures file).',
+  },
+  {
+    key: 'voicesUrl',
+    flag: 'voices-url',
+    env: 'TTS_CONFORMANCE_VOICES_URL',
+    kind: 'string',
+    description: 'Voice-catalog origin; overrides voices_url of the fixtures file.',
+  },
+  {
+    key: 'outputDir',
+    flag: 'out-dir',
+    env: 'TTS_CONFORMANCE_OUT_DIR',
+    kind: 'string',
+    defaultValue: 'conformance-results',
+    description: 'Where results.json, junit.xml and report.html are written.',
+    formerly: { flag: 'output-dir', env: 'TTS_CONFORMANCE_OUTPUT_DIR' },
+  },
+  {
+    key: 'profile',
+    flag: 'profile',
+    env: 'TTS_CONFORMANCE_PROFILE',
+    kind: 'string',
+    defaultValue: 'full',
+    description: 'full: any deployment, every rule. mock: a stateless mock (Prism); stateful rules are skipped.',
+  },
+  {
+    key: 'only',
+    flag: 'only',
+    env: 'TTS_CONFORMANCE_ONLY',
+    kind: 'list',
+    description: 'Run only rules whose id matches one of these patterns: ids or globs (* any characters, ? one), comma-separated or repeated.',
+  },
   { key: 'skip', flag: 'skip', env: 'TTS_CONFORMANCE_SKIP', kind: 'list', description: 'Disable rules whose id matches one of these patterns.' },
-  { key: 'longTextChars', flag: 'long-text-chars', env: 'TTS_CONFORMANCE_LONG_TEXT_CHARS', kind: 'int-or-auto', defaultValue: 'auto', description: 'Length of the text that must outlast the inline wait (202). auto: 40,000 characters, tripled (up to 500,000) while the deployment still answers 200.' },
-  { key: 'failingVoice', flag: 'failing-voice', env: 'TTS_CONFORMANCE_FAILING_VOICE', kind: 'string', description: 'A voice id whose synthesis this deployment fails (e.g. its upstream engine is down); enables the failed-job rules.' },
-  { key: 'requestTimeoutMs', flag: 'request-timeout-ms', env: 'TTS_CONFORMANCE_REQUEST_TIMEOUT_MS', kind: 'int', defaultValue: '30000', description: 'Timeout of one HTTP exchange (the inline wait is about 10 s).' },
-  { key: 'jobTimeoutSeconds', flag: 'job-timeout-seconds', env: 'TTS_CONFORMANCE_JOB_TIMEOUT_SECONDS', kind: 'int', defaultValue: '300', description: 'How long to poll a processing job before the rule fails.' },
-  { key: 'concurrency', flag: 'concurrency', env: 'TTS_CONFORMANCE_CONCURRENCY', kind: 'int', defaultValue: '32', description: 'Rules run at the same time (each still holds its API keys exclusively).' },
-  { key: 'postLimit', flag: 'post-limit', env: 'TTS_CONFORMANCE_POST_LIMIT', kind: 'int', defaultValue: '1', description: 'POST requests per window per key (docs/api-rules.md#limits: 1 per minute).' },
-  { key: 'getLimit', flag: 'get-limit', env: 'TTS_CONFORMANCE_GET_LIMIT', kind: 'int', defaultValue: '30', description: 'GET requests per window per key (docs/api-rules.md#limits: 30 per minute).' },
-  { key: 'rateWindowSeconds', flag: 'rate-window-seconds', env: 'TTS_CONFORMANCE_RATE_WINDOW_SECONDS', kind: 'int', defaultValue: '60', description: 'Rate-limit window in seconds (docs/api-rules.md#limits: a minute).' },
+  {
+    key: 'longTextChars',
+    flag: 'long-text-chars',
+    env: 'TTS_CONFORMANCE_LONG_TEXT_CHARS',
+    kind: 'int-or-auto',
+    defaultValue: 'auto',
+    description:
+      'Length of the text that must outlast the inline wait (202). auto: 40,000 characters, tripled (up to 500,000) while the deployment still answers 200.',
+  },
+  {
+    key: 'failingVoice',
+    flag: 'failing-voice',
+    env: 'TTS_CONFORMANCE_FAILING_VOICE',
+    kind: 'string',
+    description: 'A voice id whose synthesis this deployment fails (e.g. its upstream engine is down); enables the failed-job rules.',
+  },
+  {
+    key: 'requestTimeoutMs',
+    flag: 'request-timeout-ms',
+    env: 'TTS_CONFORMANCE_REQUEST_TIMEOUT_MS',
+    kind: 'int',
+    defaultValue: '30000',
+    description: 'Timeout of one HTTP exchange (the inline wait is about 10 s).',
+  },
+  {
+    key: 'jobTimeoutSeconds',
+    flag: 'job-timeout-seconds',
+    env: 'TTS_CONFORMANCE_JOB_TIMEOUT_SECONDS',
+    kind: 'int',
+    defaultValue: '300',
+    description: 'How long to poll a processing job before the rule fails.',
+  },
+  {
+    key: 'concurrency',
+    flag: 'concurrency',
+    env: 'TTS_CONFORMANCE_CONCURRENCY',
+    kind: 'int',
+    defaultValue: '32',
+    description: 'Rules run at the same time (each still holds its API keys exclusively).',
+  },
+  {
+    key: 'postLimit',
+    flag: 'post-limit',
+    env: 'TTS_CONFORMANCE_POST_LIMIT',
+    kind: 'int',
+    defaultValue: '1',
+    description: 'POST requests per window per key (docs/api-rules.md#limits: 1 per minute).',
+  },
+  {
+    key: 'getLimit',
+    flag: 'get-limit',
+    env: 'TTS_CONFORMANCE_GET_LIMIT',
+    kind: 'int',
+    defaultValue: '30',
+    description: 'GET requests per window per key (docs/api-rules.md#limits: 30 per minute).',
+  },
+  {
+    key: 'rateWindowSeconds',
+    flag: 'rate-window-seconds',
+    env: 'TTS_CONFORMANCE_RATE_WINDOW_SECONDS',
+    kind: 'int',
+    defaultValue: '60',
+    description: 'Rate-limit window in seconds (docs/api-rules.md#limits: a minute).',
+  },
   { key: 'quiet', flag: 'quiet', env: 'TTS_CONFORMANCE_QUIET', kind: 'bool', description: 'Print only the summary.' },
-  { key: 'strict', flag: 'strict', env: 'TTS_CONFORMANCE_STRICT', kind: 'bool', description: 'Certification run: any rule skipped (or disabled by --only/--skip) makes the exit code 1, as a failure does.' },
-  { key: 'generate', flag: 'generate', env: 'TTS_CONFORMANCE_GENERATE', kind: 'int', defaultValue: '30', description: 'Requests the generated rules (generated.*) draw from the OpenAPI document, plus one followed job per 15 of them; 0 turns the group off (a skip, which --strict fails).' },
-  { key: 'seed', flag: 'seed', env: 'TTS_CONFORMANCE_SEED', kind: 'int', description: 'Seed of the generated rules, to repeat a run: a failure prints the seed it came from. Drawn per run when not given.' },
+  {
+    key: 'strict',
+    flag: 'strict',
+    env: 'TTS_CONFORMANCE_STRICT',
+    kind: 'bool',
+    description: 'Certification run: any rule skipped (or disabled by --only/--skip) makes the exit code 1, as a failure does.',
+  },
+  {
+    key: 'generate',
+    flag: 'generate',
+    env: 'TTS_CONFORMANCE_GENERATE',
+    kind: 'int',
+    defaultValue: '30',
+    description:
+      'Requests the generated rules (generated.*) draw from the OpenAPI document, plus one followed job per 15 of them; 0 turns the group off (a skip, which --strict fails).',
+  },
+  {
+    key: 'seed',
+    flag: 'seed',
+    env: 'TTS_CONFORMANCE_SEED',
+    kind: 'int',
+    description: 'Seed of the generated rules, to repeat a run: a failure prints the seed it came from. Drawn per run when not given.',
+  },
   { key: 'list', flag: 'list', kind: 'bool', description: 'Print the rule catalog and exit.' },
   { key: 'help', flag: 'help', kind: 'bool', description: 'Print this help and exit.' },
 ];
@@ -101,9 +216,7 @@ function convert(spec: SettingSpec, raw: string | boolean | (string | boolean)[]
  * former flag or variable name is read as its new one, and `notice` gets a line saying so.
  */
 export function readSettings(argv: string[], env: NodeJS.ProcessEnv, notice: (line: string) => void = () => {}): Settings {
-  const options = Object.fromEntries(
-    SETTINGS.map((s) => [s.flag, { type: s.kind === 'bool' ? 'boolean' : 'string', multiple: s.kind === 'list' } as const]),
-  );
+  const options = Object.fromEntries(SETTINGS.map((s) => [s.flag, { type: s.kind === 'bool' ? 'boolean' : 'string', multiple: s.kind === 'list' } as const]));
   const renamed = Object.fromEntries(SETTINGS.flatMap((s) => (s.formerly ? [[s.formerly.flag, s.flag]] : [])));
   env = { ...env };
   for (const s of SETTINGS) {

@@ -101,7 +101,11 @@ export class ClockTime implements Time {
 
   sleep(ms: number): Promise<void> {
     if (this.inSteady.getStore()) {
-      return Promise.reject(new SuiteError(`the suite had to wait ${Math.ceil(ms / 1000)} s inside a sequence that must not see time pass (the test clock ${this.url} is not moved there)`));
+      return Promise.reject(
+        new SuiteError(
+          `the suite had to wait ${Math.ceil(ms / 1000)} s inside a sequence that must not see time pass (the test clock ${this.url} is not moved there)`,
+        ),
+      );
     }
     if (this.broken) return Promise.reject(this.broken);
     if (ms <= 0) return Promise.resolve();
@@ -167,12 +171,15 @@ export class ClockTime implements Time {
       });
     } catch (error) {
       const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-      const reason = (error as Error).name === 'TimeoutError' ? `no answer within ${this.timeoutMs} ms` : (cause?.code ?? cause?.message ?? (error as Error).message);
+      const reason =
+        (error as Error).name === 'TimeoutError' ? `no answer within ${this.timeoutMs} ms` : (cause?.code ?? cause?.message ?? (error as Error).message);
       throw new ClockError(`cannot reach the test clock ${this.url} (fixtures clock.url): ${reason}`);
     }
     const text = await response.text().catch(() => '');
     if (response.status !== 200) {
-      throw new ClockError(`the test clock ${this.url} (fixtures clock.url) answered HTTP ${response.status} to {"advance_seconds": ${seconds}}, not 200: ${text.slice(0, 200)}`);
+      throw new ClockError(
+        `the test clock ${this.url} (fixtures clock.url) answered HTTP ${response.status} to {"advance_seconds": ${seconds}}, not 200: ${text.slice(0, 200)}`,
+      );
     }
     let body: { now?: unknown; frozen?: unknown } | undefined;
     try {

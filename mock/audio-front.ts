@@ -40,7 +40,8 @@ function servesAudio(method: string | undefined, url: URL, prefer: string | unde
   return wellFormedQuery(url);
 }
 
-const wellFormedQuery = (url: URL) => AudioQuery.safeParse({ expires: url.searchParams.get('expires') ?? undefined, sig: url.searchParams.get('sig') ?? undefined }).success;
+const wellFormedQuery = (url: URL) =>
+  AudioQuery.safeParse({ expires: url.searchParams.get('expires') ?? undefined, sig: url.searchParams.get('sig') ?? undefined }).success;
 
 /**
  * A GET or HEAD of an audio URL whose query is malformed or cut short: the server answers it 404
@@ -71,7 +72,13 @@ function parseRange(header: string | undefined, size: number): { start: number; 
   return start >= size ? 'unsatisfiable' : { start, end };
 }
 
-function forward(req: IncomingMessage, res: ServerResponse, prism: { host: string; port: number }, extraHeaders: Record<string, string> = {}, path = req.url): void {
+function forward(
+  req: IncomingMessage,
+  res: ServerResponse,
+  prism: { host: string; port: number },
+  extraHeaders: Record<string, string> = {},
+  path = req.url,
+): void {
   const upstream = request({ host: prism.host, port: prism.port, method: req.method, path, headers: { ...req.headers, ...extraHeaders } }, (answer) => {
     res.writeHead(answer.statusCode ?? 502, answer.headers);
     answer.pipe(res);

@@ -35,10 +35,16 @@ class UsageError extends Error {}
 function parseArgsMessage(error: Error & { code?: string }): string {
   const option = /Option '(-[^' ]+)/.exec(error.message)?.[1];
   if (option && /argument missing|argument is ambiguous/.test(error.message)) return `${option} needs a value`;
-  return error.message.split('\n')[0]!.replace(/^Unknown option/, 'unknown option').replace(/^Unexpected argument/, 'unexpected argument');
+  return error.message
+    .split('\n')[0]!
+    .replace(/^Unknown option/, 'unknown option')
+    .replace(/^Unexpected argument/, 'unexpected argument');
 }
 
-function parseCli(argv: string[], env: NodeJS.ProcessEnv): { help: true } | { help: false; port: number; host: string; hostName: string; dynamic: boolean; errors: boolean } {
+function parseCli(
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+): { help: true } | { help: false; port: number; host: string; hostName: string; dynamic: boolean; errors: boolean } {
   let values;
   try {
     ({ values } = parseArgs({
@@ -130,7 +136,10 @@ async function main(): Promise<void> {
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   // Prism's lines name its own address; readers see the mock's.
   const prismOrigin = `http://${prism.host}:${prism.port}`;
-  for (const [from, to] of [[child.stdout, process.stdout], [child.stderr, process.stderr]] as const) {
+  for (const [from, to] of [
+    [child.stdout, process.stdout],
+    [child.stderr, process.stderr],
+  ] as const) {
     createInterface({ input: from, crlfDelay: Infinity }).on('line', (line) => to.write(`${line.split(prismOrigin).join(publicOrigin)}\n`));
   }
   // Stopping the launcher stops Prism, and that is a clean stop (exit 0); otherwise Prism's exit code

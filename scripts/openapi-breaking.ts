@@ -179,8 +179,7 @@ function compareRequestSchema(
   const b = resolveRef(ctx.base, baseNode);
   const h = resolveRef(ctx.head, headNode);
   if (!b || !h) return;
-  const narrowed = (what: string) =>
-    ctx.emit({ rule: OWN_RULES.constraintNarrowed, where, path, message: `${what}: values accepted before are now refused.` });
+  const narrowed = (what: string) => ctx.emit({ rule: OWN_RULES.constraintNarrowed, where, path, message: `${what}: values accepted before are now refused.` });
 
   for (const kw of UPPER_BOUNDS) {
     if (typeof h[kw] === 'number' && (typeof b[kw] !== 'number' || (h[kw] as number) < (b[kw] as number))) {
@@ -395,7 +394,8 @@ export function loadExceptions(file: string): BreakingException[] {
     if (entry.rule === undefined && entry.path === undefined) throw new Error(`${at}: give a rule, a path, or both`);
     if (typeof entry.path === 'string' && !entry.path.startsWith('/')) throw new Error(`${at}: path must be a JSON pointer starting with /`);
     for (const key of ['reason', 'ref'] as const) {
-      if (typeof entry[key] !== 'string' || !entry[key].trim()) throw new Error(`${at}: ${key} is required (why the break is accepted, and where it was approved)`);
+      if (typeof entry[key] !== 'string' || !entry[key].trim())
+        throw new Error(`${at}: ${key} is required (why the break is accepted, and where it was approved)`);
     }
     return entry as unknown as BreakingException;
   });
@@ -540,7 +540,9 @@ export async function main(argv: string[], io: Io): Promise<number> {
       for (const { finding, exception } of approved) io.log(`${describe(finding)}\n      approved: ${exception.reason} (${exception.ref})`);
     }
     for (const exception of unused) {
-      io.log(`Note: exception ${JSON.stringify({ rule: exception.rule, path: exception.path })} matched nothing; remove it once ${baseName} carries the change.`);
+      io.log(
+        `Note: exception ${JSON.stringify({ rule: exception.rule, path: exception.path })} matched nothing; remove it once ${baseName} carries the change.`,
+      );
     }
     if (unapproved.length) {
       io.error(`✗ ${unapproved.length} breaking change(s) from ${baseName} to ${headName}:`);

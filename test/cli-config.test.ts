@@ -12,9 +12,7 @@ const SECRET = KEY.slice('tts_5eed1234_'.length);
 /** Runs the real command; with `umask`, under that umask (set by a shell, as a user's would be). */
 function runCli(args: string[], env: Record<string, string>, input = '', umask?: string): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const [cmd, argv] = umask
-      ? ['/bin/sh', ['-c', `umask ${umask}; exec "$0" "$@"`, process.execPath, BIN, ...args]]
-      : [process.execPath, [BIN, ...args]];
+    const [cmd, argv] = umask ? ['/bin/sh', ['-c', `umask ${umask}; exec "$0" "$@"`, process.execPath, BIN, ...args]] : [process.execPath, [BIN, ...args]];
     const child = spawn(cmd, argv, { env: { PATH: process.env.PATH ?? '', ...env }, stdio: 'pipe' });
     let stdout = '';
     let stderr = '';

@@ -125,7 +125,10 @@ describe('agent-tts exit codes against the reference server', () => {
 
   it('an unreachable service exits 9', async () => {
     const port = await freePort();
-    const result = await runCli(['speak', 'Hello', '--max-attempts', '1'], env(server.fixtures.keys.active[4], { AGENT_TTS_BASE_URL: `http://127.0.0.1:${port}` }));
+    const result = await runCli(
+      ['speak', 'Hello', '--max-attempts', '1'],
+      env(server.fixtures.keys.active[4], { AGENT_TTS_BASE_URL: `http://127.0.0.1:${port}` }),
+    );
     expect(result.code).toBe(9);
     expect(result.stderr).toContain('Error NETWORK_ERROR');
     expect(result.stderr).toContain('Request id: none');
@@ -160,7 +163,12 @@ describe('agent-tts exit codes against the reference server', () => {
 
   it('usage errors exit 2: unknown flag, bad number, bad URL', async () => {
     const key = server.fixtures.keys.active[5];
-    for (const args of [['speak', 'x', '--frob'], ['speak', 'x', '--speed', 'fast'], ['voices', '--gender', 'robot'], ['speak', 'x', '--base-url', 'ftp://x']]) {
+    for (const args of [
+      ['speak', 'x', '--frob'],
+      ['speak', 'x', '--speed', 'fast'],
+      ['voices', '--gender', 'robot'],
+      ['speak', 'x', '--base-url', 'ftp://x'],
+    ]) {
       const result = await runCli(args, env(key));
       expect(result.code, args.join(' ')).toBe(2);
       expect(result.stderr).toContain('Suggested action');

@@ -135,7 +135,11 @@ describe('agent-tts speak (inline completion)', () => {
   });
 
   it('checks where it will write before it sends anything: no request, no job, nothing charged (exit 11)', async () => {
-    const requests = () => server.logs().split('\n').filter((line) => line.includes('"msg":"request"')).length;
+    const requests = () =>
+      server
+        .logs()
+        .split('\n')
+        .filter((line) => line.includes('"msg":"request"')).length;
     const before = { requests: requests(), logs: server.logs().length };
     for (const [args, reason] of [
       [['-o', '/nonexistent/x.mp3'], 'the directory /nonexistent does not exist'],
@@ -242,7 +246,7 @@ describe('agent-tts speak --timeout past the inline wait', () => {
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  it('waits the whole --timeout, says how long it waited, and shows the last answer\'s request id', async () => {
+  it("waits the whole --timeout, says how long it waited, and shows the last answer's request id", async () => {
     const file = join(dir, 'long.txt');
     await writeFile(file, 'The long text goes on, sentence after sentence, so that it cannot finish in seconds. '.repeat(1200));
     const started = Date.now();

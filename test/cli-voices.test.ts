@@ -49,9 +49,7 @@ describe('agent-tts voices', () => {
     const env = { AGENT_TTS_VOICES_URL: server.voicesUrl, XDG_CONFIG_HOME: '/nonexistent-agent-tts' };
     const result = await runCli(['voices', '--language', 'fr', '--gender', 'female', '--json'], env);
     const ids = (JSON.parse(result.stdout) as { voices: Voice[] }).voices.map((v) => v.id);
-    const expected = catalog
-      .filter((v) => v.gender === 'female' && v.languages.some((l) => l === 'fr' || l.startsWith('fr-')))
-      .map((v) => v.id);
+    const expected = catalog.filter((v) => v.gender === 'female' && v.languages.some((l) => l === 'fr' || l.startsWith('fr-'))).map((v) => v.id);
     expect(ids).toEqual(expected);
     expect(ids).toContain('ff_claire');
     expect(ids).toContain('st_f1');
@@ -60,6 +58,17 @@ describe('agent-tts voices', () => {
     expect(table.code).toBe(0);
     const rows = table.stdout.trim().split('\n');
     expect(rows[0]).toMatch(/ID\s+GENDER\s+FAMILY\s+LANGUAGES\s+NAME/);
-    expect(rows.slice(1).map((r) => r.trim().split(/\s+/)[1])).toEqual(['st_f1', 'st_f2', 'st_f3', 'st_f4', 'st_f5', 'st_m1', 'st_m2', 'st_m3', 'st_m4', 'st_m5']);
+    expect(rows.slice(1).map((r) => r.trim().split(/\s+/)[1])).toEqual([
+      'st_f1',
+      'st_f2',
+      'st_f3',
+      'st_f4',
+      'st_f5',
+      'st_m1',
+      'st_m2',
+      'st_m3',
+      'st_m4',
+      'st_m5',
+    ]);
   });
 });

@@ -319,7 +319,12 @@ describe('transport failure in front of the reference server', () => {
           up.on('end', () => {
             if (isPost) {
               const parsed = JSON.parse(body) as { job_id?: string };
-              seen.push({ key: req.headers['idempotency-key'] as string, status: up.statusCode, jobId: parsed.job_id, replayed: up.headers['idempotent-replayed'] as string | undefined });
+              seen.push({
+                key: req.headers['idempotency-key'] as string,
+                status: up.statusCode,
+                jobId: parsed.job_id,
+                replayed: up.headers['idempotent-replayed'] as string | undefined,
+              });
             }
             if (dropThis) {
               req.socket.destroy();

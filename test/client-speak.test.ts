@@ -57,7 +57,11 @@ describe('typed client against the reference server', () => {
     const job = await client.speak({ text: 'A URL with a broken signature.' });
     const tampered = { ...job, audio_url: job.audio_url.replace(/sig=[^&]+/, `sig=${'A'.repeat(43)}`) };
     // A bare URL has no job to ask: the plain NOT_FOUND of the audio route, never an authentication error.
-    await expect(client.download(tampered.audio_url)).rejects.toMatchObject({ status: 404, code: 'NOT_FOUND', message: expect.stringMatching(/not valid or has expired/) });
+    await expect(client.download(tampered.audio_url)).rejects.toMatchObject({
+      status: 404,
+      code: 'NOT_FOUND',
+      message: expect.stringMatching(/not valid or has expired/),
+    });
     const bytes = await client.download(tampered);
     expect((await measureMp3(bytes)).nonZero).toBeGreaterThan(0);
   });
@@ -105,10 +109,13 @@ describe('typed client on the 202 path', () => {
 
     // The same key again is the same job (and no second POST of the bucket is used).
     const events: ProgressEvent[] = [];
-    const job = await client.speak({ text: 'This request is answered with 202 and polled.' }, {
-      idempotencyKey: first.idempotencyKey,
-      onProgress: (e) => events.push(e),
-    });
+    const job = await client.speak(
+      { text: 'This request is answered with 202 and polled.' },
+      {
+        idempotencyKey: first.idempotencyKey,
+        onProgress: (e) => events.push(e),
+      },
+    );
     expect(job.job_id).toBe(first.job.job_id);
     expect(job.audio_url).toMatch(/^http/);
     expect(events.at(-1)).toMatchObject({ status: 'completed', jobId: job.job_id, percent: 100 });

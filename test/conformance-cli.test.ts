@@ -23,7 +23,16 @@ describe('agent-tts-conformance command line', () => {
   it('prints its settings, each with its environment variable', async () => {
     const run = await bin(['--help']);
     expect(run.code).toBe(0);
-    for (const text of ['--fixtures', 'TTS_CONFORMANCE_FIXTURES', 'TTS_CONFORMANCE_BASE_URL', '--out-dir', 'TTS_CONFORMANCE_OUT_DIR', 'TTS_CONFORMANCE_PROFILE', '--only', '--skip']) {
+    for (const text of [
+      '--fixtures',
+      'TTS_CONFORMANCE_FIXTURES',
+      'TTS_CONFORMANCE_BASE_URL',
+      '--out-dir',
+      'TTS_CONFORMANCE_OUT_DIR',
+      'TTS_CONFORMANCE_PROFILE',
+      '--only',
+      '--skip',
+    ]) {
       expect(run.stdout).toContain(text);
     }
   });
@@ -84,9 +93,20 @@ describe('agent-tts-conformance command line', () => {
       const path = join(dir, 'fixtures.json');
       await writeFile(path, JSON.stringify({ base_url: 'http://127.0.0.1:9', keys: { active: [KEY] } }));
       const cases: { args: string[]; env?: Record<string, string>; message: string }[] = [
-        { args: ['--fixtures', path, '--base-url', 'notaurl'], message: '--base-url (TTS_CONFORMANCE_BASE_URL) must be an absolute http:// or https:// URL, got "notaurl"' },
-        { args: ['--profile', 'mock'], env: { TTS_CONFORMANCE_BASE_URL: 'mailto:ops@example.com' }, message: '--base-url (TTS_CONFORMANCE_BASE_URL) must be an absolute' },
-        { args: ['--fixtures', path], env: { TTS_CONFORMANCE_VOICES_URL: 'voices.example.com' }, message: '--voices-url (TTS_CONFORMANCE_VOICES_URL) must be an absolute' },
+        {
+          args: ['--fixtures', path, '--base-url', 'notaurl'],
+          message: '--base-url (TTS_CONFORMANCE_BASE_URL) must be an absolute http:// or https:// URL, got "notaurl"',
+        },
+        {
+          args: ['--profile', 'mock'],
+          env: { TTS_CONFORMANCE_BASE_URL: 'mailto:ops@example.com' },
+          message: '--base-url (TTS_CONFORMANCE_BASE_URL) must be an absolute',
+        },
+        {
+          args: ['--fixtures', path],
+          env: { TTS_CONFORMANCE_VOICES_URL: 'voices.example.com' },
+          message: '--voices-url (TTS_CONFORMANCE_VOICES_URL) must be an absolute',
+        },
       ];
       for (const { args, env, message } of cases) {
         const run = await bin(args, env);
@@ -172,7 +192,9 @@ describe('agent-tts-conformance command line', () => {
     );
     expect(typo.results).toBeUndefined();
     // Known patterns alongside do not hide the unknown ones; a group needs its glob.
-    const mixed = await bin(['--profile', 'mock', '--base-url', 'http://127.0.0.1:9', '--only', 'auth.*,auth,job.nope'], { TTS_CONFORMANCE_SKIP: 'rate-limit.post,*.no-such-rule' });
+    const mixed = await bin(['--profile', 'mock', '--base-url', 'http://127.0.0.1:9', '--only', 'auth.*,auth,job.nope'], {
+      TTS_CONFORMANCE_SKIP: 'rate-limit.post,*.no-such-rule',
+    });
     expect(mixed.code).toBe(2);
     const lines = mixed.stderr.trim().split('\n');
     expect(lines).toHaveLength(2);

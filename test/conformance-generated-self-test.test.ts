@@ -74,10 +74,16 @@ describe('conformance self-test: faults only the generated rules find', () => {
   for (const fault of GENERATED_ONLY_FAULTS) {
     const spec = FAULTS[fault] as { rules: string[]; generatedOnly: { args: string[] }; description: string };
     it(`${fault}: caught by ${spec.rules.join(', ')} from its seed, with the shrunk request as curl`, async () => {
-      const { result, injected } = await throughProxy(fault, async (path, proxy) => ({ result: await run(path, ['--only', spec.rules.join(','), ...spec.generatedOnly.args]), injected: proxy.injected }));
+      const { result, injected } = await throughProxy(fault, async (path, proxy) => ({
+        result: await run(path, ['--only', spec.rules.join(','), ...spec.generatedOnly.args]),
+        injected: proxy.injected,
+      }));
       expect(injected, 'the fault never fired').toBeGreaterThan(0);
       const failed = result.rules.filter((r) => r.outcome === 'fail');
-      expect(failed.map((r) => r.id), JSON.stringify(result.rules.map((r) => [r.id, r.outcome, r.message]))).toEqual(spec.rules);
+      expect(
+        failed.map((r) => r.id),
+        JSON.stringify(result.rules.map((r) => [r.id, r.outcome, r.message])),
+      ).toEqual(spec.rules);
       const seed = spec.generatedOnly.args[spec.generatedOnly.args.indexOf('--seed') + 1];
       expect(failed[0]!.message).toContain(`(seed ${seed})`);
       expect(failed[0]!.reproduction).toContain(`--seed ${seed}`);
@@ -122,7 +128,8 @@ describe('conformance self-test: faults only the generated rules find', () => {
     await throughProxy('none', async (path, proxy) => {
       for (let seed = 1; seed <= 20; seed++) {
         const result = await run(path, ['--only', 'generated.*', '--seed', String(seed)]);
-        for (const r of result.rules) if (r.outcome !== 'pass' && r.outcome !== 'disabled') problems.push(`seed ${seed}: ${r.outcome} ${r.id}: ${r.message}\n${r.reproduction ?? ''}`);
+        for (const r of result.rules)
+          if (r.outcome !== 'pass' && r.outcome !== 'disabled') problems.push(`seed ${seed}: ${r.outcome} ${r.id}: ${r.message}\n${r.reproduction ?? ''}`);
       }
       expect(proxy.injected).toBe(0);
     });

@@ -16,10 +16,25 @@ import { freePort, removeDir, startServer, type RunningServer } from './helpers/
  * pass through Prism — which would re-encode the MP3 bytes as UTF-8 text and corrupt them.
  */
 const RULES = [
-  'submit.inline-completed', 'submit.defaults', 'submit.options-used', 'submit.processing-202', 'submit.poll-until-completed',
-  'job.*', 'rate-limit.*', 'idempotency.same-key-same-job', 'idempotency.different-key-new-job', 'idempotency.per-account',
-  'idempotency.retry-after-transport-failure', 'usage.*', 'billing.*', 'not-found.*', 'auth.revoked-key',
-  'auth.inactive-subscription', 'auth.no-api-access', 'auth.unknown-key', 'legacy.*',
+  'submit.inline-completed',
+  'submit.defaults',
+  'submit.options-used',
+  'submit.processing-202',
+  'submit.poll-until-completed',
+  'job.*',
+  'rate-limit.*',
+  'idempotency.same-key-same-job',
+  'idempotency.different-key-new-job',
+  'idempotency.per-account',
+  'idempotency.retry-after-transport-failure',
+  'usage.*',
+  'billing.*',
+  'not-found.*',
+  'auth.revoked-key',
+  'auth.inactive-subscription',
+  'auth.no-api-access',
+  'auth.unknown-key',
+  'legacy.*',
 ];
 
 describe('conformance through `prism proxy --errors`: the reference server breaks no part of the document', () => {
@@ -45,7 +60,17 @@ describe('conformance through `prism proxy --errors`: the reference server break
       });
       prism.once('exit', (code) => reject(new Error(`prism proxy exited with ${code}:\n${prismOutput}`)));
     });
-    run = await runConformanceCli(['--fixtures', server.fixturesPath, '--base-url', `http://127.0.0.1:${port}`, '--only', RULES.join(','), '--skip', '*.failed-*', '--quiet']);
+    run = await runConformanceCli([
+      '--fixtures',
+      server.fixturesPath,
+      '--base-url',
+      `http://127.0.0.1:${port}`,
+      '--only',
+      RULES.join(','),
+      '--skip',
+      '*.failed-*',
+      '--quiet',
+    ]);
   }, 300_000);
 
   afterAll(async () => {
@@ -64,7 +89,12 @@ describe('conformance through `prism proxy --errors`: the reference server break
       (e: { response?: { headers: Record<string, string> } }) =>
         e.response && ('sl-violations' in e.response.headers || /problem\+json/.test(e.response.headers['content-type'] ?? '')),
     );
-    expect(flagged.map((e: { seq: number; request: { method: string; url: string }; response: { status: number; body: string } }) => `#${e.seq} ${e.request.method} ${e.request.url} → ${e.response.status} ${e.response.body.slice(0, 300)}`)).toEqual([]);
+    expect(
+      flagged.map(
+        (e: { seq: number; request: { method: string; url: string }; response: { status: number; body: string } }) =>
+          `#${e.seq} ${e.request.method} ${e.request.url} → ${e.response.status} ${e.response.body.slice(0, 300)}`,
+      ),
+    ).toEqual([]);
   });
 
   it('every selected rule passes through the proxy', () => {

@@ -51,7 +51,9 @@ describe('conformance: the reference server passes every rule, with --strict', (
 
   it('passes every rule, skips none, and exits 0', () => {
     const notPassed = Object.entries(run.outcomes).filter(([, outcome]) => outcome !== 'pass');
-    const messages = run.results?.rules.filter((r: { outcome: string }) => r.outcome !== 'pass').map((r: { id: string; message: string }) => `${r.id}: ${r.message}`);
+    const messages = run.results?.rules
+      .filter((r: { outcome: string }) => r.outcome !== 'pass')
+      .map((r: { id: string; message: string }) => `${r.id}: ${r.message}`);
     expect(notPassed, messages?.join('\n') ?? run.stderr).toEqual([]);
     expect(run.results.counts).toMatchObject({ fail: 0, error: 0, skip: 0, disabled: 0 });
     expect(run.results.rules.length).toBeGreaterThanOrEqual(66);

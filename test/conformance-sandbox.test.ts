@@ -28,7 +28,9 @@ describe('conformance: the sandbox passes every rule, with --strict, on its test
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'conformance-sandbox-'));
     fixturesPath = join(dir, 'fixtures.json');
-    sandbox = spawn(process.execPath, [join(ROOT, 'src/sandbox/bin/agent-tts-sandbox.js'), '--out', fixturesPath, '--validate-responses'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    sandbox = spawn(process.execPath, [join(ROOT, 'src/sandbox/bin/agent-tts-sandbox.js'), '--out', fixturesPath, '--validate-responses'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     await new Promise<void>((resolve, reject) => {
       const seen = (chunk: Buffer) => {
         output += chunk;
@@ -39,7 +41,9 @@ describe('conformance: the sandbox passes every rule, with --strict, on its test
       sandbox.once('exit', (code) => reject(new Error(`agent-tts-sandbox exited with ${code} before writing the fixtures:\n${output}`)));
     });
     run = await conformance(['--strict', '--fixtures', fixturesPath, '--quiet']);
-    console.log(`conformance against the sandbox: ${run.results?.counts.pass} rules passed in ${(run.ms / 1000).toFixed(1)} s (the suite's own count: ${((run.results?.duration_ms ?? 0) / 1000).toFixed(1)} s); clock moved ${run.results?.clock?.advanced_seconds} s`);
+    console.log(
+      `conformance against the sandbox: ${run.results?.counts.pass} rules passed in ${(run.ms / 1000).toFixed(1)} s (the suite's own count: ${((run.results?.duration_ms ?? 0) / 1000).toFixed(1)} s); clock moved ${run.results?.clock?.advanced_seconds} s`,
+    );
   }, 120_000);
 
   afterAll(async () => {
@@ -53,7 +57,9 @@ describe('conformance: the sandbox passes every rule, with --strict, on its test
   });
 
   it('exits 0 with every rule of the catalog passed: none skipped, failed or errored', () => {
-    const notPassed = run.results?.rules.filter((r: { outcome: string }) => r.outcome !== 'pass').map((r: { id: string; outcome: string; message: string }) => `${r.id} ${r.outcome}: ${r.message}`);
+    const notPassed = run.results?.rules
+      .filter((r: { outcome: string }) => r.outcome !== 'pass')
+      .map((r: { id: string; outcome: string; message: string }) => `${r.id} ${r.outcome}: ${r.message}`);
     expect(notPassed ?? run.stderr, run.stdout + run.stderr).toEqual([]);
     expect(run.results.counts).toMatchObject({ fail: 0, error: 0, skip: 0, disabled: 0 });
     expect(Object.keys(run.outcomes).sort()).toEqual(CATALOG.map((rule) => rule.id).sort());

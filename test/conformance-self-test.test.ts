@@ -54,7 +54,10 @@ describe('conformance self-test: the faulty proxy against the reference server',
   }
 
   async function runThrough(fault: Fault, rules: string[]): Promise<{ run: RunResult; injected: number }> {
-    const fixturesPath = await seedFor(fault, rules.some((r) => r.startsWith('accept.')));
+    const fixturesPath = await seedFor(
+      fault,
+      rules.some((r) => r.startsWith('accept.')),
+    );
     const fixtures = JSON.parse(await readFile(fixturesPath, 'utf8'));
     const proxy = new FaultyProxy(server.baseUrl, fault, { revokedKey: fixtures.keys.revoked });
     const url = await proxy.listen();
@@ -90,7 +93,11 @@ describe('conformance self-test: the faulty proxy against the reference server',
       const r = results.get(fault)!;
       const verdict = r.caughtBy.length > 0 && r.injected > 0 ? 'caught' : r.injected === 0 ? 'NEVER FIRED' : 'MISSED';
       const others = r.run.rules.filter((x) => x.outcome === 'error' || x.outcome === 'skip').map((x) => `${x.outcome} ${x.id}: ${x.message}`);
-      return { fault, verdict, line: `${verdict.padEnd(11)} ${fault.padEnd(28)} by ${r.caughtBy.join(', ') || '—'}${others.length ? ` [${others.join('; ')}]` : ''}` };
+      return {
+        fault,
+        verdict,
+        line: `${verdict.padEnd(11)} ${fault.padEnd(28)} by ${r.caughtBy.join(', ') || '—'}${others.length ? ` [${others.join('; ')}]` : ''}`,
+      };
     });
     const caught = lines.filter((l) => l.verdict === 'caught').length;
     const groups = [...new Set(faults.flatMap((f) => FAULTS[f].rules.map(groupOf)))].sort();
@@ -105,7 +112,25 @@ describe('conformance self-test: the faulty proxy against the reference server',
     expect(control.injected).toBe(0);
     expect(lines.filter((l) => l.verdict !== 'caught').map((l) => l.line)).toEqual([]);
     // Every rule group of the catalog that a fault can reach has one.
-    for (const group of ['accept', 'submit', 'rate-limit', 'idempotency', 'job', 'audio', 'auth', 'usage', 'not-found', 'get', 'routes', 'legacy', 'cors', 'errors', 'versioning', 'meta', 'openapi']) {
+    for (const group of [
+      'accept',
+      'submit',
+      'rate-limit',
+      'idempotency',
+      'job',
+      'audio',
+      'auth',
+      'usage',
+      'not-found',
+      'get',
+      'routes',
+      'legacy',
+      'cors',
+      'errors',
+      'versioning',
+      'meta',
+      'openapi',
+    ]) {
       expect(groups, `no fault for the rule group ${group}`).toContain(group);
     }
   }, 420_000);

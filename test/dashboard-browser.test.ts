@@ -37,7 +37,10 @@ describe.skipIf(!browserAvailable('dashboard and API reference'))('dashboard and
   };
   /** Desktop and phone screenshots of what the page shows now. */
   const shootBoth = async (page: Page, name: string, part?: string) => {
-    for (const [size, viewport] of [['desktop', DESKTOP], ['phone', PHONE]] as const) {
+    for (const [size, viewport] of [
+      ['desktop', DESKTOP],
+      ['phone', PHONE],
+    ] as const) {
       await page.setViewportSize(viewport);
       await shoot(part ? page.locator(part) : page, `${name}-${size}`);
       // Nothing overflows sideways at either width.
@@ -92,7 +95,9 @@ describe.skipIf(!browserAvailable('dashboard and API reference'))('dashboard and
     expect(unknown.stderr).toContain('No account no-such-account.');
     const human = await server.admin(['account', 'sign-in-link', accountId]);
     expect(human.code, human.stderr).toBe(0);
-    expect(human.stdout).toMatch(new RegExp(`^${server.baseUrl}/dashboard/sign-in\\?token=[A-Za-z0-9_-]{43}\nvalid until \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z, for one sign-in\n$`));
+    expect(human.stdout).toMatch(
+      new RegExp(`^${server.baseUrl}/dashboard/sign-in\\?token=[A-Za-z0-9_-]{43}\nvalid until \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z, for one sign-in\n$`),
+    );
     const link = await admin(['account', 'sign-in-link', accountId]);
     expect(link.url).toMatch(new RegExp(`^${server.baseUrl}/dashboard/sign-in\\?token=[A-Za-z0-9_-]{43}$`));
     expect(Date.parse(link.expires_at) - Date.now()).toBeGreaterThan(14 * 60_000);
@@ -214,10 +219,13 @@ describe.skipIf(!browserAvailable('dashboard and API reference'))('dashboard and
     expect(await page.locator('#keys tbody tr').first().locator('td[data-label="Key"]').textContent()).toBe(shown);
     // Calls are counted in memory and written once a second: the page shows them after that.
     await expect
-      .poll(async () => {
-        await page.reload();
-        return page.locator('#keys tbody tr').first().locator('td[data-label="Calls"]').textContent();
-      }, { timeout: 10_000, interval: 500 })
+      .poll(
+        async () => {
+          await page.reload();
+          return page.locator('#keys tbody tr').first().locator('td[data-label="Calls"]').textContent();
+        },
+        { timeout: 10_000, interval: 500 },
+      )
       .toBe('1');
     expect(await page.locator('#keys tbody tr').first().locator('td[data-label="Last used"] time').count()).toBe(1);
 
@@ -232,7 +240,10 @@ describe.skipIf(!browserAvailable('dashboard and API reference'))('dashboard and
     await page.getByRole('button', { name: `Revoke ${shown}` }).click();
     await page.waitForLoadState('load');
     expect((await getJob(server.baseUrl, key, jobId)).status).toBe(401);
-    expect(await page.locator('#keys td[data-label="Status"]').allTextContents()).toEqual([expect.stringMatching(/^revoked /), expect.stringMatching(/^revoked /)]);
+    expect(await page.locator('#keys td[data-label="Status"]').allTextContents()).toEqual([
+      expect.stringMatching(/^revoked /),
+      expect.stringMatching(/^revoked /),
+    ]);
     expectClean(dash);
   });
 
@@ -302,19 +313,21 @@ describe.skipIf(!browserAvailable('dashboard and API reference'))('dashboard and
     // The browser fetched the linked icon, and both names give an image it can draw under the page's
     // CSP (a query string makes each a fresh load, not the copy the browser took for the tab).
     expect(dash.requests).toContain(`${server.baseUrl}/favicon.svg`);
-    const drawn = await page.evaluate((srcs) =>
-      Promise.all(
-        srcs.map(
-          (src) =>
-            new Promise<number | string>((resolve) => {
-              const img = new Image();
-              img.onload = () => resolve(img.naturalWidth);
-              img.onerror = () => resolve(`${src} failed`);
-              img.src = `${src}?check`;
-            }),
+    const drawn = await page.evaluate(
+      (srcs) =>
+        Promise.all(
+          srcs.map(
+            (src) =>
+              new Promise<number | string>((resolve) => {
+                const img = new Image();
+                img.onload = () => resolve(img.naturalWidth);
+                img.onerror = () => resolve(`${src} failed`);
+                img.src = `${src}?check`;
+              }),
+          ),
         ),
-      ),
-    ['/favicon.svg', '/favicon.ico']);
+      ['/favicon.svg', '/favicon.ico'],
+    );
     expect(drawn).toEqual([32, 32]);
     await page.goto(`${server.baseUrl}/dashboard`);
     expectClean(dash);
@@ -323,19 +336,29 @@ describe.skipIf(!browserAvailable('dashboard and API reference'))('dashboard and
   it('/docs renders every operation of the committed document from the package (no CDN)', async () => {
     const doc = JSON.parse(await readFile(join(ROOT, 'openapi/openapi.json'), 'utf8')) as { paths: Record<string, Record<string, unknown>> };
     const expected = Object.entries(doc.paths)
-      .flatMap(([path, item]) => Object.keys(item).filter((m) => ['get', 'post', 'put', 'patch', 'delete', 'head', 'options'].includes(m)).map((m) => `${m.toUpperCase()} ${path}`))
+      .flatMap(([path, item]) =>
+        Object.keys(item)
+          .filter((m) => ['get', 'post', 'put', 'patch', 'delete', 'head', 'options'].includes(m))
+          .map((m) => `${m.toUpperCase()} ${path}`),
+      )
       .sort();
     expect(expected.length).toBeGreaterThan(2);
     const docs = await openPage(browser, `${server.baseUrl}/docs`);
     opened.push(docs);
     const { page } = docs;
     await page.locator('.opblock').first().waitFor({ timeout: 20_000 });
-    const shown = await page.locator('.opblock .opblock-summary').evaluateAll((els) =>
-      els.map((el) => `${el.querySelector('.opblock-summary-method')?.textContent?.trim()} ${el.querySelector('.opblock-summary-path')?.getAttribute('data-path')}`),
-    );
+    const shown = await page
+      .locator('.opblock .opblock-summary')
+      .evaluateAll((els) =>
+        els.map(
+          (el) => `${el.querySelector('.opblock-summary-method')?.textContent?.trim()} ${el.querySelector('.opblock-summary-path')?.getAttribute('data-path')}`,
+        ),
+      );
     expect([...new Set(shown)].sort()).toEqual(expected);
     expect(docs.requests.some((u) => u.endsWith('/openapi.json'))).toBe(true);
-    expect(await page.locator('.swagger-ui .info .title').textContent()).toContain(JSON.parse(await readFile(join(ROOT, 'openapi/openapi.json'), 'utf8')).info.title);
+    expect(await page.locator('.swagger-ui .info .title').textContent()).toContain(
+      JSON.parse(await readFile(join(ROOT, 'openapi/openapi.json'), 'utf8')).info.title,
+    );
     // No validator badge (validatorUrl: null).
     expect(await page.locator('.validator-badge, img[src*="validator"]').count()).toBe(0);
     await shootBoth(page, 'docs');
@@ -362,7 +385,20 @@ describe.skipIf(!browserAvailable('dashboard and API reference'))('dashboard and
 
   it("the load tool's report renders its charts, with nothing fetched from outside", async () => {
     const out = join(server.dataDir, 'load');
-    const run = await runLoadCommand(['--fixtures', server.fixturesPath, '--rate', '1', '--duration', '3s', '--mix', 'short=100', '--post-limit', '1000', '--out-dir', out]);
+    const run = await runLoadCommand([
+      '--fixtures',
+      server.fixturesPath,
+      '--rate',
+      '1',
+      '--duration',
+      '3s',
+      '--mix',
+      'short=100',
+      '--post-limit',
+      '1000',
+      '--out-dir',
+      out,
+    ]);
     expect(run.code, run.stderr).toBe(0);
     const report = await openPage(browser, `file://${out}/report.html`);
     opened.push(report);

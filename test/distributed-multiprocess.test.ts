@@ -137,9 +137,7 @@ describe.skipIf(!redis)('distributed mode across processes: 2 API instances, 2 w
 
   it('admits exactly one of many parallel POSTs with one key spread over both instances; the rest are 429', async () => {
     const key = a.fixtures.keys.active[1];
-    const results = await Promise.all(
-      Array.from({ length: 12 }, (_, i) => postJob(instance(i).baseUrl, key, { text: `Parallel request ${i}.` })),
-    );
+    const results = await Promise.all(Array.from({ length: 12 }, (_, i) => postJob(instance(i).baseUrl, key, { text: `Parallel request ${i}.` })));
     const accepted = results.filter((r) => r.status === 200 || r.status === 202);
     const limited = results.filter((r) => r.status === 429);
     expect(accepted, JSON.stringify(results.map((r) => r.status))).toHaveLength(1);

@@ -35,7 +35,12 @@ describe.skipIf(!browserAvailable('API reference Try-it-out'))('/docs Try-it-out
     const answered = page.waitForResponse((r) => r.request().method() === 'POST' && new URL(r.url()).pathname === '/v1/agent-tts', { timeout: 60_000 });
     await page.locator('#operations-Jobs-submitTts button.execute').click();
     const [request, response] = await Promise.all([sent, answered]);
-    return { request, status: response.status(), body: (await response.json()) as { job_id?: string }, replayed: response.headers()['idempotent-replayed'] ?? null };
+    return {
+      request,
+      status: response.status(),
+      body: (await response.json()) as { job_id?: string },
+      replayed: response.headers()['idempotent-replayed'] ?? null,
+    };
   }
 
   it('offers the serving origin first, and a submission there reaches the server with a fresh Idempotency-Key each time', async () => {
@@ -62,7 +67,9 @@ describe.skipIf(!browserAvailable('API reference Try-it-out'))('/docs Try-it-out
     const firstKey = first.request.headers()['idempotency-key'];
     expect(firstKey).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(firstKey).not.toBe(IDEMPOTENCY_KEY_EXAMPLE);
-    await expect.poll(() => page.locator('#operations-Jobs-submitTts .live-responses-table tbody .response-col_status').first().textContent()).toContain(String(first.status));
+    await expect
+      .poll(() => page.locator('#operations-Jobs-submitTts .live-responses-table tbody .response-col_status').first().textContent())
+      .toContain(String(first.status));
     expect(await page.locator('#operations-Jobs-submitTts').textContent()).not.toContain('Failed to fetch');
 
     const second = await execute(page);

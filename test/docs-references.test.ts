@@ -13,7 +13,13 @@ function anchors(markdown: string): Set<string> {
   // Headings outside fenced code blocks (a "# comment" in a shell example is no heading).
   const text = markdown.replace(/^```[\s\S]*?^```/gm, '');
   for (const [, title] of text.matchAll(/^#{1,6}\s+(.+)$/gm)) {
-    found.add(title!.trim().toLowerCase().replace(/[^\p{L}\p{N} _-]/gu, '').replace(/ /g, '-'));
+    found.add(
+      title!
+        .trim()
+        .toLowerCase()
+        .replace(/[^\p{L}\p{N} _-]/gu, '')
+        .replace(/ /g, '-'),
+    );
   }
   return found;
 }

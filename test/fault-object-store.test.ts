@@ -112,7 +112,11 @@ describe.concurrent('the object store failing under a running server', () => {
       await s3.stop();
       const stoppedAt = Date.now();
       // The minute of the outage: the job stays processing, every poll answers, /readyz says why.
-      const during = await pollRecording(server.baseUrl, key, id, progress, () => Date.now() - stoppedAt < 60_000, { everyMs: 1_000, maxMs: 70_000, maxAnswerMs: 2_000 });
+      const during = await pollRecording(server.baseUrl, key, id, progress, () => Date.now() - stoppedAt < 60_000, {
+        everyMs: 1_000,
+        maxMs: 70_000,
+        maxAnswerMs: 2_000,
+      });
       expect(during.body.status).toBe('processing');
       const ready = await timed(() => call(`${server!.baseUrl}/readyz`));
       expect(ready.value.status).toBe(503);
@@ -154,13 +158,17 @@ describe.concurrent('the object store failing under a running server', () => {
           S3_REQUEST_TIMEOUT_MS: '1500',
           AUDIO_STORE_OUTAGE_BUDGET_SECONDS: '3',
           INLINE_WAIT_MS: '3000',
-          RATE_GET_LIMIT: '100000', RATE_POST_LIMIT: '1000',
+          RATE_GET_LIMIT: '100000',
+          RATE_POST_LIMIT: '1000',
         },
       });
       dirs.push(server.dataDir);
       const key = await freshKey(server);
       const first = await postJob(server.baseUrl, key, { text: 'Saved before the store hung.' });
-      const saved = first.status === 200 ? first : await pollRecording(server.baseUrl, key, first.body.job_id, [], (r) => r.body.status === 'processing', { maxMs: 60_000 });
+      const saved =
+        first.status === 200
+          ? first
+          : await pollRecording(server.baseUrl, key, first.body.job_id, [], (r) => r.body.status === 'processing', { maxMs: 60_000 });
       expect(saved.body.status, JSON.stringify(saved.body)).toBe('completed');
       expect((await call(saved.body.audio_url)).status).toBe(200);
 
@@ -188,9 +196,15 @@ describe.concurrent('the object store failing under a running server', () => {
       // Back: the service recovers by itself, and the failed job was charged nothing.
       proxy.relay();
       const again = await postJob(server.baseUrl, key, { text: 'Saved once the store answers again.' });
-      const third = again.status === 200 ? again : await pollRecording(server.baseUrl, key, again.body.job_id, [], (r) => r.body.status === 'processing', { maxMs: 60_000 });
+      const third =
+        again.status === 200
+          ? again
+          : await pollRecording(server.baseUrl, key, again.body.job_id, [], (r) => r.body.status === 'processing', { maxMs: 60_000 });
       expect(third.body.status, JSON.stringify(third.body)).toBe('completed');
-      expect(third.body.billing.monthly_minutes_used).toBeCloseTo(minutesOf(saved.body.audio.duration_seconds) + minutesOf(third.body.audio.duration_seconds), 5);
+      expect(third.body.billing.monthly_minutes_used).toBeCloseTo(
+        minutesOf(saved.body.audio.duration_seconds) + minutesOf(third.body.audio.duration_seconds),
+        5,
+      );
       await expectDecodableAudio(third);
       expect(server.logs()).not.toMatch(/S3RVER/);
     } finally {
@@ -200,55 +214,63 @@ describe.concurrent('the object store failing under a running server', () => {
     }
   }, 150_000);
 
-  it.skipIf(!redis)('a worker killed (SIGKILL) mid-upload in the distributed mode: another run completes the job, charged once; progress never falls', async () => {
-    const s3 = await startS3Server();
-    const prefix = uniquePrefix('fault-s3');
-    prefixes.push(prefix);
-    const shared = {
-      ...s3.env,
-      AUDIO_STORE: `s3://${s3.bucket}/killed`,
-      REDIS_URL: testRedisUrl(),
-      REDIS_PREFIX: prefix,
-      URL_SIGNING_SECRET: randomBytes(32).toString('hex'),
-      QUEUE_LOCK_MS: '3000',
-      QUEUE_STALLED_CHECK_MS: '1000',
-      SHUTDOWN_GRACE_MS: '1500',
-    };
-    const newWorker = async () => {
-      const dir = await mkdtemp(join(tmpdir(), 'agent-tts-fault-worker-'));
-      dirs.push(dir);
-      const w = await startWorker({ ...shared, DATA_DIR: dir, JOB_CONCURRENCY: '1' });
-      await w.waitForLog('agent-tts worker ready');
-      return w;
-    };
-    let api: RunningServer | undefined;
-    let worker: RunningWorker | undefined;
-    try {
-      api = await startServer({ backend: 'redis', seed: false, env: { ...shared, LOCAL_WORKERS: 'false', INLINE_WAIT_MS: '200', RATE_GET_LIMIT: '100000', RATE_POST_LIMIT: '1000' } });
-      dirs.push(api.dataDir);
-      worker = await newWorker();
-      const key = await freshKey(api);
-      const posted = await postJob(api.baseUrl, key, { text: longText(60) });
-      expect(posted.status, JSON.stringify(posted.body)).toBe(202);
-      const id: string = posted.body.job_id;
-      const progress: number[] = [];
-      const midway = await pollRecording(api.baseUrl, key, id, progress, (r) => r.body.status === 'processing' && r.body.progress_percent < 30, {
-        everyMs: 100,
-        maxMs: 90_000,
-      });
-      expect(midway.body.status, 'the job finished before the worker could be killed').toBe('processing');
-      await worker.kill();
-      worker = await newWorker();
-      const done = await pollRecording(api.baseUrl, key, id, progress, (r) => r.body.status === 'processing', { everyMs: 200, maxMs: 120_000 });
-      expect(done.body.status, JSON.stringify(done.body)).toBe('completed');
-      // The second run started from the beginning; what the job showed held meanwhile.
-      expect(progress).toEqual(ascending(progress));
-      expect(worker.logs()).toContain(id);
-      expect(done.body.billing.monthly_minutes_used).toBe(minutesOf(done.body.audio.duration_seconds));
-      await expectDecodableAudio(done);
-    } finally {
-      await Promise.all([api?.stop(), worker?.stop()]);
-      await s3.close();
-    }
-  }, 150_000);
+  it.skipIf(!redis)(
+    'a worker killed (SIGKILL) mid-upload in the distributed mode: another run completes the job, charged once; progress never falls',
+    async () => {
+      const s3 = await startS3Server();
+      const prefix = uniquePrefix('fault-s3');
+      prefixes.push(prefix);
+      const shared = {
+        ...s3.env,
+        AUDIO_STORE: `s3://${s3.bucket}/killed`,
+        REDIS_URL: testRedisUrl(),
+        REDIS_PREFIX: prefix,
+        URL_SIGNING_SECRET: randomBytes(32).toString('hex'),
+        QUEUE_LOCK_MS: '3000',
+        QUEUE_STALLED_CHECK_MS: '1000',
+        SHUTDOWN_GRACE_MS: '1500',
+      };
+      const newWorker = async () => {
+        const dir = await mkdtemp(join(tmpdir(), 'agent-tts-fault-worker-'));
+        dirs.push(dir);
+        const w = await startWorker({ ...shared, DATA_DIR: dir, JOB_CONCURRENCY: '1' });
+        await w.waitForLog('agent-tts worker ready');
+        return w;
+      };
+      let api: RunningServer | undefined;
+      let worker: RunningWorker | undefined;
+      try {
+        api = await startServer({
+          backend: 'redis',
+          seed: false,
+          env: { ...shared, LOCAL_WORKERS: 'false', INLINE_WAIT_MS: '200', RATE_GET_LIMIT: '100000', RATE_POST_LIMIT: '1000' },
+        });
+        dirs.push(api.dataDir);
+        worker = await newWorker();
+        const key = await freshKey(api);
+        const posted = await postJob(api.baseUrl, key, { text: longText(60) });
+        expect(posted.status, JSON.stringify(posted.body)).toBe(202);
+        const id: string = posted.body.job_id;
+        const progress: number[] = [];
+        const midway = await pollRecording(api.baseUrl, key, id, progress, (r) => r.body.status === 'processing' && r.body.progress_percent < 30, {
+          everyMs: 100,
+          maxMs: 90_000,
+        });
+        expect(midway.body.status, 'the job finished before the worker could be killed').toBe('processing');
+        await worker.kill();
+        worker = await newWorker();
+        const done = await pollRecording(api.baseUrl, key, id, progress, (r) => r.body.status === 'processing', { everyMs: 200, maxMs: 120_000 });
+        expect(done.body.status, JSON.stringify(done.body)).toBe('completed');
+        // The second run started from the beginning; what the job showed held meanwhile.
+        expect(progress).toEqual(ascending(progress));
+        expect(worker.logs()).toContain(id);
+        expect(done.body.billing.monthly_minutes_used).toBe(minutesOf(done.body.audio.duration_seconds));
+        await expectDecodableAudio(done);
+      } finally {
+        await Promise.all([api?.stop(), worker?.stop()]);
+        await s3.close();
+      }
+    },
+    150_000,
+  );
 });

@@ -87,7 +87,8 @@ describe.skipIf(!canRun)('a frozen Redis (SIGSTOP) under two API instances and a
     const answers: { what: string; status: number; ms: number }[] = [];
     try {
       for (const server of [a, b]) {
-        const at = (what: string, res: { status: number; ms: number }) => answers.push({ what: `${what} on ${server === a ? 'A' : 'B'}`, status: res.status, ms: res.ms });
+        const at = (what: string, res: { status: number; ms: number }) =>
+          answers.push({ what: `${what} on ${server === a ? 'A' : 'B'}`, status: res.status, ms: res.ms });
         const posted = await timedCall(`${server.baseUrl}/v1/agent-tts`, {
           method: 'POST',
           headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': idempotencyKey },
@@ -100,7 +101,10 @@ describe.skipIf(!canRun)('a frozen Redis (SIGSTOP) under two API instances and a
         at('GET job', polled);
         expectError(polled, 500, 'INTERNAL_ERROR');
         at('GET audio', await timedCall(audioUrl.replace(a.baseUrl, server.baseUrl)));
-        at('GET /dashboard (a session cookie)', await timedCall(`${server.baseUrl}/dashboard`, { headers: { cookie: 'agent_tts_session=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' } }));
+        at(
+          'GET /dashboard (a session cookie)',
+          await timedCall(`${server.baseUrl}/dashboard`, { headers: { cookie: 'agent_tts_session=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' } }),
+        );
         const ready = await timedCall(`${server.baseUrl}/readyz`);
         at('GET /readyz', ready);
         expect(ready.status).toBe(503);

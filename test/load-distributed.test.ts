@@ -51,8 +51,22 @@ describe.skipIf(!redis)('agent-tts-load against two API instances and a worker o
   it('runs the workload to downloaded audio, the long texts as 202 jobs, every job run by the worker process', async () => {
     const out = join(dataDir, 'load');
     const { code, stdout, stderr } = await runLoadCommand([
-      '--fixtures', a.fixturesPath, '--rate', '2', '--duration', '8s', '--post-limit', '1000',
-      '--mix', 'short=75,long=25', '--length', 'long=10000', '--threshold', 'error_rate<0.01', '--out-dir', out,
+      '--fixtures',
+      a.fixturesPath,
+      '--rate',
+      '2',
+      '--duration',
+      '8s',
+      '--post-limit',
+      '1000',
+      '--mix',
+      'short=75,long=25',
+      '--length',
+      'long=10000',
+      '--threshold',
+      'error_rate<0.01',
+      '--out-dir',
+      out,
     ]);
     expect(code, `${stdout}\n${stderr}`).toBe(0);
     const { results, md, html } = await readReports(out);

@@ -49,9 +49,22 @@ describe('agent-tts-load against the embedded reference server', () => {
 
     beforeAll(async () => {
       ({ code, stdout, stderr } = await runLoadCommand([
-        '--fixtures', fixtures, '--rate', '2', '--duration', '20s', '--out-dir', out('done-when'),
-        '--post-limit', '1000', '--mix', 'short=80,medium=20',
-        '--threshold', 'error_rate<0.01', '--threshold', 'success_rate>=0.99',
+        '--fixtures',
+        fixtures,
+        '--rate',
+        '2',
+        '--duration',
+        '20s',
+        '--out-dir',
+        out('done-when'),
+        '--post-limit',
+        '1000',
+        '--mix',
+        'short=80,medium=20',
+        '--threshold',
+        'error_rate<0.01',
+        '--threshold',
+        'success_rate>=0.99',
       ]));
       reports = await readReports(out('done-when'));
     }, 240_000);
@@ -95,7 +108,13 @@ describe('agent-tts-load against the embedded reference server', () => {
 
     it('describes the parameters, the machine and the target, without keys', () => {
       const r = reports.results;
-      expect(r.parameters).toMatchObject({ duration_s: 20, expected_submissions: 40, post_limit: 1000, rate_window_s: 60, thresholds: ['error_rate<0.01', 'success_rate>=0.99'] });
+      expect(r.parameters).toMatchObject({
+        duration_s: 20,
+        expected_submissions: 40,
+        post_limit: 1000,
+        rate_window_s: 60,
+        thresholds: ['error_rate<0.01', 'success_rate>=0.99'],
+      });
       expect(r.machine.node).toBe(process.version);
       expect(r.machine.cpus).toBeGreaterThan(0);
       expect(r.machine.os).toMatch(/\S/);
@@ -166,8 +185,24 @@ describe('agent-tts-load against the embedded reference server', () => {
 
   it('follows every 202 to its audio, and exits 1 when a threshold cannot hold, naming it', async () => {
     const { code, stdout, stderr } = await runLoadCommand([
-      '--fixtures', jobsOnly.fixturesPath, '--rate', '2', '--duration', '3s', '--mix', 'short=100', '--post-limit', '1000',
-      '--threshold', 'time_to_audio_p95<1ms', '--threshold', 'inline_share>=0.9', '--threshold', 'error_rate<0.01', '--out-dir', out('fail'),
+      '--fixtures',
+      jobsOnly.fixturesPath,
+      '--rate',
+      '2',
+      '--duration',
+      '3s',
+      '--mix',
+      'short=100',
+      '--post-limit',
+      '1000',
+      '--threshold',
+      'time_to_audio_p95<1ms',
+      '--threshold',
+      'inline_share>=0.9',
+      '--threshold',
+      'error_rate<0.01',
+      '--out-dir',
+      out('fail'),
     ]);
     expect(code, stderr).toBe(1);
     expect(stdout).toMatch(/FAIL {2}time_to_audio_p95<1ms {2}\(time_to_audio_p95 < 1 ms; measured \d/);
@@ -201,7 +236,11 @@ describe('agent-tts-load against the embedded reference server', () => {
     ['a malformed threshold', ['--rate', '1', '--threshold', 'error_rate~0'], /expected <metric><op><value>/],
     ['a rate the keys do not allow', ['--rate', '2'], /a rate of 2\/s is more than the 8 keys of the fixtures allow: 0\.1333\/s \(8 keys × 1 POST per 60 s\)/],
     ['a deployment that does not answer', ['--rate', '0.1', '--base-url', 'http://127.0.0.1:PORT'], /cannot reach http:\/\/127\.0\.0\.1:\d+: ECONNREFUSED/],
-    ['an --out-dir that cannot be written', ['--rate', '0.1', '--out-dir', 'FIXTURES/reports'], /--out-dir .*fixtures\.json\/reports: cannot write there \(ENOTDIR\)/],
+    [
+      'an --out-dir that cannot be written',
+      ['--rate', '0.1', '--out-dir', 'FIXTURES/reports'],
+      /--out-dir .*fixtures\.json\/reports: cannot write there \(ENOTDIR\)/,
+    ],
   ])('exits 2 with one clear line for %s', async (_what, args, message) => {
     const port = String(await freePort());
     const argv = args.map((a) => a.replace('PORT', port).replace('FIXTURES', fixtures));
@@ -235,7 +274,22 @@ describe('agent-tts-load against the embedded reference server', () => {
   });
 
   it('stops on Ctrl-C (SIGINT) with a partial report and exit code 130', async () => {
-    const run = startLoad(['--fixtures', fixtures, '--rate', '2', '--duration', '60s', '--mix', 'short=100', '--post-limit', '1000', '--threshold', 'error_rate<0.01', '--out-dir', out('interrupted')]);
+    const run = startLoad([
+      '--fixtures',
+      fixtures,
+      '--rate',
+      '2',
+      '--duration',
+      '60s',
+      '--mix',
+      'short=100',
+      '--post-limit',
+      '1000',
+      '--threshold',
+      'error_rate<0.01',
+      '--out-dir',
+      out('interrupted'),
+    ]);
     // Bounded by rounds, not by a measured time: wait until some submissions have their audio.
     for (let i = 0; i < 200 && !/audio [2-9]\d*|audio \d\d/.test(run.stderr()); i++) await sleep(100);
     run.child.kill('SIGINT');

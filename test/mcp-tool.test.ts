@@ -285,11 +285,9 @@ describe('MCP server against the sandbox (1 POST a minute per key): answers with
     try {
       const notified: Notified = [];
       const began = Date.now();
-      const result = (await session.client.callTool(
-        { name: 'text_to_speech', arguments: { text: 'A job of eight seconds. sandbox:async=8' } },
-        undefined,
-        { onprogress: (p) => notified.push({ at: Date.now() - began, progress: p.progress, message: p.message }) },
-      )) as ToolText;
+      const result = (await session.client.callTool({ name: 'text_to_speech', arguments: { text: 'A job of eight seconds. sandbox:async=8' } }, undefined, {
+        onprogress: (p) => notified.push({ at: Date.now() - began, progress: p.progress, message: p.message }),
+      })) as ToolText;
       const answeredAt = Date.now() - began;
       expect(result.isError, textOf(result)).toBeFalsy();
       expect(result.structuredContent).toMatchObject({ status: 'completed', audio_url: expect.any(String) });

@@ -112,7 +112,10 @@ describe('agent-tts-mock: flags and start-up failures', () => {
     const deadline = Date.now() + 60_000;
     let up = false;
     while (!up && Date.now() < deadline) {
-      up = await fetch(`http://127.0.0.1:${port}/api/v1/voices`).then(() => true, () => false);
+      up = await fetch(`http://127.0.0.1:${port}/api/v1/voices`).then(
+        () => true,
+        () => false,
+      );
       if (!up) await new Promise((r) => setTimeout(r, 250));
     }
     expect(up).toBe(true);

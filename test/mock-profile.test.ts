@@ -43,7 +43,12 @@ describe('mock: Prism on the committed document, checked by the suite', () => {
   const call = (path: string, init: RequestInit & { prefer?: string } = {}) =>
     fetch(`${baseUrl}${path}`, {
       ...init,
-      headers: { authorization: `Bearer ${MOCK_API_KEY}`, 'content-type': 'application/json', ...(init.prefer ? { prefer: init.prefer } : {}), ...(init.headers ?? {}) },
+      headers: {
+        authorization: `Bearer ${MOCK_API_KEY}`,
+        'content-type': 'application/json',
+        ...(init.prefer ? { prefer: init.prefer } : {}),
+        ...(init.headers ?? {}),
+      },
     });
 
   it('reaches every job state with Prefer: example=…', async () => {
@@ -59,9 +64,15 @@ describe('mock: Prism on the committed document, checked by the suite', () => {
   it('reaches every error code of the table with Prefer: code=…, example=<code in lower case>', async () => {
     const reached = new Set<string>();
     const tries: [string, string, number][] = [
-      ['POST', 'invalid_request', 400], ['POST', 'text_too_long', 400], ['POST', 'invalid_key', 401],
-      ['POST', 'inactive_subscription', 403], ['POST', 'no_api_access', 403], ['POST', 'usage_limit_exceeded', 403],
-      ['POST', 'rate_limited', 429], ['POST', 'internal_error', 500], ['POST', 'tts_provider_error', 502],
+      ['POST', 'invalid_request', 400],
+      ['POST', 'text_too_long', 400],
+      ['POST', 'invalid_key', 401],
+      ['POST', 'inactive_subscription', 403],
+      ['POST', 'no_api_access', 403],
+      ['POST', 'usage_limit_exceeded', 403],
+      ['POST', 'rate_limited', 429],
+      ['POST', 'internal_error', 500],
+      ['POST', 'tts_provider_error', 502],
       ['GET', 'not_found', 404],
     ];
     for (const [method, example, status] of tries) {
@@ -133,7 +144,12 @@ describe('mock: Prism on the committed document, checked by the suite', () => {
   it('sends each response’s header examples (mock/README.md quotes them): the rate-limit headers of the operation’s own policy', async () => {
     const doc = JSON.parse(readFileSync(join(ROOT, 'openapi/openapi.json'), 'utf8'));
     const JOB = '/v1/agent-tts?id=3f1c2d4e-5a6b-4c7d-8e9f-0a1b2c3d4e5f';
-    for (const [method, path, status] of [['POST', '/v1/agent-tts', 429], ['GET', JOB, 429], ['GET', JOB, 200], ['POST', '/v1/agent-tts', 200]] as const) {
+    for (const [method, path, status] of [
+      ['POST', '/v1/agent-tts', 429],
+      ['GET', JOB, 429],
+      ['GET', JOB, 200],
+      ['POST', '/v1/agent-tts', 200],
+    ] as const) {
       const res = await call(path, { method, body: method === 'POST' ? JSON.stringify({ text: 'Hi' }) : undefined, prefer: `code=${status}` });
       expect(res.status).toBe(status);
       await res.arrayBuffer();

@@ -25,7 +25,10 @@ function tableRows(): Row[] {
   const table = readme.slice(readme.indexOf('| Operation | Status | Example names |'));
   for (const line of table.split('\n').slice(2)) {
     if (!line.startsWith('|')) break;
-    const [first, status, names] = line.split('|').slice(1, 4).map((cell) => cell.trim());
+    const [first, status, names] = line
+      .split('|')
+      .slice(1, 4)
+      .map((cell) => cell.trim());
     if (first) operation = /^`([A-Z]+ [^`?]+)/.exec(first)![1]!;
     // Example names are the code-quoted words before any parenthesis (which explains, in words).
     const named = names!.replace(/\(.*$/, '');

@@ -58,10 +58,12 @@ function rateLimitExampleProblems(doc: Json, defaults: { post: number; get: numb
         const [policy] = parseRateLimitPolicy(policyValue);
         const [state] = parseRateLimit(stateValue);
         const quota = expected === 'post' ? defaults.post : defaults.get;
-        if (policy!.name !== expected) problems.push(`${where}: RateLimit-Policy ${policyValue} names "${policy!.name}", the operation's policy is "${expected}"`);
+        if (policy!.name !== expected)
+          problems.push(`${where}: RateLimit-Policy ${policyValue} names "${policy!.name}", the operation's policy is "${expected}"`);
         if (state!.name !== expected) problems.push(`${where}: RateLimit ${stateValue} names "${state!.name}", the operation's policy is "${expected}"`);
         if (policy!.quota !== quota) problems.push(`${where}: RateLimit-Policy ${policyValue} has q=${policy!.quota}, the server's default is ${quota}`);
-        if (policy!.windowSeconds !== defaults.windowSeconds) problems.push(`${where}: RateLimit-Policy ${policyValue} has w=${policy!.windowSeconds}, the server's default window is ${defaults.windowSeconds}`);
+        if (policy!.windowSeconds !== defaults.windowSeconds)
+          problems.push(`${where}: RateLimit-Policy ${policyValue} has w=${policy!.windowSeconds}, the server's default window is ${defaults.windowSeconds}`);
         if (state!.remaining > quota) problems.push(`${where}: RateLimit ${stateValue} leaves r=${state!.remaining} of a quota of ${quota}`);
         if (state!.resetSeconds === undefined || state!.resetSeconds > defaults.windowSeconds) {
           problems.push(`${where}: RateLimit ${stateValue} has t=${state!.resetSeconds}, outside the window of ${defaults.windowSeconds} s`);
@@ -75,7 +77,8 @@ function rateLimitExampleProblems(doc: Json, defaults: { post: number; get: numb
           problems.push(`${where}: a 429 without a Retry-After example`);
           continue;
         }
-        if (Number(retryAfter) !== Math.max(1, state!.resetSeconds ?? 0)) problems.push(`${where}: Retry-After ${retryAfter} beside RateLimit ${stateValue}: the wait must be t (at least 1)`);
+        if (Number(retryAfter) !== Math.max(1, state!.resetSeconds ?? 0))
+          problems.push(`${where}: Retry-After ${retryAfter} beside RateLimit ${stateValue}: the wait must be t (at least 1)`);
         const examples = Object.entries<Json>(response.content?.['application/json']?.examples ?? {});
         if (examples.length === 0) problems.push(`${where}: a 429 without a named body example`);
         for (const [name, example] of examples) {
@@ -105,7 +108,9 @@ describe('the rate-limit headers of the OpenAPI document’s examples', () => {
     expect(defaults).toEqual({ post: LIMITS.postPerMinute, get: LIMITS.getPerMinute, windowSeconds: LIMITS.rateWindowSeconds });
     const { checked, problems } = rateLimitExampleProblems(doc, defaults);
     // Both 429s and the other authenticated answers of both operations were looked at.
-    expect(checked).toEqual(expect.arrayContaining(['POST /v1/agent-tts 429', 'GET /v1/agent-tts 429', 'POST /v1/agent-tts 200', 'GET /v1/agent-tts 200', 'GET /v1/agent-tts 404']));
+    expect(checked).toEqual(
+      expect.arrayContaining(['POST /v1/agent-tts 429', 'GET /v1/agent-tts 429', 'POST /v1/agent-tts 200', 'GET /v1/agent-tts 200', 'GET /v1/agent-tts 404']),
+    );
     expect(problems).toEqual([]);
   });
 

@@ -151,7 +151,9 @@ describe("README, first request: a newcomer's first hour", () => {
     const curl = commandsOf(text).find((c) => c.startsWith('curl'))!;
     const key = /Idempotency-Key: \$\((.+?)\)"/.exec(curl)?.[1];
     expect(key, curl).toBeDefined();
-    expect(execFileSync('bash', ['-c', key!], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } })).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}\n$/);
+    expect(execFileSync('bash', ['-c', key!], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } })).toMatch(
+      /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}\n$/,
+    );
   });
 
   it('follows the section twice in a row: every command works, and no 429 is waited out in silence', async () => {

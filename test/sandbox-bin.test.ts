@@ -37,7 +37,16 @@ describe('agent-tts-sandbox (the bin)', () => {
     const { child, stdout } = await start(['--port', '0', '--fixtures', out]);
     const baseUrl = /agent-tts sandbox on (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout)?.[1];
     expect(baseUrl).toBeDefined();
-    for (const state of ['active_free', 'active_pro', 'active_ultimate', 'inactive_subscription', 'no_api_access', 'minutes_almost_used', 'minutes_used_up', 'revoked']) {
+    for (const state of [
+      'active_free',
+      'active_pro',
+      'active_ultimate',
+      'inactive_subscription',
+      'no_api_access',
+      'minutes_almost_used',
+      'minutes_used_up',
+      'revoked',
+    ]) {
       expect(stdout).toMatch(new RegExp(`^  ${state} +tts_[0-9a-f]{8}_[0-9a-f]{48}$`, 'm'));
     }
     expect(stdout).toMatch(/Started in \d+ ms \(process start to listening\)/);
@@ -53,7 +62,11 @@ describe('agent-tts-sandbox (the bin)', () => {
     expect(fixtures.clock?.url).toBe(`${baseUrl}/sandbox/clock`);
     expect(fixtures.keys.active.length).toBeGreaterThanOrEqual(8);
     expect(fixtures.keys.acceptance).toHaveLength(64);
-    const moved = await fetch(fixtures.clock!.url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ advance_seconds: 5 }) });
+    const moved = await fetch(fixtures.clock!.url, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ advance_seconds: 5 }),
+    });
     expect(moved.status).toBe(200);
     expect(((await moved.json()) as { offset_seconds: number }).offset_seconds).toBeGreaterThanOrEqual(5);
 
@@ -67,7 +80,11 @@ describe('agent-tts-sandbox (the bin)', () => {
     const baseUrl = /agent-tts sandbox on (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout)![1]!;
     const clock = `${baseUrl}/sandbox/clock`;
     // What a page elsewhere can send without a preflight.
-    const simple = await fetch(clock, { method: 'POST', headers: { Origin: 'https://evil.example', 'Content-Type': 'text/plain' }, body: '{"set": "2030-01-01T00:00:00Z"}' });
+    const simple = await fetch(clock, {
+      method: 'POST',
+      headers: { Origin: 'https://evil.example', 'Content-Type': 'text/plain' },
+      body: '{"set": "2030-01-01T00:00:00Z"}',
+    });
     expect(simple.status).toBe(403);
     expect(simple.headers.get('agent-tts-sandbox')).toBe('1');
     const plain = await fetch(clock, { method: 'POST', headers: { 'Content-Type': 'text/plain' }, body: '{"advance_seconds": 60}' });
@@ -112,7 +129,9 @@ describe('agent-tts-sandbox (the bin)', () => {
     expect(stdout).toContain(`agent-tts sandbox on http://127.0.0.1:${port![1]} `);
     for (let i = 0; i < 50 && !stderr().includes('\n'); i++) await new Promise((r) => setTimeout(r, 20));
     expect(stderr()).toMatch(
-      new RegExp(`^agent-tts-sandbox: warning: listening on 0\\.0\\.0\\.0 \\(--allow-remote\\), ports ${port![1]} and \\d+: anyone who can reach them gets the test keys \\(GET /sandbox\\)`),
+      new RegExp(
+        `^agent-tts-sandbox: warning: listening on 0\\.0\\.0\\.0 \\(--allow-remote\\), ports ${port![1]} and \\d+: anyone who can reach them gets the test keys \\(GET /sandbox\\)`,
+      ),
     );
     for (const url of urls) expect((await fetch(`${url}/sandbox`)).headers.get('agent-tts-sandbox')).toBe('1');
     const closed = new Promise((resolve) => child.once('close', resolve));
@@ -140,14 +159,20 @@ describe('agent-tts-sandbox (the bin)', () => {
     expect(stdout).toMatch(/^agent-tts sandbox on http:\/\/proxy\.test:8443 \(voice catalog on http:\/\/127\.0\.0\.1:\d+\)$/m);
     const own = /^Listening on 127\.0\.0\.1:\d+, reachable at (http:\/\/127\.0\.0\.1:\d+)$/m.exec(stdout)?.[1];
     expect(own).toBeDefined();
-    expect(stdout).toContain('Settings: RATE_POST_LIMIT=2 (environment), PLAN_MINUTES_FREE=4 (--plan-minutes-free), PUBLIC_BASE_URL=http://proxy.test:8443 (--public-base-url)');
+    expect(stdout).toContain(
+      'Settings: RATE_POST_LIMIT=2 (environment), PLAN_MINUTES_FREE=4 (--plan-minutes-free), PUBLIC_BASE_URL=http://proxy.test:8443 (--public-base-url)',
+    );
     for (let i = 0; i < 50 && !stderr().includes('\n'); i++) await new Promise((r) => setTimeout(r, 20));
     expect(stderr()).toBe(
       'agent-tts-sandbox: warning: REDIS_URL is set in the environment but does not apply to the sandbox (the distributed mode’s; the sandbox’s store, queue and rate limiter are in-process): ignored.\n',
     );
     const keys = ((await (await fetch(`${own}/sandbox`)).json()) as { keys: Record<string, string> }).keys;
     const post = () =>
-      fetch(`${own}/v1/agent-tts`, { method: 'POST', headers: { Authorization: `Bearer ${keys.active_free}`, 'Content-Type': 'application/json' }, body: '{"text": "Hi."}' });
+      fetch(`${own}/v1/agent-tts`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${keys.active_free}`, 'Content-Type': 'application/json' },
+        body: '{"text": "Hi."}',
+      });
     const first = (await (await post()).json()) as { audio_url: string; billing: { monthly_minutes_limit: number } };
     expect(first.audio_url).toMatch(/^http:\/\/proxy\.test:8443\/v1\/audio\//);
     expect(first.billing.monthly_minutes_limit).toBe(4);

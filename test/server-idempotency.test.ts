@@ -15,11 +15,12 @@ describe('idempotency (docs/api-rules.md#idempotency) and usage (§8)', () => {
   it('50 concurrent POSTs with one Idempotency-Key create one job and one charge', async () => {
     const key = server.fixtures.keys.active[0];
     const body = { text: 'Exactly one job, however many times it is sent.' };
-    const responses = await Promise.all(
-      Array.from({ length: 50 }, () => postJob(server.baseUrl, key, body, { 'idempotency-key': 'same-key-50' })),
-    );
+    const responses = await Promise.all(Array.from({ length: 50 }, () => postJob(server.baseUrl, key, body, { 'idempotency-key': 'same-key-50' })));
     const statuses = new Set(responses.map((r) => r.status));
-    expect([...statuses].every((s) => s === 200 || s === 202), JSON.stringify([...statuses])).toBe(true);
+    expect(
+      [...statuses].every((s) => s === 200 || s === 202),
+      JSON.stringify([...statuses]),
+    ).toBe(true);
     expect(new Set(responses.map((r) => r.body.job_id)).size).toBe(1);
     expect(responses.filter((r) => r.headers.get('idempotent-replayed') === 'true')).toHaveLength(49);
     const done = await pollUntilDone(server.baseUrl, key, responses[0].body.job_id);

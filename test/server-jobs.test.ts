@@ -148,7 +148,9 @@ describe('jobs: inline 200, 202 and polling, audio URLs (docs/api-rules.md#job-s
   it('shows expires_at and file_size_bytes on a legacy job that has not expired yet', async () => {
     const account = JSON.parse((await server.admin(['account', 'create', '--name', 'legacy', '--json'])).stdout);
     const key = (await server.admin(['key', 'create', '--account', account.id])).stdout.trim();
-    const audio = new Uint8Array(await (await fetch((await getJob(server.baseUrl, server.fixtures.keys.active[0], completed.job_id)).body.audio_url)).arrayBuffer());
+    const audio = new Uint8Array(
+      await (await fetch((await getJob(server.baseUrl, server.fixtures.keys.active[0], completed.job_id)).body.audio_url)).arrayBuffer(),
+    );
     const { writeFile } = await import('node:fs/promises');
     const file = `${server.dataDir}/legacy.mp3`;
     await writeFile(file, audio);

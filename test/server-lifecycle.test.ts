@@ -20,7 +20,12 @@ describe('start-up, shutdown, crash recovery and retention', () => {
     expect(res.code).toBe(2);
     expect(res.stderr).toMatch(/PORT/);
     expect(res.stderr).toMatch(/INLINE_WAIT_MS/);
-    const cors = await runNode(SERVER_MAIN, [], { CORS_PREVIEW_PATTERN: 'not a pattern', PORT: '0', VOICES_PORT: '0', DATA_DIR: join(ROOT, '.tmp-never-used') });
+    const cors = await runNode(SERVER_MAIN, [], {
+      CORS_PREVIEW_PATTERN: 'not a pattern',
+      PORT: '0',
+      VOICES_PORT: '0',
+      DATA_DIR: join(ROOT, '.tmp-never-used'),
+    });
     expect(cors.code).toBe(2);
     expect(cors.stderr).toMatch(/CORS_PREVIEW_PATTERN/);
     // Credentials in an upstream URL would reach logs and errors: refused, and not echoed.

@@ -182,7 +182,9 @@ describe('bad input never yields a 500, a hang or a crash (issue: robustness)', 
     socket.on('data', (d) => (answer += d));
     const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
     socket.on('error', () => undefined);
-    socket.write(`POST /v1/agent-tts HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: ${size}\r\n\r\n`);
+    socket.write(
+      `POST /v1/agent-tts HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: ${size}\r\n\r\n`,
+    );
     while (!answer) await sleep(10);
     // The answer came at once; the client writes its body on, slowly, and no write is refused.
     let writeError: Error | undefined | null;
@@ -231,7 +233,10 @@ describe('bad input never yields a 500, a hang or a crash (issue: robustness)', 
     const bigHeader = await raw(server.baseUrl, `GET /v1/agent-tts HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
     expect(bigHeader).toMatch(/^HTTP\/1\.1 4/);
     expect(jsonOf(bigHeader).success).toBe(false);
-    const latin1Auth = await raw(server.baseUrl, Buffer.from('GET /v1/agent-tts?id=x HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \xe9\xe9\r\nConnection: close\r\n\r\n', 'latin1'));
+    const latin1Auth = await raw(
+      server.baseUrl,
+      Buffer.from('GET /v1/agent-tts?id=x HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \xe9\xe9\r\nConnection: close\r\n\r\n', 'latin1'),
+    );
     expect(latin1Auth).toMatch(/^HTTP\/1\.1 401/);
   });
 

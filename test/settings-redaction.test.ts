@@ -78,7 +78,10 @@ describe('the logs', () => {
     `;
     const res = await runNode('--input-type=module', ['-e', script], {});
     expect(res.code, res.stderr).toBe(0);
-    const lines = res.stdout.trim().split('\n').map((line) => JSON.parse(line));
+    const lines = res.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(lines).toHaveLength(2);
     expect(lines[0].err.message).toBe('the URL redis://default:***@cache.internal:6379/0 passed');
     expect(lines[0].err.stack).toContain('redis://default:***@cache.internal');
@@ -117,7 +120,10 @@ describe.skipIf(!redis)('a REDIS_URL with a password: never in /readyz or the lo
     const res = await fetch(`${server.baseUrl}/readyz`);
     const text = await res.text();
     expect(res.status, text).toBe(503);
-    expect(JSON.parse(text)).toMatchObject({ success: false, error: { code: 'INTERNAL_ERROR', details: { checks: { queue: expect.stringMatching(/^(unreachable|timeout)$/) } } } });
+    expect(JSON.parse(text)).toMatchObject({
+      success: false,
+      error: { code: 'INTERNAL_ERROR', details: { checks: { queue: expect.stringMatching(/^(unreachable|timeout)$/) } } },
+    });
     expect(text).not.toContain('hunter2');
     // node-redis reports the refused AUTH; the line names the Redis with the password masked.
     expect(server.logs()).toContain('redis://agent-tts-test:***@');

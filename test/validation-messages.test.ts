@@ -39,7 +39,13 @@ async function answer(res: Response): Promise<{ status: number; code: string; me
 }
 
 const post = async (body: string | Buffer, headers: Record<string, string> = {}) =>
-  answer(await s.app.request('/v1/agent-tts', { method: 'POST', body: typeof body === 'string' ? body : new Uint8Array(body), headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...headers } }));
+  answer(
+    await s.app.request('/v1/agent-tts', {
+      method: 'POST',
+      body: typeof body === 'string' ? body : new Uint8Array(body),
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...headers },
+    }),
+  );
 
 /** What a message about each fault must say: the thing at fault, and the allowed range or set. */
 function expectSaysWhatAndWhere(fault: Fault | 'too-long', message: string, what: string): void {
@@ -140,7 +146,11 @@ describe('a voice the catalog does not list', () => {
     const { accountId, key: own } = await s.newKey();
     const before = await s.services.store.getUsage(accountId, usageMonth(Date.now()));
     const res = await answer(
-      await s.app.request('/v1/agent-tts', { method: 'POST', body: JSON.stringify({ text: SHORT_TEXT, voice }), headers: { authorization: `Bearer ${own}`, 'content-type': 'application/json' } }),
+      await s.app.request('/v1/agent-tts', {
+        method: 'POST',
+        body: JSON.stringify({ text: SHORT_TEXT, voice }),
+        headers: { authorization: `Bearer ${own}`, 'content-type': 'application/json' },
+      }),
     );
     expect([res.status, res.code]).toEqual([400, 'INVALID_REQUEST']);
     expect(res.message).toMatch(/^voice "af_nobody" is not offered by this deployment/);

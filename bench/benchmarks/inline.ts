@@ -241,7 +241,9 @@ export async function runInline(ctx: BenchContext): Promise<BenchmarkOutput> {
       `| direct pipeline | ${directPerS} | ${sat(directSat)} | ${directSat[0]!.latency.p50_ms} / ${directSat[0]!.latency.p99_ms} |`,
       `| HTTP | ${httpPerS} | ${sat(httpSat)} | ${httpSat[0]!.latency.p50_ms} / ${httpSat[0]!.latency.p99_ms} |`,
       ...(directAtJobConcurrency.length
-        ? [`| direct pipeline, ${jobConcurrency} in flight (= the server's JOB_CONCURRENCY) | ${directAtJobsPerS} | ${sat(directAtJobConcurrency)} | ${directAtJobConcurrency[0]!.latency.p50_ms} / ${directAtJobConcurrency[0]!.latency.p99_ms} |`]
+        ? [
+            `| direct pipeline, ${jobConcurrency} in flight (= the server's JOB_CONCURRENCY) | ${directAtJobsPerS} | ${sat(directAtJobConcurrency)} | ${directAtJobConcurrency[0]!.latency.p50_ms} / ${directAtJobConcurrency[0]!.latency.p99_ms} |`,
+          ]
         : []),
       `| HTTP / direct | **${round((100 * httpPerS) / directPerS, 1)}%** | | |`,
       ...(directAtJobsPerS ? [`| HTTP / direct at ${jobConcurrency} in flight | ${round((100 * httpPerS) / directAtJobsPerS, 1)}% | | |`] : []),

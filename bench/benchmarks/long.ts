@@ -154,7 +154,9 @@ export async function runLong(ctx: BenchContext): Promise<BenchmarkOutput> {
       client_lifetime_peak_rss_mb: clientHwm === undefined ? undefined : round(clientHwm / MB, 1),
       rss_samples: sampled.server!.samples,
     };
-    ctx.log(`  ${figures.wall_s} s wall, ${figures.audio_seconds_per_s} audio s/s (direct ${baseline.audio_seconds_per_s}), server peak ${figures.server_peak_rss_mb} MB, ${figures.server_cores_used} cores used`);
+    ctx.log(
+      `  ${figures.wall_s} s wall, ${figures.audio_seconds_per_s} audio s/s (direct ${baseline.audio_seconds_per_s}), server peak ${figures.server_peak_rss_mb} MB, ${figures.server_cores_used} cores used`,
+    );
 
     let profiles: { main?: Awaited<ReturnType<typeof readProfile>>; workers?: Awaited<ReturnType<typeof readProfile>> } | undefined;
     if (profileDir) {
@@ -209,7 +211,13 @@ export async function runLong(ctx: BenchContext): Promise<BenchmarkOutput> {
       ...(profiles?.main ? ['', '#### Profile, main thread', '', profileMarkdown(profiles.main)] : []),
       ...(profiles?.workers ? ['', '#### Profile, synthesis threads', '', profileMarkdown(profiles.workers)] : []),
     ];
-    return { name: 'long', title: `Long job: ${params.chars.toLocaleString('en')} characters end to end`, data: { params, ...figures, profiles }, markdown: md.join('\n'), targets };
+    return {
+      name: 'long',
+      title: `Long job: ${params.chars.toLocaleString('en')} characters end to end`,
+      data: { params, ...figures, profiles },
+      markdown: md.join('\n'),
+      targets,
+    };
   } finally {
     if (!sampled) sampler.stop();
     await server.stop();

@@ -52,7 +52,14 @@ async function drain(baseUrl: string, jobs: { jobId: string; key: string }[], li
 export async function runOpenLoop(ctx: BenchContext): Promise<BenchmarkOutput> {
   const params: Params = ctx.quick
     ? { inline_wait_ms: INLINE_WAIT_MS, duration_s: 4, request_timeout_ms: INLINE_WAIT_MS + 10_000, drain_limit_s: 30, capacity_probe_s: 3, warmup_requests: 3 }
-    : { inline_wait_ms: INLINE_WAIT_MS, duration_s: 20, request_timeout_ms: INLINE_WAIT_MS + 10_000, drain_limit_s: 120, capacity_probe_s: 8, warmup_requests: 10 };
+    : {
+        inline_wait_ms: INLINE_WAIT_MS,
+        duration_s: 20,
+        request_timeout_ms: INLINE_WAIT_MS + 10_000,
+        drain_limit_s: 120,
+        capacity_probe_s: 8,
+        warmup_requests: 10,
+      };
   ctx.log(`open-loop: INLINE_WAIT_MS=${INLINE_WAIT_MS} (shortened from the default 10000 to keep the run short)`);
   const server = await AgentServer.start({
     label: 'open-loop',
@@ -76,7 +83,8 @@ export async function runOpenLoop(ctx: BenchContext): Promise<BenchmarkOutput> {
     // benchmarks does not skew the percentages; 8 in flight keep the queue full without reaching the wait.
     const probe = await closedLoop({ concurrency: 8, durationMs: params.capacity_probe_s * 1000, maxRequests: 100_000, send, ok: (o) => o.status === 200 });
     const capacity = probe.ok_per_s;
-    const capacitySource = `closed-loop probe of ${params.capacity_probe_s} s with 8 requests in flight on this server, just before` +
+    const capacitySource =
+      `closed-loop probe of ${params.capacity_probe_s} s with 8 requests in flight on this server, just before` +
       (ctx.capacityPerS ? ` (the inline benchmark measured ${ctx.capacityPerS}/s)` : '');
     if (!(capacity > 0)) throw new Error('no capacity measured: the inline path completed nothing');
     ctx.log(`  capacity ${capacity}/s (${capacitySource})`);
@@ -91,7 +99,9 @@ export async function runOpenLoop(ctx: BenchContext): Promise<BenchmarkOutput> {
       const ok = counts['200'] ?? 0;
       const later = counts['202'] ?? 0;
       steps.push({ ...rest, share, counts: { '200': ok, '202': later, other: result.sent - ok - later, detail: counts }, drain: drained });
-      ctx.log(`  ${share * 100}% (${round(rate)}/s): 200×${ok} 202×${later} other×${result.sent - ok - later}, p99 ${rest.latency.p99_ms} ms, drained ${drained.completed}/${drained.jobs} in ${drained.seconds} s`);
+      ctx.log(
+        `  ${share * 100}% (${round(rate)}/s): 200×${ok} 202×${later} other×${result.sent - ok - later}, p99 ${rest.latency.p99_ms} ms, drained ${drained.completed}/${drained.jobs} in ${drained.seconds} s`,
+      );
     }
 
     const over = steps.at(-1)!;

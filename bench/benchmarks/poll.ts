@@ -75,7 +75,14 @@ function combine(rounds: Round[]): SideFigures {
     requests: rounds.reduce((s, r) => s + r.requests, 0),
     non2xx: rounds.reduce((s, r) => s + r.non2xx, 0),
     errors: rounds.reduce((s, r) => s + r.errors, 0),
-    cpu_us_per_request: round((rounds.reduce((s, r) => s + r.cpu_s, 0) * 1e6) / Math.max(1, rounds.reduce((s, r) => s + r.requests, 0)), 1),
+    cpu_us_per_request: round(
+      (rounds.reduce((s, r) => s + r.cpu_s, 0) * 1e6) /
+        Math.max(
+          1,
+          rounds.reduce((s, r) => s + r.requests, 0),
+        ),
+      1,
+    ),
     rounds,
   };
 }
@@ -121,17 +128,39 @@ const POLL_COMPONENTS: ComponentRules = {
     // @redis/client gives every command an AbortSignal.timeout: set per command, and each fires (building
     // a DOMException) after its command is long done.
     { component: 'AbortSignal.timeout per Redis command (set, then fired)', match: / node:internal\/(abort_controller|per_context\/domexception)/ },
-    { component: 'request logging (pino, request line)', match: /\/node_modules\/(pino|sonic-boom|thread-stream|fast-redact|quick-format-unescaped|safe-stable-stringify|on-exit-leak-free|atomic-sleep)\/|\/src\/server\/log\.js|^redactKeys / },
-    { component: 'metrics middleware (prom-client)', match: /\/node_modules\/prom-client\/|\/node_modules\/hono\/dist\/helper\/route\/|\/src\/server\/http\/routes\/ops\.js|\/src\/server\/metrics\.js/ },
+    {
+      component: 'request logging (pino, request line)',
+      match:
+        /\/node_modules\/(pino|sonic-boom|thread-stream|fast-redact|quick-format-unescaped|safe-stable-stringify|on-exit-leak-free|atomic-sleep)\/|\/src\/server\/log\.js|^redactKeys /,
+    },
+    {
+      component: 'metrics middleware (prom-client)',
+      match: /\/node_modules\/prom-client\/|\/node_modules\/hono\/dist\/helper\/route\/|\/src\/server\/http\/routes\/ops\.js|\/src\/server\/metrics\.js/,
+    },
     { component: 'URL signing (HMAC)', match: /\/src\/server\/domain\/signing\.js/ },
-    { component: 'rate limiter', match: /\/src\/server\/adapters\/(memory-rate-limiter|redis\/rate-limiter)\.js|\/src\/server\/http\/rate-headers\.js|^getBucket / },
-    { component: 'store reads (SQLite or Redis)', match: /\/node_modules\/better-sqlite3\/|\/src\/server\/adapters\/(sqlite-store|sqlite-driver|redis\/store)\.js/ },
+    {
+      component: 'rate limiter',
+      match: /\/src\/server\/adapters\/(memory-rate-limiter|redis\/rate-limiter)\.js|\/src\/server\/http\/rate-headers\.js|^getBucket /,
+    },
+    {
+      component: 'store reads (SQLite or Redis)',
+      match: /\/node_modules\/better-sqlite3\/|\/src\/server\/adapters\/(sqlite-store|sqlite-driver|redis\/store)\.js/,
+    },
     { component: 'auth (key parse, SHA-256, compare, key usage)', match: /\/src\/server\/domain\/(auth|keys|key-usage)\.js|^principalOf / },
-    { component: 'job view and JSON body (jobView, sendJson, c.json)', match: /\/src\/server\/domain\/(jobs|usage)\.js|\/src\/server\/http\/(job-bodies|context|routes\/jobs)\.js|\/node_modules\/hono\/dist\/context\.js/ },
-    { component: "request validation (zod: the contract's query and header schemas)", match: /\/node_modules\/(zod|@hono\/zod-openapi|@hono\/zod-validator)\/|\/node_modules\/hono\/dist\/validator\/|\/src\/server\/http\/validation\.js/ },
+    {
+      component: 'job view and JSON body (jobView, sendJson, c.json)',
+      match: /\/src\/server\/domain\/(jobs|usage)\.js|\/src\/server\/http\/(job-bodies|context|routes\/jobs)\.js|\/node_modules\/hono\/dist\/context\.js/,
+    },
+    {
+      component: "request validation (zod: the contract's query and header schemas)",
+      match: /\/node_modules\/(zod|@hono\/zod-openapi|@hono\/zod-validator)\/|\/node_modules\/hono\/dist\/validator\/|\/src\/server\/http\/validation\.js/,
+    },
     { component: 'Node adapter, response write (@hono/node-server)', match: /\/node_modules\/@hono\/node-server\// },
     { component: 'Hono routing and dispatch', match: /\/node_modules\/hono\/dist\// },
-    { component: 'request id, CORS, auth middleware, handler glue (create-app.js, middleware/)', match: /\/src\/server\/http\/(create-app|middleware\/[a-z-]+)\.js/ },
+    {
+      component: 'request id, CORS, auth middleware, handler glue (create-app.js, middleware/)',
+      match: /\/src\/server\/http\/(create-app|middleware\/[a-z-]+)\.js/,
+    },
     { component: 'lean handler: all its own work (auth, SQLite, window, HMAC, JSON)', match: /\/bench\/harness\/lean-poll\.js/ },
   ],
   fallback: [
@@ -166,7 +195,10 @@ async function pollSide(name: string, server: AgentServer): Promise<Side> {
 /** The structure of a JSON value: its keys, in order, and the types of their values. */
 function shapeOf(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(shapeOf).join(',')}]`;
-  if (value !== null && typeof value === 'object') return `{${Object.entries(value).map(([k, v]) => `${k}:${shapeOf(v)}`).join(',')}}`;
+  if (value !== null && typeof value === 'object')
+    return `{${Object.entries(value)
+      .map(([k, v]) => `${k}:${shapeOf(v)}`)
+      .join(',')}}`;
   return value === null ? 'null' : typeof value;
 }
 
@@ -188,7 +220,9 @@ async function compareAnswers(server: Side, lean: Side): Promise<{ headers: stri
   const [sa, sb] = [shapeOf(a!.json), shapeOf(b!.json)];
   const [ha, hb] = [headerNames(a!.headers), headerNames(b!.headers)];
   if (a!.status !== 200 || b!.status !== 200 || sa !== sb || ha !== hb) {
-    throw new Error(`the lean poll handler does not answer like the server: status ${b!.status} vs ${a!.status}; headers [${hb}] vs [${ha}]; body ${sb} vs ${sa}`);
+    throw new Error(
+      `the lean poll handler does not answer like the server: status ${b!.status} vs ${a!.status}; headers [${hb}] vs [${ha}]; body ${sb} vs ${sa}`,
+    );
   }
   return { headers: ha, body_shape: sa, server_body_bytes: Buffer.byteLength(a!.text), lean_body_bytes: Buffer.byteLength(b!.text) };
 }
@@ -203,9 +237,7 @@ const DIAGNOSTICS: { name: string; env: Record<string, string> }[] = [
   { name: 'embedded, RATE_WINDOW_SECONDS=1, LOG_LEVEL=warn', env: { RATE_WINDOW_SECONDS: '1', LOG_LEVEL: 'warn' } },
 ];
 
-type RedisOutcome =
-  | { available: true; keys_written: number; keys_deleted?: number }
-  | { available: false; reason: string; keys_deleted?: number };
+type RedisOutcome = { available: true; keys_written: number; keys_deleted?: number } | { available: false; reason: string; keys_deleted?: number };
 
 interface Diagnostic {
   variant: string;
@@ -228,9 +260,7 @@ const pct = (r: number) => `${round(r * 100, 1)}%`;
 
 export async function runPoll(ctx: BenchContext): Promise<BenchmarkOutput> {
   // Even the quick run measures two rounds, so its sides are alternated (ABBA) too.
-  const params: Params = ctx.quick
-    ? { rounds: 2, duration_s: 3, warmup_s: 1, connections: 10 }
-    : { rounds: 4, duration_s: 8, warmup_s: 2, connections: 10 };
+  const params: Params = ctx.quick ? { rounds: 2, duration_s: 3, warmup_s: 1, connections: 10 } : { rounds: 4, duration_s: 8, warmup_s: 2, connections: 10 };
   const diagnosticParams: Params = { ...params, rounds: 2, duration_s: 5 };
   const hono = await HonoBaseline.start();
   const leanProfileDir = ctx.profileDir ? join(ctx.profileDir, 'poll-lean') : undefined;
@@ -244,7 +274,12 @@ export async function runPoll(ctx: BenchContext): Promise<BenchmarkOutput> {
   let redis: RedisOutcome = { available: false, reason: 'not tried' };
   try {
     const honoSide: Side = { name: 'hono', url: hono.url, pid: hono.process.pid };
-    const leanSide: Side = { name: 'lean', url: `${lean.baseUrl}${API_PATH}?id=${lean.jobId}`, headers: { authorization: `Bearer ${lean.key}` }, pid: lean.process.pid };
+    const leanSide: Side = {
+      name: 'lean',
+      url: `${lean.baseUrl}${API_PATH}?id=${lean.jobId}`,
+      headers: { authorization: `Bearer ${lean.key}` },
+      pid: lean.process.pid,
+    };
 
     ctx.log('poll: embedded server');
     const embedded = await startServer(ctx, 'embedded', { RATE_WINDOW_SECONDS: WINDOW_SECONDS });
@@ -282,7 +317,12 @@ export async function runPoll(ctx: BenchContext): Promise<BenchmarkOutput> {
       if (!redis.available) ctx.log(`  redis: not available (${redis.reason})`);
     }
 
-    ctx.log(`poll: ${[honoSide, leanSide, embeddedSide, redisSide].filter(Boolean).map((s) => s!.name).join(', ')} in alternating rounds`);
+    ctx.log(
+      `poll: ${[honoSide, leanSide, embeddedSide, redisSide]
+        .filter(Boolean)
+        .map((s) => s!.name)
+        .join(', ')} in alternating rounds`,
+    );
     const main = await measureSides(ctx, [honoSide, leanSide, embeddedSide, ...(redisSide ? [redisSide] : [])], params);
     const f = main.figures;
     const ratios = {
@@ -344,13 +384,27 @@ export async function runPoll(ctx: BenchContext): Promise<BenchmarkOutput> {
     const target = (id: string, wording: string, r: Ratio | undefined, goal: number, what: string, unavailable?: string): TargetResult => ({
       id,
       target: wording,
-      measured: r ? `${pct(r.ratio)} (${what}; per round ${r.per_round.map(pct).join(', ')}; by CPU time per request ${pct(r.by_cpu)})` : `not available: ${unavailable}`,
+      measured: r
+        ? `${pct(r.ratio)} (${what}; per round ${r.per_round.map(pct).join(', ')}; by CPU time per request ${pct(r.by_cpu)})`
+        : `not available: ${unavailable}`,
       status: !r || ctx.quick ? 'not evaluated' : status(r.ratio >= goal),
       note: r && ctx.quick ? `quick run: indicative only (${r.ratio >= goal ? 'would pass' : 'would miss'})` : undefined,
     });
     const targets: TargetResult[] = [
-      target('poll-embedded-vs-lean', `embedded poll ≥ ${TARGETS.embedded_vs_lean * 100}% of the lean poll handler's requests per second`, ratios.embedded_vs_lean, TARGETS.embedded_vs_lean, `${f.embedded!.rps} vs ${f.lean!.rps} req/s`),
-      target('poll-embedded-vs-hono', `embedded poll ≥ ${TARGETS.embedded_vs_hono * 100}% of bare Hono's requests per second`, ratios.embedded_vs_hono, TARGETS.embedded_vs_hono, `${f.embedded!.rps} vs ${f.hono!.rps} req/s`),
+      target(
+        'poll-embedded-vs-lean',
+        `embedded poll ≥ ${TARGETS.embedded_vs_lean * 100}% of the lean poll handler's requests per second`,
+        ratios.embedded_vs_lean,
+        TARGETS.embedded_vs_lean,
+        `${f.embedded!.rps} vs ${f.lean!.rps} req/s`,
+      ),
+      target(
+        'poll-embedded-vs-hono',
+        `embedded poll ≥ ${TARGETS.embedded_vs_hono * 100}% of bare Hono's requests per second`,
+        ratios.embedded_vs_hono,
+        TARGETS.embedded_vs_hono,
+        `${f.embedded!.rps} vs ${f.hono!.rps} req/s`,
+      ),
       target(
         'poll-redis-vs-embedded',
         `Redis poll ≥ ${TARGETS.redis_vs_embedded * 100}% of the embedded poll's requests per second`,
@@ -365,7 +419,8 @@ export async function runPoll(ctx: BenchContext): Promise<BenchmarkOutput> {
       s
         ? `| ${label} | ${s.rps} | ${s.p50_ms} / ${s.p99_ms} | ${s.rounds.map((r) => r.rps).join(', ')} | ${s.cpu_us_per_request} | ${extra} |`
         : `| ${label} | not available (${redis.available ? '' : redis.reason}) | | | | |`;
-    const share = (r: Ratio | undefined, of: string) => (r ? `**${pct(r.ratio)}** of ${of} (rounds ${r.per_round.map(pct).join(', ')}; by CPU per request ${pct(r.by_cpu)})` : '');
+    const share = (r: Ratio | undefined, of: string) =>
+      r ? `**${pct(r.ratio)}** of ${of} (rounds ${r.per_round.map(pct).join(', ')}; by CPU per request ${pct(r.by_cpu)})` : '';
     const md = [
       `autocannon, ${params.connections} connections, ${params.rounds} rounds of ${params.duration_s} s per side after ${params.warmup_s} s of warm-up each; ` +
         `every round measures every side, in an order that alternates (${main.figures.redis ? 'A B C D, D C B A' : 'A B C, C B A'}, …), so that the machine's drift falls on all alike. ` +
@@ -380,7 +435,13 @@ export async function runPoll(ctx: BenchContext): Promise<BenchmarkOutput> {
       row('bare Hono', f.hono, ''),
       row('lean poll handler', f.lean, share(ratios.lean_vs_hono, 'Hono')),
       row('embedded server (SQLite)', f.embedded, `${share(ratios.embedded_vs_lean, 'lean')}; ${share(ratios.embedded_vs_hono, 'Hono')}`),
-      row('Redis server', f.redis, f.redis ? `${share(ratios.redis_vs_embedded, 'embedded')}; ${pct(ratios.redis_vs_lean!.ratio)} of lean; ${pct(ratios.redis_vs_hono!.ratio)} of Hono` : ''),
+      row(
+        'Redis server',
+        f.redis,
+        f.redis
+          ? `${share(ratios.redis_vs_embedded, 'embedded')}; ${pct(ratios.redis_vs_lean!.ratio)} of lean; ${pct(ratios.redis_vs_hono!.ratio)} of Hono`
+          : '',
+      ),
       '',
       `The lean handler answers with the same status, headers (${answers.headers}) and body shape as the server (checked before measuring; ` +
         `${answers.lean_body_bytes} vs ${answers.server_body_bytes} bytes of body). Peak RSS: embedded server ${peaks.embedded_mb} MB${peaks.redis_mb ? `, Redis server ${peaks.redis_mb} MB` : ''}, lean handler ${peaks.lean_mb} MB.`,

@@ -51,7 +51,13 @@ async function synthesizeInto(synth: Synthesizer, storage: AudioStorage, jobId: 
   await writer.commit();
   const wallS = (performance.now() - started) / 1000;
   const peak = sampler.stop().self!.peak_rss_bytes;
-  return { wall_s: round(wallS, 1), audio_s: round(result.durationSeconds, 1), audio_s_per_s: round(result.durationSeconds / wallS, 1), mp3_bytes: result.bytes, peak_rss_mb: round(peak / MB, 1) };
+  return {
+    wall_s: round(wallS, 1),
+    audio_s: round(result.durationSeconds, 1),
+    audio_s_per_s: round(result.durationSeconds / wallS, 1),
+    mp3_bytes: result.bytes,
+    peak_rss_mb: round(peak / MB, 1),
+  };
 }
 
 /** Several runs of one side as one: summed audio over summed wall time, the highest peak. */
@@ -124,7 +130,9 @@ export async function runStore(ctx: BenchContext): Promise<BenchmarkOutput> {
     // Full runs alternate the sides (local, S3, S3, local), so that a change in the machine's load
     // during the run falls on both alike; the ratio is of the summed audio over the summed wall time.
     const order: ('local' | 's3')[] = ctx.quick ? ['local', 's3'] : ['local', 's3', 's3', 'local'];
-    ctx.log(`store: ${chars.toLocaleString('en')} characters into the local directory and into S3 (s3rver), in the order ${order.join(', ')}, ${ctx.synthThreads} threads`);
+    ctx.log(
+      `store: ${chars.toLocaleString('en')} characters into the local directory and into S3 (s3rver), in the order ${order.join(', ')}, ${ctx.synthThreads} threads`,
+    );
     // Warm beyond one sentence (threads, WebAssembly, encoder), so the first measured run is not the cold one.
     await synth.synthesizeToFile(defaultSynthesisRequest(proseOfLength(ctx.quick ? 1_000 : 5_000)), join(scratch, 'warm.mp3'));
     const local = new LocalAudioStorage(join(scratch, 'audio'));
@@ -176,7 +184,7 @@ export async function runStore(ctx: BenchContext): Promise<BenchmarkOutput> {
     };
     const md = [
       `${chars.toLocaleString('en')} characters of prose through \`createSynthesizer({ threads: ${ctx.synthThreads} })\` in the benchmark process, on a warm pool, streamed into each audio-storage adapter as it is encoded and committed, in the order ${order.join(', ')} after a 5,000-character warm-up job (a full run alternates the sides so that the machine's drift falls on both). ` +
-        'S3 is s3rver (npm) in a child process on loopback, on the same disk: the figures are of the adapter and the protocol (multipart parts of 5 MiB, two in flight), not of a remote store\'s network. ' +
+        "S3 is s3rver (npm) in a child process on loopback, on the same disk: the figures are of the adapter and the protocol (multipart parts of 5 MiB, two in flight), not of a remote store's network. " +
         `Downloads: the same MP3, imported as a job (\`agent-tts-admin job import-legacy\`) into a server on the local directory and into one with \`AUDIO_STORE=s3://…\`, then fetched whole through \`GET /v1/audio/{job_id}.mp3\` (${downloads} downloads, ${concurrency} at a time, after one warm-up download).`,
       '',
       figuresTable(figures),
@@ -184,7 +192,16 @@ export async function runStore(ctx: BenchContext): Promise<BenchmarkOutput> {
     return {
       name: 'store',
       title: `Audio in an object store: ${chars.toLocaleString('en')} characters, and downloads through the API`,
-      data: { chars, threads: ctx.synthThreads, local: intoLocal, s3: intoS3, throughput_ratio: ratio, download_local: viaLocal, download_s3: viaS3, download_ratio: downloadRatio },
+      data: {
+        chars,
+        threads: ctx.synthThreads,
+        local: intoLocal,
+        s3: intoS3,
+        throughput_ratio: ratio,
+        download_local: viaLocal,
+        download_s3: viaS3,
+        download_ratio: downloadRatio,
+      },
       markdown: md.join('\n'),
       targets: [
         {

@@ -74,7 +74,11 @@ export async function runSynthEngine(ctx: BenchContext): Promise<BenchmarkOutput
     const cpu = process.cpuUsage();
     const started = performance.now();
     const pcms = await Promise.all(chunks.map((text) => pool.synthesize({ text, settings })));
-    poolPass = { audio_s: pcms.reduce((s, p) => s + p.samples.length / p.sampleRate, 0), wall_s: (performance.now() - started) / 1000, cpu_s: cpuSecondsSince(cpu) };
+    poolPass = {
+      audio_s: pcms.reduce((s, p) => s + p.samples.length / p.sampleRate, 0),
+      wall_s: (performance.now() - started) / 1000,
+      cpu_s: cpuSecondsSince(cpu),
+    };
   } finally {
     await pool.destroy();
   }

@@ -35,7 +35,13 @@ export async function runSynthMp3(ctx: BenchContext): Promise<BenchmarkOutput> {
       samples += out.decodedSamples;
     }
     const encodedS = samples / OUTPUT_RATE;
-    return { kbps: bitrateKbps, encoded_s: round(encodedS, 1), x_realtime: round(encodedS / ((performance.now() - started) / 1000), 1), audio_s_per_cpu_s: round(encodedS / cpuSecondsSince(cpu), 1), bytes_per_audio_s: Math.round(bytes / encodedS) };
+    return {
+      kbps: bitrateKbps,
+      encoded_s: round(encodedS, 1),
+      x_realtime: round(encodedS / ((performance.now() - started) / 1000), 1),
+      audio_s_per_cpu_s: round(encodedS / cpuSecondsSince(cpu), 1),
+      bytes_per_audio_s: Math.round(bytes / encodedS),
+    };
   };
   await encodeAll(BITRATES[0]!); // the first pass compiles and optimizes the encoder
   const runs = [];

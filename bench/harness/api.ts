@@ -30,7 +30,8 @@ export function describeFailure(result: HttpResult): string {
 export async function completedJob(baseUrl: string, key: string, text: string): Promise<Record<string, unknown>> {
   const result = await postTts(baseUrl, key, text, 60_000);
   const body = result.status === 202 && result.json ? await pollUntilDone(baseUrl, key, String(result.json.job_id), 120_000) : result.json;
-  if ((result.status !== 200 && result.status !== 202) || body?.status !== 'completed') throw new Error(`expected a completed job, got ${describeFailure(result)}`);
+  if ((result.status !== 200 && result.status !== 202) || body?.status !== 'completed')
+    throw new Error(`expected a completed job, got ${describeFailure(result)}`);
   return body;
 }
 

@@ -51,9 +51,7 @@ interface Statement {
 const require = createRequire(import.meta.url);
 const dbPath = join(dataDir, 'lean.db');
 const db: { exec(sql: string): void; prepare(sql: string): Statement; close(): void } =
-  Number(process.versions.node.split('.')[0]) >= 24
-    ? new (require('node:sqlite').DatabaseSync)(dbPath)
-    : new (require('better-sqlite3'))(dbPath);
+  Number(process.versions.node.split('.')[0]) >= 24 ? new (require('node:sqlite').DatabaseSync)(dbPath) : new (require('better-sqlite3'))(dbPath);
 db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;');
 db.exec(`
 CREATE TABLE accounts (id TEXT PRIMARY KEY, plan TEXT NOT NULL, subscription TEXT NOT NULL);
@@ -119,7 +117,13 @@ const windows = new Map<string, RollingCount>();
 
 function send(res: ServerResponse, status: number, requestId: string, body: Record<string, unknown>, headers: Record<string, string> = {}): void {
   const json = JSON.stringify({ ...body, meta: { request_id: requestId, api_version: API_VERSION } });
-  res.writeHead(status, { 'X-Request-Id': requestId, Vary: 'Origin', ...headers, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(json) });
+  res.writeHead(status, {
+    'X-Request-Id': requestId,
+    Vary: 'Origin',
+    ...headers,
+    'Content-Type': 'application/json',
+    'Content-Length': Buffer.byteLength(json),
+  });
   res.end(json);
 }
 
@@ -132,7 +136,8 @@ const server = createServer((req, res) => {
   const requestId = randomUUID();
   const url = req.url ?? '';
   const q = url.indexOf('?');
-  if (req.method !== 'GET' || (q < 0 ? url : url.slice(0, q)) !== API_PATH) return error(res, 404, requestId, 'NOT_FOUND', 'Only GET /v1/agent-tts?id= is served here.');
+  if (req.method !== 'GET' || (q < 0 ? url : url.slice(0, q)) !== API_PATH)
+    return error(res, 404, requestId, 'NOT_FOUND', 'Only GET /v1/agent-tts?id= is served here.');
 
   const bearer = BEARER.exec(req.headers.authorization ?? '');
   const parsed = bearer ? KEY.exec(bearer[1]!) : null;
@@ -141,7 +146,8 @@ const server = createServer((req, res) => {
   const presented = createHash('sha256').update(parsed[2]!, 'utf8').digest();
   const stored = key ? Buffer.from(key.secret_hash, 'hex') : DUMMY_HASH;
   const matches = stored.length === presented.length && timingSafeEqual(presented, stored);
-  if (!key || !matches || key.revoked_at !== null) return error(res, 401, requestId, 'INVALID_KEY', 'The API key is unknown or revoked.', { 'WWW-Authenticate': 'Bearer' });
+  if (!key || !matches || key.revoked_at !== null)
+    return error(res, 401, requestId, 'INVALID_KEY', 'The API key is unknown or revoked.', { 'WWW-Authenticate': 'Bearer' });
   const account = getAccount.get(key.account_id) as { plan: string; subscription: string } | undefined;
   const plan = account && PLANS[account.plan];
   if (!account) return error(res, 401, requestId, 'INVALID_KEY', 'The API key is unknown or revoked.', { 'WWW-Authenticate': 'Bearer' });
@@ -149,7 +155,8 @@ const server = createServer((req, res) => {
   if (!plan?.apiAccess) return error(res, 403, requestId, 'NO_API_ACCESS', 'The plan of this account does not include API access.');
 
   const ids = new URLSearchParams(q < 0 ? '' : url.slice(q + 1)).getAll('id');
-  if (ids.length !== 1 || !UUID.test(ids[0]!)) return error(res, 400, requestId, 'INVALID_REQUEST', 'Query parameter id is required once and must be a job_id (UUID).');
+  if (ids.length !== 1 || !UUID.test(ids[0]!))
+    return error(res, 400, requestId, 'INVALID_REQUEST', 'Query parameter id is required once and must be a job_id (UUID).');
   let window = windows.get(parsed[1]!);
   if (!window) {
     window = new RollingCount();
@@ -158,11 +165,16 @@ const server = createServer((req, res) => {
   const now = Date.now();
   const count = window.take(Math.floor(now / 1000));
   const rate = { 'RateLimit-Policy': `${getLimit};w=${windowS}`, RateLimit: `limit=${getLimit}, remaining=${count.remaining}, reset=${count.reset}` };
-  if (!count.allowed) return error(res, 429, requestId, 'RATE_LIMITED', 'Too many GET requests for this API key.', { ...rate, 'Retry-After': String(Math.max(1, count.reset)) });
+  if (!count.allowed)
+    return error(res, 429, requestId, 'RATE_LIMITED', 'Too many GET requests for this API key.', { ...rate, 'Retry-After': String(Math.max(1, count.reset)) });
   const id = ids[0]!.toLowerCase();
   const job = getJob.get(id) as { account_id: string; status: string; voice: string; language: string; speed: number; duration_seconds: number } | undefined;
-  if (!job || job.account_id !== key.account_id || job.status !== 'completed') return error(res, 404, requestId, 'NOT_FOUND', 'No completed job with this id for this account.', rate);
-  const usage = (getUsage.get(key.account_id, new Date(now).toISOString().slice(0, 7)) as { settled_cm: number; reserved_cm: number } | undefined) ?? { settled_cm: 0, reserved_cm: 0 };
+  if (!job || job.account_id !== key.account_id || job.status !== 'completed')
+    return error(res, 404, requestId, 'NOT_FOUND', 'No completed job with this id for this account.', rate);
+  const usage = (getUsage.get(key.account_id, new Date(now).toISOString().slice(0, 7)) as { settled_cm: number; reserved_cm: number } | undefined) ?? {
+    settled_cm: 0,
+    reserved_cm: 0,
+  };
 
   const expires = Math.floor(now / 1000) + URL_TTL_S;
   const sig = createHmac('sha256', signingSecret).update(`${id}.${expires}`).digest('base64url');

@@ -158,9 +158,19 @@ function summarizeProfile(profiles: CpuProfile[], file: string, window?: Profile
     window_s: window ? round((window.endUs - window.startUs) / 1e6, 1) : undefined,
     busy_ms: Math.round(busy),
     gc_pct: pct(gc),
-    top_self: [...self].sort((a, b) => b[1] - a[1]).slice(0, top).map(([k]) => row(k)),
-    top_total_own_code: [...total].filter(([k]) => own(k)).sort((a, b) => b[1] - a[1]).slice(0, top).map(([k]) => row(k)),
-    by_area: [...area].sort((a, b) => b[1] - a[1]).slice(0, 12).map(([a, ms]) => ({ area: a, self_pct: pct(ms) })),
+    top_self: [...self]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, top)
+      .map(([k]) => row(k)),
+    top_total_own_code: [...total]
+      .filter(([k]) => own(k))
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, top)
+      .map(([k]) => row(k)),
+    by_area: [...area]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 12)
+      .map(([a, ms]) => ({ area: a, self_pct: pct(ms) })),
     components: components && [...byComponent].sort((a, b) => b[1] - a[1]).map(([c, ms]) => ({ component: c, ms: Math.round(ms), pct: pct(ms) })),
   };
 }

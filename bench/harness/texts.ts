@@ -5,7 +5,6 @@ import { PROSE_SENTENCES } from '@agent-tts/load/workload.js';
 /** The inline benchmark's text: one everyday sentence of exactly 100 characters. */
 export const INLINE_TEXT = 'The weather was mild this morning, so we walked to the market and bought fresh bread and red apples.';
 
-
 /**
  * A text of exactly `length` characters (code points) built from the sentences above, in paragraphs, ending
  * at a sentence's end where the length allows. Deterministic, so every run synthesizes the same text.

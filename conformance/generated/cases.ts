@@ -68,7 +68,8 @@ export function requestSchemas(doc: OpenApiDocument): RequestSchemas {
   const properties = Object.fromEntries(Object.entries<Json>(body.properties ?? {}).map(([k, v]) => [k, resolve(v)]));
   const header = (submit.parameters ?? []).find((p: Json) => p.in === 'header' && p.name.toLowerCase() === 'idempotency-key');
   const query = (doc.operation('getTtsJob').definition.parameters ?? []).find((p: Json) => p.in === 'query' && p.name === 'id');
-  if (!properties.text || !header || !query) throw new Error('the OpenAPI document lacks the submitTts body, its Idempotency-Key header or the id query of getTtsJob');
+  if (!properties.text || !header || !query)
+    throw new Error('the OpenAPI document lacks the submitTts body, its Idempotency-Key header or the id query of getTtsJob');
   return { body, properties, required: body.required ?? [], idempotencyKey: resolve(header.schema), jobId: resolve(query.schema) };
 }
 
@@ -86,7 +87,10 @@ function validValue(name: string, schema: Json, offered: Offered): fc.Arbitrary<
     const min = schema.minimum ?? 0;
     const max = schema.maximum ?? min + 10;
     // Hundredths, as a person writes a speed; the bounds themselves come often.
-    return fc.oneof({ weight: 1, arbitrary: fc.constantFrom(min, max) }, { weight: 4, arbitrary: fc.integer({ min: Math.ceil(min * 100), max: Math.floor(max * 100) }).map((n) => n / 100) });
+    return fc.oneof(
+      { weight: 1, arbitrary: fc.constantFrom(min, max) },
+      { weight: 4, arbitrary: fc.integer({ min: Math.ceil(min * 100), max: Math.floor(max * 100) }).map((n) => n / 100) },
+    );
   }
   if (schema.type === 'string') {
     const pattern = schema.pattern ? new RegExp(schema.pattern, 'u') : undefined;
@@ -102,13 +106,26 @@ function validValue(name: string, schema: Json, offered: Offered): fc.Arbitrary<
 function invalidValues(name: string, schema: Json): fc.Arbitrary<{ value: unknown; why: string }> {
   const out: fc.Arbitrary<{ value: unknown; why: string }>[] = [];
   const wrongType = schema.type === 'string' ? [42, true, null, ['x'], { x: 1 }] : ['fast', true, null, [1], { x: 1 }];
-  out.push(fc.constantFrom(...wrongType).map((value) => ({ value, why: `${name} is ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}, not a ${schema.type ?? 'string'}` })));
+  out.push(
+    fc.constantFrom(...wrongType).map((value) => ({
+      value,
+      why: `${name} is ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}, not a ${schema.type ?? 'string'}`,
+    })),
+  );
   if (schema.type === 'number' || schema.type === 'integer') {
     if (schema.minimum !== undefined) {
-      out.push(fc.integer({ min: 1, max: 100 }).map((n) => ({ value: Math.round((schema.minimum - n / 100) * 100) / 100, why: `${name} is below the minimum ${schema.minimum}` })));
+      out.push(
+        fc
+          .integer({ min: 1, max: 100 })
+          .map((n) => ({ value: Math.round((schema.minimum - n / 100) * 100) / 100, why: `${name} is below the minimum ${schema.minimum}` })),
+      );
     }
     if (schema.maximum !== undefined) {
-      out.push(fc.integer({ min: 1, max: 1000 }).map((n) => ({ value: Math.round((schema.maximum + n / 100) * 100) / 100, why: `${name} is above the maximum ${schema.maximum}` })));
+      out.push(
+        fc
+          .integer({ min: 1, max: 1000 })
+          .map((n) => ({ value: Math.round((schema.maximum + n / 100) * 100) / 100, why: `${name} is above the maximum ${schema.maximum}` })),
+      );
     }
   }
   if (Array.isArray(schema.enum)) {
@@ -148,14 +165,14 @@ export function validBody(schemas: RequestSchemas, offered: Offered): fc.Arbitra
 export function invalidBody(schemas: RequestSchemas, offered: Offered): fc.Arbitrary<{ body: string; why: string }> {
   const fieldBroken = fc
     .tuple(validBody(schemas, offered), fc.constantFrom(...Object.keys(schemas.properties)))
-    .chain(([body, name]) => invalidValues(name, schemas.properties[name]).map(({ value, why }) => ({ body: JSON.stringify({ ...body, [name]: value }), why })));
-  const missing = fc
-    .tuple(validBody(schemas, offered), fc.constantFrom(...schemas.required))
-    .map(([body, name]) => {
-      const rest = { ...body };
-      delete rest[name];
-      return { body: JSON.stringify(rest), why: `the required field ${name} is missing` };
-    });
+    .chain(([body, name]) =>
+      invalidValues(name, schemas.properties[name]).map(({ value, why }) => ({ body: JSON.stringify({ ...body, [name]: value }), why })),
+    );
+  const missing = fc.tuple(validBody(schemas, offered), fc.constantFrom(...schemas.required)).map(([body, name]) => {
+    const rest = { ...body };
+    delete rest[name];
+    return { body: JSON.stringify(rest), why: `the required field ${name} is missing` };
+  });
   const notObject = fc.constantFrom(
     { body: '[]', why: 'the body is a JSON array, not an object' },
     { body: 'null', why: 'the body is JSON null' },
@@ -172,15 +189,23 @@ const visible = (value: string) => JSON.stringify(value).replace(/[^\x20-\x7e]/g
 function idempotencyKey(schema: Json): fc.Arbitrary<{ key: GeneratedCase['idempotencyKey']; why?: string }> {
   const pattern = new RegExp(schema.pattern ?? '.*');
   const max = schema.maxLength ?? 255;
-  const invalid = fc.oneof(
-    fc.constant(''),
-    fc.integer({ min: max + 1, max: max + 40 }).map((n) => 'k'.repeat(n)),
-    fc.string({ unit: fc.constantFrom('a', 'b', '1', 'é', 'ü', '\u00a0'), minLength: 1, maxLength: 8 }),
-  ).filter((value) => !pattern.test(value));
+  const invalid = fc
+    .oneof(
+      fc.constant(''),
+      fc.integer({ min: max + 1, max: max + 40 }).map((n) => 'k'.repeat(n)),
+      fc.string({ unit: fc.constantFrom('a', 'b', '1', 'é', 'ü', '\u00a0'), minLength: 1, maxLength: 8 }),
+    )
+    .filter((value) => !pattern.test(value));
   return fc.oneof(
     { weight: 6, arbitrary: fc.constant({ key: { kind: 'fresh' as const } }) },
     { weight: 2, arbitrary: fc.constant({ key: { kind: 'absent' as const } }) },
-    { weight: 2, arbitrary: invalid.map((value) => ({ key: { kind: 'literal' as const, value }, why: `the Idempotency-Key ${value.length > 20 ? `of ${value.length} characters` : visible(value)} does not match the document's pattern ${schema.pattern}` })) },
+    {
+      weight: 2,
+      arbitrary: invalid.map((value) => ({
+        key: { kind: 'literal' as const, value },
+        why: `the Idempotency-Key ${value.length > 20 ? `of ${value.length} characters` : visible(value)} does not match the document's pattern ${schema.pattern}`,
+      })),
+    },
   );
 }
 
@@ -188,7 +213,12 @@ type ContentType = { value: string; why?: string };
 const contentType: fc.Arbitrary<ContentType> = fc.oneof(
   { weight: 6, arbitrary: fc.constant<ContentType>({ value: 'application/json' }) },
   { weight: 2, arbitrary: fc.constant<ContentType>({ value: 'application/json; charset=utf-8' }) },
-  { weight: 1, arbitrary: fc.constantFrom('text/plain', 'application/x-www-form-urlencoded').map((value): ContentType => ({ value, why: `the Content-Type is ${value}, not application/json` })) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .constantFrom('text/plain', 'application/x-www-form-urlencoded')
+      .map((value): ContentType => ({ value, why: `the Content-Type is ${value}, not application/json` })),
+  },
 );
 
 const hex = (n: number) => fc.string({ unit: fc.constantFrom(...'0123456789abcdef'), minLength: n, maxLength: n });
@@ -196,7 +226,9 @@ const hex = (n: number) => fc.string({ unit: fc.constantFrom(...'0123456789abcde
 /** An Authorization the bearer scheme refuses: a well-formed unknown key, or a header that is not `Bearer <key>`. */
 const badAuth = fc.oneof(
   fc.tuple(hex(8), hex(48)).map(([id, secret]) => ({ auth: 'unknown-key' as const, authorization: `Bearer tts_${id}_${secret}` })),
-  fc.constantFrom('Bearer', 'Bearer ', 'Basic dXNlcjpwYXNz', 'Token tts_00000000', 'Bearer not-a-key').map((authorization) => ({ auth: 'malformed' as const, authorization })),
+  fc
+    .constantFrom('Bearer', 'Bearer ', 'Basic dXNlcjpwYXNz', 'Token tts_00000000', 'Bearer not-a-key')
+    .map((authorization) => ({ auth: 'malformed' as const, authorization })),
   fc.constant({ auth: 'none' as const, authorization: undefined }),
 );
 
@@ -204,7 +236,16 @@ const badAuth = fc.oneof(
 function submitCase(schemas: RequestSchemas, offered: Offered): fc.Arbitrary<GeneratedCase> {
   const valid = fc.tuple(validBody(schemas, offered), idempotencyKey(schemas.idempotencyKey), contentType).map(([body, idem, ct]) => {
     const why = idem.why ?? ct.why;
-    return { method: 'POST' as const, path: API_PATH, auth: 'key' as const, idempotencyKey: idem.key, contentType: ct.value, body: JSON.stringify(body), expect: why ? ('reject' as const) : ('accept' as const), why };
+    return {
+      method: 'POST' as const,
+      path: API_PATH,
+      auth: 'key' as const,
+      idempotencyKey: idem.key,
+      contentType: ct.value,
+      body: JSON.stringify(body),
+      expect: why ? ('reject' as const) : ('accept' as const),
+      why,
+    };
   });
   const invalid = fc.tuple(invalidBody(schemas, offered), idempotencyKey(schemas.idempotencyKey), contentType).map(([bad, idem, ct]) => ({
     method: 'POST' as const,
@@ -216,17 +257,30 @@ function submitCase(schemas: RequestSchemas, offered: Offered): fc.Arbitrary<Gen
     expect: 'reject' as const,
     why: [bad.why, idem.why, ct.why].filter(Boolean).join('; '),
   }));
-  const unauthorized = fc.tuple(badAuth, fc.oneof(validBody(schemas, offered).map((b) => JSON.stringify(b)), invalidBody(schemas, offered).map((b) => b.body))).map(([auth, body]) => ({
-    method: 'POST' as const,
-    path: API_PATH,
-    auth: auth.auth,
-    authorization: auth.authorization,
-    idempotencyKey: { kind: 'fresh' as const },
-    contentType: 'application/json',
-    body,
-    expect: 'unauthorized' as const,
-    why: auth.auth === 'none' ? 'no Authorization header' : auth.auth === 'unknown-key' ? 'a well-formed key the deployment never issued' : `Authorization ${JSON.stringify(auth.authorization)} is not Bearer <key>`,
-  }));
+  const unauthorized = fc
+    .tuple(
+      badAuth,
+      fc.oneof(
+        validBody(schemas, offered).map((b) => JSON.stringify(b)),
+        invalidBody(schemas, offered).map((b) => b.body),
+      ),
+    )
+    .map(([auth, body]) => ({
+      method: 'POST' as const,
+      path: API_PATH,
+      auth: auth.auth,
+      authorization: auth.authorization,
+      idempotencyKey: { kind: 'fresh' as const },
+      contentType: 'application/json',
+      body,
+      expect: 'unauthorized' as const,
+      why:
+        auth.auth === 'none'
+          ? 'no Authorization header'
+          : auth.auth === 'unknown-key'
+            ? 'a well-formed key the deployment never issued'
+            : `Authorization ${JSON.stringify(auth.authorization)} is not Bearer <key>`,
+    }));
   return fc.oneof({ weight: 3, arbitrary: valid }, { weight: 4, arbitrary: invalid }, { weight: 2, arbitrary: unauthorized });
 }
 
@@ -234,11 +288,16 @@ function submitCase(schemas: RequestSchemas, offered: Offered): fc.Arbitrary<Gen
 function pollCase(schemas: RequestSchemas): fc.Arbitrary<GeneratedCase> {
   const max = schemas.jobId.maxLength ?? 36;
   const wellFormed = fc.uuid().map((id) => ({ query: `?id=${id}`, valid: true, why: undefined as string | undefined }));
-  const malformed = fc.oneof(
-    fc.constant({ query: '', why: 'the id query is missing' }),
-    fc.constant({ query: '?id=', why: 'the id is empty' }),
-    fc.string({ unit: fc.constantFrom(...'0123456789abcdefxyz-'), minLength: 1, maxLength: max + 4 }).filter((s) => !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(s)).map((s) => ({ query: `?id=${s}`, why: `the id ${JSON.stringify(s)} is not a UUID` })),
-  ).map((m) => ({ ...m, valid: false }));
+  const malformed = fc
+    .oneof(
+      fc.constant({ query: '', why: 'the id query is missing' }),
+      fc.constant({ query: '?id=', why: 'the id is empty' }),
+      fc
+        .string({ unit: fc.constantFrom(...'0123456789abcdefxyz-'), minLength: 1, maxLength: max + 4 })
+        .filter((s) => !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(s))
+        .map((s) => ({ query: `?id=${s}`, why: `the id ${JSON.stringify(s)} is not a UUID` })),
+    )
+    .map((m) => ({ ...m, valid: false }));
   const keyed = fc.oneof({ weight: 2, arbitrary: wellFormed }, { weight: 2, arbitrary: malformed }).map((q) => ({
     method: 'GET' as const,
     path: `${API_PATH}${q.query}`,
@@ -252,7 +311,12 @@ function pollCase(schemas: RequestSchemas): fc.Arbitrary<GeneratedCase> {
     auth: auth.auth,
     authorization: auth.authorization,
     expect: 'unauthorized' as const,
-    why: auth.auth === 'none' ? 'no Authorization header' : auth.auth === 'unknown-key' ? 'a well-formed key the deployment never issued' : `Authorization ${JSON.stringify(auth.authorization)} is not Bearer <key>`,
+    why:
+      auth.auth === 'none'
+        ? 'no Authorization header'
+        : auth.auth === 'unknown-key'
+          ? 'a well-formed key the deployment never issued'
+          : `Authorization ${JSON.stringify(auth.authorization)} is not Bearer <key>`,
   }));
   return fc.oneof({ weight: 3, arbitrary: keyed }, { weight: 1, arbitrary: unauthorized });
 }

@@ -36,7 +36,8 @@ export function checkAnswer(doc: OpenApiDocument, exchange: Exchange, path: stri
   const response = exchange.response;
   if (!response) return [];
   const out: Violation[] = [];
-  if (response.status >= 500) out.push({ check: 'not_a_server_error', message: `HTTP ${response.status}${errorCode(exchange) ? ` ${errorCode(exchange)}` : ''}: a server error` });
+  if (response.status >= 500)
+    out.push({ check: 'not_a_server_error', message: `HTTP ${response.status}${errorCode(exchange) ? ` ${errorCode(exchange)}` : ''}: a server error` });
   const { operation } = doc.match(exchange.request.method, path);
   if (!operation) return out;
   // Every JSON body of a declared media type carries meta, whatever its schema says.
@@ -45,7 +46,11 @@ export function checkAnswer(doc: OpenApiDocument, exchange: Exchange, path: stri
   const media: Json = (responses[String(response.status)] ?? responses.default)?.content?.[mediaType];
   if (media && mediaType.endsWith('json') && response.json !== undefined) {
     const body = jsonBody(exchange);
-    if (!body?.meta || typeof body.meta !== 'object') out.push({ check: 'response_headers_conformance', message: `${operation.operationId} ${response.status}: the body carries no meta (every answer carries meta.request_id and meta.api_version)` });
+    if (!body?.meta || typeof body.meta !== 'object')
+      out.push({
+        check: 'response_headers_conformance',
+        message: `${operation.operationId} ${response.status}: the body carries no meta (every answer carries meta.request_id and meta.api_version)`,
+      });
   }
   for (const v of doc.answerViolations(operation, response)) out.push({ check: CHECK_OF[v.part], message: v.message });
   return out;
@@ -87,14 +92,37 @@ export function checkExpectation(expect: Expectation, exchange: Exchange, why?: 
       // Refused as the error table says: 400 INVALID_REQUEST (or TEXT_TOO_LONG). A 429 is a refusal too
       // (the API fixes no order of checks), and no quota was taken.
       if (status === 429) return [];
-      if (status < 400 || status >= 500) return [{ check: 'negative_data_rejection', message: `${why ?? 'an invalid request'}, yet the answer is HTTP ${status}${code ? ` ${code}` : ''}, not a refusal (400 INVALID_REQUEST)` }];
-      if (code !== 'INVALID_REQUEST' && code !== 'TEXT_TOO_LONG') return [{ check: 'negative_data_rejection', message: `${why ?? 'an invalid request'}: refused with ${code ?? 'no error code'} (HTTP ${status}), not INVALID_REQUEST` }];
-      if (status !== tableStatus(code)) return [{ check: 'negative_data_rejection', message: `${why ?? 'an invalid request'}: ${code} answered HTTP ${status}; the error table gives ${code} HTTP ${tableStatus(code)}` }];
+      if (status < 400 || status >= 500)
+        return [
+          {
+            check: 'negative_data_rejection',
+            message: `${why ?? 'an invalid request'}, yet the answer is HTTP ${status}${code ? ` ${code}` : ''}, not a refusal (400 INVALID_REQUEST)`,
+          },
+        ];
+      if (code !== 'INVALID_REQUEST' && code !== 'TEXT_TOO_LONG')
+        return [
+          {
+            check: 'negative_data_rejection',
+            message: `${why ?? 'an invalid request'}: refused with ${code ?? 'no error code'} (HTTP ${status}), not INVALID_REQUEST`,
+          },
+        ];
+      if (status !== tableStatus(code))
+        return [
+          {
+            check: 'negative_data_rejection',
+            message: `${why ?? 'an invalid request'}: ${code} answered HTTP ${status}; the error table gives ${code} HTTP ${tableStatus(code)}`,
+          },
+        ];
       return [];
     }
     case 'accept':
       if (code === 'INVALID_REQUEST' || code === 'TEXT_TOO_LONG' || status === 400 || status === 422) {
-        return [{ check: 'positive_data_acceptance', message: `a request the document allows was refused: HTTP ${status}${code ? ` ${code}` : ''}${typeof jsonBody(exchange)?.error?.message === 'string' ? ` (${jsonBody(exchange)!.error.message})` : ''}` }];
+        return [
+          {
+            check: 'positive_data_acceptance',
+            message: `a request the document allows was refused: HTTP ${status}${code ? ` ${code}` : ''}${typeof jsonBody(exchange)?.error?.message === 'string' ? ` (${jsonBody(exchange)!.error.message})` : ''}`,
+          },
+        ];
       }
       return [];
   }
@@ -105,7 +133,12 @@ export function checkGone(exchange: Exchange, what: string): Violation[] {
   const response = exchange.response;
   if (!response) return [];
   if (response.status !== 404 || errorCode(exchange) !== 'NOT_FOUND') {
-    return [{ check: 'use_after_free', message: `${what} answered HTTP ${response.status}${errorCode(exchange) ? ` ${errorCode(exchange)}` : ''}, not 404 NOT_FOUND` }];
+    return [
+      {
+        check: 'use_after_free',
+        message: `${what} answered HTTP ${response.status}${errorCode(exchange) ? ` ${errorCode(exchange)}` : ''}, not 404 NOT_FOUND`,
+      },
+    ];
   }
   return [];
 }

@@ -19,7 +19,8 @@ export function curlCommand(baseUrl: string, c: GeneratedCase, key?: string): st
   if (c.contentType !== undefined) parts.push('-H', shellQuote(`Content-Type: ${c.contentType}`));
   if (c.idempotencyKey?.kind === 'fresh') parts.push('-H', '"Idempotency-Key: $(uuidgen)"');
   // curl drops a header given with an empty value; `Name;` sends it empty.
-  else if (c.idempotencyKey?.kind === 'literal') parts.push('-H', shellQuote(c.idempotencyKey.value === '' ? 'Idempotency-Key;' : `Idempotency-Key: ${c.idempotencyKey.value}`));
+  else if (c.idempotencyKey?.kind === 'literal')
+    parts.push('-H', shellQuote(c.idempotencyKey.value === '' ? 'Idempotency-Key;' : `Idempotency-Key: ${c.idempotencyKey.value}`));
   if (c.body !== undefined) parts.push('--data-raw', shellQuote(c.body));
   return parts.join(' ');
 }

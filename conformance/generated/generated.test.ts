@@ -11,7 +11,14 @@ const schemas = requestSchemas(doc);
 const offered = { voices: ['af_heart', 'bf_emma', 'st_f1'] };
 const KEY = `tts_1a2b3c4d_${'e'.repeat(48)}`;
 
-function exchange(method: string, url: string, status: number, json: unknown, headers: Record<string, string> = {}, contentType = 'application/json'): Exchange {
+function exchange(
+  method: string,
+  url: string,
+  status: number,
+  json: unknown,
+  headers: Record<string, string> = {},
+  contentType = 'application/json',
+): Exchange {
   const text = JSON.stringify(json);
   return {
     seq: 1,
@@ -33,7 +40,7 @@ describe('generated cases, drawn from the OpenAPI document', () => {
     expect(schemas.jobId.format).toBe('uuid');
   });
 
-  it('draws valid bodies that the document\'s own schema accepts, with texts of a few characters', () => {
+  it("draws valid bodies that the document's own schema accepts, with texts of a few characters", () => {
     fc.assert(
       fc.property(validBody(schemas, offered), (body) => {
         expect(doc.validateComponent('TtsRequest', body)).toEqual([]);
@@ -44,7 +51,7 @@ describe('generated cases, drawn from the OpenAPI document', () => {
     );
   });
 
-  it('draws invalid bodies that the document\'s schema refuses', () => {
+  it("draws invalid bodies that the document's schema refuses", () => {
     fc.assert(
       fc.property(invalidBody(schemas, offered), ({ body, why }) => {
         let parsed: unknown;
@@ -69,12 +76,22 @@ describe('generated cases, drawn from the OpenAPI document', () => {
 describe('the checks, named as Schemathesis names them', () => {
   it('finds a 5xx, an undeclared status, an undeclared media type, a missing required header and a body off its schema', () => {
     const url = 'http://h/v1/agent-tts';
-    expect(checkAnswer(doc, exchange('POST', url, 500, 'x', {}, 'text/plain'), '/v1/agent-tts').map((v) => v.check)).toEqual(['not_a_server_error', 'content_type_conformance', 'response_headers_conformance']);
+    expect(checkAnswer(doc, exchange('POST', url, 500, 'x', {}, 'text/plain'), '/v1/agent-tts').map((v) => v.check)).toEqual([
+      'not_a_server_error',
+      'content_type_conformance',
+      'response_headers_conformance',
+    ]);
     expect(checkAnswer(doc, exchange('POST', url, 418, {}), '/v1/agent-tts').map((v) => v.check)).toEqual(['status_code_conformance']);
     const body = { success: false, error: { code: 'INVALID_KEY', message: 'Bad key.' }, meta };
     expect(checkAnswer(doc, exchange('POST', url, 401, body, { 'x-request-id': meta.request_id, 'www-authenticate': 'Bearer' }), '/v1/agent-tts')).toEqual([]);
-    expect(checkAnswer(doc, exchange('POST', url, 401, body, { 'www-authenticate': 'Bearer' }), '/v1/agent-tts').map((v) => v.message)).toEqual(['submitTts 401: required header X-Request-Id is missing']);
-    const noMeta = checkAnswer(doc, exchange('POST', url, 401, { success: false, error: body.error }, { 'x-request-id': meta.request_id, 'www-authenticate': 'Bearer' }), '/v1/agent-tts');
+    expect(checkAnswer(doc, exchange('POST', url, 401, body, { 'www-authenticate': 'Bearer' }), '/v1/agent-tts').map((v) => v.message)).toEqual([
+      'submitTts 401: required header X-Request-Id is missing',
+    ]);
+    const noMeta = checkAnswer(
+      doc,
+      exchange('POST', url, 401, { success: false, error: body.error }, { 'x-request-id': meta.request_id, 'www-authenticate': 'Bearer' }),
+      '/v1/agent-tts',
+    );
     expect(noMeta.map((v) => v.check)).toEqual(['response_headers_conformance', 'response_schema_conformance']);
   });
 
@@ -83,7 +100,9 @@ describe('the checks, named as Schemathesis names them', () => {
     const invalid = exchange('POST', url, 400, { success: false, error: { code: 'INVALID_REQUEST', message: 'x' }, meta });
     expect(checkExpectation('reject', invalid)).toEqual([]);
     expect(checkExpectation('accept', invalid).map((v) => v.check)).toEqual(['positive_data_acceptance']);
-    expect(checkExpectation('reject', exchange('POST', url, 422, { success: false, error: { code: 'INVALID_REQUEST', message: 'x' }, meta }))[0]!.message).toContain('the error table gives INVALID_REQUEST HTTP 400');
+    expect(
+      checkExpectation('reject', exchange('POST', url, 422, { success: false, error: { code: 'INVALID_REQUEST', message: 'x' }, meta }))[0]!.message,
+    ).toContain('the error table gives INVALID_REQUEST HTTP 400');
     expect(checkExpectation('reject', exchange('POST', url, 202, { success: true, meta })).map((v) => v.check)).toEqual(['negative_data_rejection']);
     expect(checkExpectation('unauthorized', exchange('POST', url, 200, { success: true, meta })).map((v) => v.check)).toEqual(['ignored_auth']);
     expect(checkGone(exchange('GET', url, 200, { success: true, meta }), 'the job').map((v) => v.check)).toEqual(['use_after_free']);
@@ -92,9 +111,25 @@ describe('the checks, named as Schemathesis names them', () => {
 
 describe('curlCommand', () => {
   it('prints the case as curl, the key in its display form with a placeholder for the secret', () => {
-    const curl = curlCommand('http://127.0.0.1:8080', { method: 'POST', path: '/v1/agent-tts', auth: 'key', contentType: 'application/json', idempotencyKey: { kind: 'fresh' }, body: `{"text":"it's"}`, expect: 'accept' }, KEY);
-    expect(curl).toBe(`curl -i -X POST 'http://127.0.0.1:8080/v1/agent-tts' -H 'Authorization: Bearer tts_1a2b3c4d_<secret>' -H 'Content-Type: application/json' -H "Idempotency-Key: $(uuidgen)" --data-raw '{"text":"it'\\''s"}'`);
+    const curl = curlCommand(
+      'http://127.0.0.1:8080',
+      {
+        method: 'POST',
+        path: '/v1/agent-tts',
+        auth: 'key',
+        contentType: 'application/json',
+        idempotencyKey: { kind: 'fresh' },
+        body: `{"text":"it's"}`,
+        expect: 'accept',
+      },
+      KEY,
+    );
+    expect(curl).toBe(
+      `curl -i -X POST 'http://127.0.0.1:8080/v1/agent-tts' -H 'Authorization: Bearer tts_1a2b3c4d_<secret>' -H 'Content-Type: application/json' -H "Idempotency-Key: $(uuidgen)" --data-raw '{"text":"it'\\''s"}'`,
+    );
     expect(curl).not.toContain('e'.repeat(48));
-    expect(curlCommand('http://h', { method: 'POST', path: '/v1/agent-tts', auth: 'key', idempotencyKey: { kind: 'literal', value: '' }, expect: 'reject' }, KEY)).toContain(`-H 'Idempotency-Key;'`);
+    expect(
+      curlCommand('http://h', { method: 'POST', path: '/v1/agent-tts', auth: 'key', idempotencyKey: { kind: 'literal', value: '' }, expect: 'reject' }, KEY),
+    ).toContain(`-H 'Idempotency-Key;'`);
   });
 });

@@ -45,7 +45,12 @@ function offeredVoices(ctx: RuleContext): Promise<Offered> {
   return ctx.scenario('generated-voices', async (s) => {
     const voicesUrl = s.target.voicesUrl;
     if (voicesUrl) {
-      const exchange = await s.send({ method: 'GET', url: VOICES_PATH, base: voicesUrl.replace(/\/+$/, ''), label: 'voice catalog, for the generated requests' });
+      const exchange = await s.send({
+        method: 'GET',
+        url: VOICES_PATH,
+        base: voicesUrl.replace(/\/+$/, ''),
+        label: 'voice catalog, for the generated requests',
+      });
       const body = jsonBody(exchange);
       const list: unknown[] = Array.isArray(body?.voices) ? body.voices : [];
       const ids = list.map((v) => (v && typeof v === 'object' ? (v as { id?: unknown }).id : undefined)).filter((id): id is string => typeof id === 'string');
@@ -210,7 +215,12 @@ interface LinksOutcome {
  * Idempotency-Key, which must answer with the same job and `Idempotent-Replayed: true`. Every answer
  * gets the checks of checkAnswer.
  */
-async function followLinks(ctx: RuleContext, body: Record<string, unknown>, label: string, jobs: LinkedJob[]): Promise<{ violations: Violation[]; exchanges: Exchange[]; key: string; idempotencyKey: string }> {
+async function followLinks(
+  ctx: RuleContext,
+  body: Record<string, unknown>,
+  label: string,
+  jobs: LinkedJob[],
+): Promise<{ violations: Violation[]; exchanges: Exchange[]; key: string; idempotencyKey: string }> {
   const lease = await ctx.run.acceptancePool.lease({ fresh: 'post' });
   const key = lease.keys[0]!;
   const idempotencyKey = `generated-${randomUUID()}`;
@@ -233,12 +243,17 @@ async function followLinks(ctx: RuleContext, body: Record<string, unknown>, labe
     const polls = await ctx.pollJob(key, statusUrl, `${label}: GET status_url`);
     for (const poll of polls) judge(poll);
     const final = jsonBody(polls[polls.length - 1]!);
-    if (final?.job_id !== undefined && final.job_id !== jobId) violations.push({ check: 'response_schema_conformance', message: `status_url ${statusUrl} answered job ${final.job_id}, not ${jobId}` });
+    if (final?.job_id !== undefined && final.job_id !== jobId)
+      violations.push({ check: 'response_schema_conformance', message: `status_url ${statusUrl} answered job ${final.job_id}, not ${jobId}` });
     const audioUrl = final?.status === 'completed' && typeof final.audio_url === 'string' ? final.audio_url : undefined;
     if (audioUrl) {
       const audio = await ctx.send({ method: 'GET', url: audioUrl, label: `${label}: GET audio_url` });
       judge(audio);
-      if (audio.response!.status !== 200 || audio.response!.bytes.length === 0) violations.push({ check: 'positive_data_acceptance', message: `${describe(audio)}: the audio_url of a completed job is not served (HTTP ${audio.response!.status}, ${audio.response!.bytes.length} bytes)` });
+      if (audio.response!.status !== 200 || audio.response!.bytes.length === 0)
+        violations.push({
+          check: 'positive_data_acceptance',
+          message: `${describe(audio)}: the audio_url of a completed job is not served (HTTP ${audio.response!.status}, ${audio.response!.bytes.length} bytes)`,
+        });
       jobs.push({ key, jobId, statusUrl, audioUrl });
     }
     // A replay takes no quota: sent at once.
@@ -246,7 +261,10 @@ async function followLinks(ctx: RuleContext, body: Record<string, unknown>, labe
     judge(replay);
     const replayed = jsonBody(replay);
     if (replayed?.job_id !== jobId || header(replay, 'idempotent-replayed') !== 'true') {
-      violations.push({ check: 'idempotent_replay', message: `${describe(replay)}: the replay answered job ${JSON.stringify(replayed?.job_id)} with Idempotent-Replayed ${JSON.stringify(header(replay, 'idempotent-replayed'))}, not job ${jobId} with true` });
+      violations.push({
+        check: 'idempotent_replay',
+        message: `${describe(replay)}: the replay answered job ${JSON.stringify(replayed?.job_id)} with Idempotent-Replayed ${JSON.stringify(header(replay, 'idempotent-replayed'))}, not job ${jobId} with true`,
+      });
     }
     return { violations, exchanges, key, idempotencyKey };
   } finally {
@@ -272,7 +290,15 @@ function links(ctx: RuleContext): Promise<LinksOutcome> {
     s.note(`seed ${seed}: ${n} sequences followed (submit → status_url → audio_url → replay)`);
     if (!result.failed) return { jobs, ran: n };
     const outcome = tried.get(JSON.stringify(result.value))!;
-    const c: GeneratedCase = { method: 'POST', path: API_PATH, auth: 'key', idempotencyKey: { kind: 'fresh' }, contentType: 'application/json', body: JSON.stringify(result.value), expect: 'accept' };
+    const c: GeneratedCase = {
+      method: 'POST',
+      path: API_PATH,
+      auth: 'key',
+      idempotencyKey: { kind: 'fresh' },
+      contentType: 'application/json',
+      body: JSON.stringify(result.value),
+      expect: 'accept',
+    };
     const checks = [...new Set(result.violations.map((v) => v.check))].join(', ');
     const reproduction = [
       `seed ${seed}; run again: ${reproduceCommand(s, GENERATED_LINKS, requests, seed)}`,
@@ -300,13 +326,17 @@ async function useAfterFree(ctx: RuleContext): Promise<void> {
   const expired = ctx.fixtures.expired_audio;
   if (expired) {
     // The fixtures' audio URL whose expiry has passed stays gone, asked twice.
-    for (const attempt of ['', ' again']) judged(await ctx.send({ method: 'GET', url: expired.audio_url, label: `the fixtures' expired audio_url${attempt}` }), `the expired audio_url of the fixtures${attempt}`);
+    for (const attempt of ['', ' again'])
+      judged(
+        await ctx.send({ method: 'GET', url: expired.audio_url, label: `the fixtures' expired audio_url${attempt}` }),
+        `the expired audio_url of the fixtures${attempt}`,
+      );
   }
   const job = jobs[0];
   if (!ctx.time.clock) {
     ctx.note(
       'this deployment offers no test clock (fixtures clock.url), so the audio URL of a followed job was not waited out past its expiry, nor the job past its retention; ' +
-        (expired ? 'the fixtures\' expired audio URL was checked instead' : 'and the fixtures have no expired_audio to check instead'),
+        (expired ? "the fixtures' expired audio URL was checked instead" : 'and the fixtures have no expired_audio to check instead'),
     );
   } else if (!job) {
     ctx.note('no followed job completed (see generated.links), so there was no audio URL to let expire');
@@ -327,15 +357,17 @@ async function useAfterFree(ctx: RuleContext): Promise<void> {
 export const generatedRules: Rule[] = [
   {
     id: GENERATED_REQUESTS,
-    title: 'Requests drawn from the OpenAPI document (valid and invalid bodies, headers, queries, keys) get documented, non-5xx answers: valid ones accepted, invalid ones refused 400, keyless ones 401',
+    title:
+      'Requests drawn from the OpenAPI document (valid and invalid bodies, headers, queries, keys) get documented, non-5xx answers: valid ones accepted, invalid ones refused 400, keyless ones 401',
     section: 'OpenAPI document (generated, Schemathesis checks)',
     covers: { codes: ['INVALID_REQUEST', 'INVALID_KEY', 'NOT_FOUND'], statuses: [200, 202, 400, 401, 404] },
     full: requestsRule,
-    mockSkip: 'the generated requests judge a deployment\'s answers to inputs a mock\'s named examples do not depend on',
+    mockSkip: "the generated requests judge a deployment's answers to inputs a mock's named examples do not depend on",
   },
   {
     id: GENERATED_LINKS,
-    title: 'Generated jobs followed through the API\'s links (submit → status_url → audio_url, then a replay with the same Idempotency-Key) get conforming answers and the same job',
+    title:
+      "Generated jobs followed through the API's links (submit → status_url → audio_url, then a replay with the same Idempotency-Key) get conforming answers and the same job",
     section: 'OpenAPI document (generated sequences)',
     full: async (ctx) => {
       const outcome = await links(ctx);
@@ -345,7 +377,7 @@ export const generatedRules: Rule[] = [
   },
   {
     id: GENERATED_USE_AFTER_FREE,
-    title: 'An expired audio URL and a job past its retention stay gone (404 NOT_FOUND): moved there on a test clock, else the fixtures\' expired audio URL',
+    title: "An expired audio URL and a job past its retention stay gone (404 NOT_FOUND): moved there on a test clock, else the fixtures' expired audio URL",
     section: 'docs/api-rules.md#retention (generated sequences)',
     // Last: on a test clock it moves time by a month, which no other rule may see.
     phase: 'final',

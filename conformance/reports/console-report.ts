@@ -4,7 +4,12 @@ const LABEL = { pass: 'PASS', fail: 'FAIL', error: 'ERROR', skip: 'SKIP', disabl
 
 export function resultLine(r: RuleResult): string {
   const why = r.outcome === 'pass' || r.outcome === 'disabled' ? '' : `\n        ${(r.message ?? '').split('\n')[0]}`;
-  const reproduce = r.reproduction ? `\n${r.reproduction.split('\n').map((line) => `        ${line}`).join('\n')}` : '';
+  const reproduce = r.reproduction
+    ? `\n${r.reproduction
+        .split('\n')
+        .map((line) => `        ${line}`)
+        .join('\n')}`
+    : '';
   return `${LABEL[r.outcome].padEnd(5)} ${r.id} (${(r.durationMs / 1000).toFixed(1)} s)${why}${reproduce}`;
 }
 

@@ -7,7 +7,10 @@ const esc = (s: string) => s.replace(/[<>&"]/g, (c) => ({ '<': '&lt;', '>': '&gt
 const COLOURS = { pass: '#1a7f37', fail: '#cf222e', error: '#9a6700', skip: '#57606a', disabled: '#8c959f' } as const;
 
 function exchangeHtml(e: ReportExchange): string {
-  const head = (h: Record<string, string>) => Object.entries(h).map(([k, v]) => `${k}: ${v}`).join('\n');
+  const head = (h: Record<string, string>) =>
+    Object.entries(h)
+      .map(([k, v]) => `${k}: ${v}`)
+      .join('\n');
   const request = `${e.request.method} ${e.request.url}\n${head(e.request.headers)}${e.request.body !== undefined ? `\n\n${e.request.body}` : ''}`;
   const response = e.response
     ? `HTTP ${e.response.status}\n${head(e.response.headers)}\n\n${e.response.body}`
@@ -31,7 +34,9 @@ ${exchanges.map(exchangeHtml).join('\n')}
 </details>`;
     })
     .join('\n');
-  const counts = Object.entries(run.counts).map(([k, v]) => `<span class="badge" style="background:${COLOURS[k as keyof typeof COLOURS]}">${v} ${k}</span>`).join(' ');
+  const counts = Object.entries(run.counts)
+    .map(([k, v]) => `<span class="badge" style="background:${COLOURS[k as keyof typeof COLOURS]}">${v} ${k}</span>`)
+    .join(' ');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>agent-tts conformance report</title>
 <style>

@@ -1,7 +1,8 @@
 import type { RunResult, RuleResult } from '../results.js';
 
 const xml = (s: string) =>
-  s.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!)
+  s
+    .replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!)
     // XML 1.0 forbids most control characters, which a server's answer may contain.
     // biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters XML 1.0 forbids are what this removes
     .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F]/g, '');
@@ -14,11 +15,15 @@ export function junitReport(run: RunResult): string {
     groups.set(group, [...(groups.get(group) ?? []), r]);
   }
   const lines = ['<?xml version="1.0" encoding="UTF-8"?>'];
-  lines.push(`<testsuites name="agent-tts-conformance" tests="${run.rules.length}" failures="${run.counts.fail}" errors="${run.counts.error}" skipped="${run.counts.skip + run.counts.disabled}" time="${(run.durationMs / 1000).toFixed(3)}">`);
+  lines.push(
+    `<testsuites name="agent-tts-conformance" tests="${run.rules.length}" failures="${run.counts.fail}" errors="${run.counts.error}" skipped="${run.counts.skip + run.counts.disabled}" time="${(run.durationMs / 1000).toFixed(3)}">`,
+  );
   for (const [group, rules] of groups) {
     const count = (o: RuleResult['outcome']) => rules.filter((r) => r.outcome === o).length;
     const time = rules.reduce((t, r) => t + r.durationMs, 0) / 1000;
-    lines.push(`  <testsuite name="${xml(group)}" tests="${rules.length}" failures="${count('fail')}" errors="${count('error')}" skipped="${count('skip') + count('disabled')}" time="${time.toFixed(3)}">`);
+    lines.push(
+      `  <testsuite name="${xml(group)}" tests="${rules.length}" failures="${count('fail')}" errors="${count('error')}" skipped="${count('skip') + count('disabled')}" time="${time.toFixed(3)}">`,
+    );
     for (const r of rules) {
       lines.push(`    <testcase classname="conformance.${xml(group)}" name="${xml(r.id)}: ${xml(r.title)}" time="${(r.durationMs / 1000).toFixed(3)}">`);
       const message = xml(r.message ?? '');

@@ -23,13 +23,19 @@ export function toReportExchange(e: Exchange): ReportExchange {
     label: e.label,
     started_at: e.startedAt,
     ms: e.ms,
-    request: { method: e.request.method, url: e.request.url, headers: e.request.headers, body: e.request.body === undefined ? undefined : shorten(e.request.body, REQUEST_BODY_LIMIT) },
+    request: {
+      method: e.request.method,
+      url: e.request.url,
+      headers: e.request.headers,
+      body: e.request.body === undefined ? undefined : shorten(e.request.body, REQUEST_BODY_LIMIT),
+    },
     response: e.response && {
       status: e.response.status,
       headers: e.response.headers,
-      body: e.response.text || e.response.bytes.length === 0
-        ? shorten(e.response.text, RESPONSE_BODY_LIMIT)
-        : `<${e.response.bytes.length} bytes of ${e.response.contentType || 'binary'}, starting ${e.response.bytes.subarray(0, 8).toString('hex')}>`,
+      body:
+        e.response.text || e.response.bytes.length === 0
+          ? shorten(e.response.text, RESPONSE_BODY_LIMIT)
+          : `<${e.response.bytes.length} bytes of ${e.response.contentType || 'binary'}, starting ${e.response.bytes.subarray(0, 8).toString('hex')}>`,
     },
     error: e.error,
     dropped: e.dropped,

@@ -56,7 +56,11 @@ const SUPERTONIC = ['f', 'm'].flatMap((g) => [1, 2, 3, 4, 5].map((n) => `st_${g}
 
 /** Every st_* voice without a language (default en), and every §4.5 language on some st_* voice. */
 function supertonicCases(): AcceptanceCase[] {
-  const withoutLanguage = SUPERTONIC.map((voice) => ({ label: `${voice}, no language`, body: { text: WORD, voice }, expect: { voice, language: DEFAULT_SUPERTONIC_LANGUAGE } }));
+  const withoutLanguage = SUPERTONIC.map((voice) => ({
+    label: `${voice}, no language`,
+    body: { text: WORD, voice },
+    expect: { voice, language: DEFAULT_SUPERTONIC_LANGUAGE },
+  }));
   const withLanguage = LANGUAGE_CODES.map((language, i) => {
     const voice = SUPERTONIC[i % SUPERTONIC.length]!;
     return { label: `${voice}, language ${language}`, body: { text: WORD, voice, language }, expect: { voice, language } };
@@ -71,7 +75,11 @@ function kokoroCases(): AcceptanceCase[] {
   for (const v of CURATED_VOICES) {
     if (v.family !== 'kokoro' || seen.has(v.id.slice(0, 2))) continue;
     seen.add(v.id.slice(0, 2));
-    cases.push({ label: v.id, body: { text: WORD, voice: v.id }, expect: { voice: v.id, language: KOKORO_LANGUAGE_BY_LETTER[v.id[0] as keyof typeof KOKORO_LANGUAGE_BY_LETTER] } });
+    cases.push({
+      label: v.id,
+      body: { text: WORD, voice: v.id },
+      expect: { voice: v.id, language: KOKORO_LANGUAGE_BY_LETTER[v.id[0] as keyof typeof KOKORO_LANGUAGE_BY_LETTER] },
+    });
   }
   return cases;
 }
@@ -121,7 +129,13 @@ async function mustAccept(ctx: RuleContext, cases: AcceptanceCase[]): Promise<vo
   ctx.cite(refused.map((r) => r.exchange));
   const processing = results.filter((r) => r.exchange.response?.status === 202).length;
   ctx.note(`${results.length} accepted values sent; ${processing} answered 202 (accepted; the suite does not wait for them)`);
-  must(refused.length === 0, `${refused.length} of ${results.length} valid requests were not accepted: ${refused.slice(0, 6).map((r) => `${r.c.label} (${describe(r.exchange)}): ${r.problem}`).join('; ')}`);
+  must(
+    refused.length === 0,
+    `${refused.length} of ${results.length} valid requests were not accepted: ${refused
+      .slice(0, 6)
+      .map((r) => `${r.c.label} (${describe(r.exchange)}): ${r.problem}`)
+      .join('; ')}`,
+  );
 }
 
 const MOCK_SKIP = 'a mock answers every valid request with its fixed examples';

@@ -67,7 +67,10 @@ async function mustRecover(ctx: RuleContext, from: Issued): Promise<void> {
   const get = await ctx.getJob(from.key, from.jobId, { label: 'poll the job for a fresh audio_url, as the refusal says' });
   mustStatus(get, 200);
   const job = mustJson(get);
-  must(job.status === 'completed' && isAbsoluteUrl(job.audio_url), `${describe(get)}: the job is ${JSON.stringify(job.status)}, not completed with an audio_url`);
+  must(
+    job.status === 'completed' && isAbsoluteUrl(job.audio_url),
+    `${describe(get)}: the job is ${JSON.stringify(job.status)}, not completed with an audio_url`,
+  );
   const fresh = await download(ctx, job.audio_url, 'download the fresh audio_url');
   mustStatus(fresh, 200);
   must(looksLikeMp3(fresh.response!.bytes), `${describe(fresh)}: the fresh audio_url did not download MP3 audio`);

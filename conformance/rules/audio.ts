@@ -36,7 +36,10 @@ export const audioRules: Rule[] = [
       mustStatus(exchange, 200);
       must(/^audio\/mpeg\b/i.test(answer.contentType), `${describe(exchange)}: Content-Type is "${answer.contentType}", not audio/mpeg`);
       must(answer.bytes.length > 0, `${describe(exchange)}: empty body`);
-      must(looksLikeMp3(answer.bytes), `${describe(exchange)}: the body starts ${answer.bytes.subarray(0, 4).toString('hex')}, neither an ID3 tag nor an MPEG frame sync`);
+      must(
+        looksLikeMp3(answer.bytes),
+        `${describe(exchange)}: the body starts ${answer.bytes.subarray(0, 4).toString('hex')}, neither an ID3 tag nor an MPEG frame sync`,
+      );
     },
   },
   {
@@ -60,7 +63,10 @@ export const audioRules: Rule[] = [
       foreign.pathname = foreign.pathname.replace(/[0-9a-f-]{36}(?=\.mp3$)/, randomUUID());
       const missing = await download(ctx, foreign.toString(), 'download of a job id that has no audio');
       const b = mustError(missing, 'NOT_FOUND');
-      must(a.error.message === b.error.message, `${describe(tampered)}: a tampered URL answers "${a.error.message}", audio that does not exist "${b.error.message}": the answer tells them apart`);
+      must(
+        a.error.message === b.error.message,
+        `${describe(tampered)}: a tampered URL answers "${a.error.message}", audio that does not exist "${b.error.message}": the answer tells them apart`,
+      );
     },
   },
   {
@@ -71,14 +77,19 @@ export const audioRules: Rule[] = [
     mockSkip: MOCK_SKIP,
     async full(ctx) {
       const declared = ctx.fixtures.expired_audio;
-      if (!declared) skip('fixture', 'the fixtures file has no expired_audio (a completed job and an expired audio_url of it; agent-tts-admin seed writes one)');
+      if (!declared)
+        skip('fixture', 'the fixtures file has no expired_audio (a completed job and an expired audio_url of it; agent-tts-admin seed writes one)');
       const expires = Number(new URL(declared.audio_url).searchParams.get('expires'));
-      if (Number.isFinite(expires) && expires * 1000 > ctx.time.now()) ctx.note(`expired_audio.audio_url carries expires=${expires}, still in the future by the deployment's clock as this machine reckons it`);
+      if (Number.isFinite(expires) && expires * 1000 > ctx.time.now())
+        ctx.note(`expired_audio.audio_url carries expires=${expires}, still in the future by the deployment's clock as this machine reckons it`);
       // The job and its audio exist: a fresh URL downloads, so a refusal of the old one is its expiry.
       const get = await ctx.getJob(declared.key, declared.job_id, { label: 'GET the job of the expired URL' });
       mustStatus(get, 200);
       const job = mustJson(get);
-      must(job.status === 'completed' && isAbsoluteUrl(job.audio_url), `${describe(get)}: the job of expired_audio is ${JSON.stringify(job.status)}, not completed with an audio_url`);
+      must(
+        job.status === 'completed' && isAbsoluteUrl(job.audio_url),
+        `${describe(get)}: the job of expired_audio is ${JSON.stringify(job.status)}, not completed with an audio_url`,
+      );
       const fresh = await download(ctx, job.audio_url, 'download a fresh URL of that job');
       mustStatus(fresh, 200);
       must(looksLikeMp3(fresh.response!.bytes), `${describe(fresh)}: the fresh URL did not download MP3 audio`);
@@ -90,7 +101,10 @@ export const audioRules: Rule[] = [
       tamperedUrl.searchParams.set('sig', sig.slice(0, -1) + (sig.endsWith('A') ? 'B' : 'A'));
       const tampered = await download(ctx, tamperedUrl.toString(), 'the fresh URL with an altered sig, for comparison');
       const b = mustError(tampered, 'NOT_FOUND');
-      must(a.error.message === b.error.message, `${describe(expired)}: an expired URL answers "${a.error.message}", a tampered one "${b.error.message}": the answer tells them apart`);
+      must(
+        a.error.message === b.error.message,
+        `${describe(expired)}: an expired URL answers "${a.error.message}", a tampered one "${b.error.message}": the answer tells them apart`,
+      );
     },
   },
   {

@@ -48,7 +48,14 @@ export const authRules: Rule[] = [
     async full(ctx) {
       const key = ctx.fixtures.keys.active[0]!;
       // The real key goes only where the report's redaction can see it: never base64-encoded.
-      const cases = [`Basic ${Buffer.from('user:password').toString('base64')}`, `Token ${key}`, 'Bearer', 'Bearer not-a-key', `Bearer ${key.slice(0, -4)}`, `Bearer ${key}x`];
+      const cases = [
+        `Basic ${Buffer.from('user:password').toString('base64')}`,
+        `Token ${key}`,
+        'Bearer',
+        'Bearer not-a-key',
+        `Bearer ${key.slice(0, -4)}`,
+        `Bearer ${key}x`,
+      ];
       for (const authorization of cases) {
         for (const exchange of await bothOperations(ctx, authorization, `Authorization "${authorization.slice(0, 18)}…"`)) mustInvalidKey(exchange);
       }
@@ -113,7 +120,13 @@ export const authRules: Rule[] = [
     section: 'OpenAPI submitTts: order of checks',
     mockSkip: 'a mock validates the request before it looks at credentials',
     async full(ctx) {
-      const exchange = await ctx.send({ method: 'POST', url: API_PATH, key: wellFormedUnknownKey(), json: { speed: 'fast' }, label: 'unknown key and invalid body' });
+      const exchange = await ctx.send({
+        method: 'POST',
+        url: API_PATH,
+        key: wellFormedUnknownKey(),
+        json: { speed: 'fast' },
+        label: 'unknown key and invalid body',
+      });
       mustInvalidKey(exchange);
     },
   },

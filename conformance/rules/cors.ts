@@ -29,7 +29,11 @@ function simple(ctx: RuleContext, origin: string): Promise<Exchange> {
   return ctx.getJob(ctx.fixtures.keys.active[0]!, randomUUID(), { headers: { origin }, label: `GET from ${origin}` });
 }
 
-const list = (value: string | undefined) => (value ?? '').toLowerCase().split(/\s*,\s*/).filter(Boolean);
+const list = (value: string | undefined) =>
+  (value ?? '')
+    .toLowerCase()
+    .split(/\s*,\s*/)
+    .filter(Boolean);
 
 export const corsRules: Rule[] = [
   {
@@ -43,7 +47,10 @@ export const corsRules: Rule[] = [
           const exchange = await preflight(ctx, origin, method);
           const { status } = mustAnswer(exchange);
           must(status === 200 || status === 204, `${describe(exchange)}: a preflight answered ${status}`);
-          must(header(exchange, 'access-control-allow-origin') === origin, `${describe(exchange)}: Access-Control-Allow-Origin is ${JSON.stringify(header(exchange, 'access-control-allow-origin'))}, not ${origin}`);
+          must(
+            header(exchange, 'access-control-allow-origin') === origin,
+            `${describe(exchange)}: Access-Control-Allow-Origin is ${JSON.stringify(header(exchange, 'access-control-allow-origin'))}, not ${origin}`,
+          );
           const methods = list(mustHeader(exchange, 'access-control-allow-methods'));
           must(methods.includes(method.toLowerCase()), `${describe(exchange)}: Access-Control-Allow-Methods "${methods.join(', ')}" lacks ${method}`);
           const allowed = list(mustHeader(exchange, 'access-control-allow-headers'));
@@ -63,7 +70,10 @@ export const corsRules: Rule[] = [
       for (const origin of corsFixture(ctx).allowed_origins) {
         const exchange = await simple(ctx, origin);
         mustAnswer(exchange);
-        must(header(exchange, 'access-control-allow-origin') === origin, `${describe(exchange)}: Access-Control-Allow-Origin is ${JSON.stringify(header(exchange, 'access-control-allow-origin'))}, not ${origin}`);
+        must(
+          header(exchange, 'access-control-allow-origin') === origin,
+          `${describe(exchange)}: Access-Control-Allow-Origin is ${JSON.stringify(header(exchange, 'access-control-allow-origin'))}, not ${origin}`,
+        );
         const vary = list(header(exchange, 'vary'));
         must(vary.includes('origin') || vary.includes('*'), `${describe(exchange)}: the answer depends on Origin but Vary does not say so`);
         const exposed = list(mustHeader(exchange, 'access-control-expose-headers'));

@@ -32,7 +32,8 @@ function errorShapeProblem(e: Exchange): string | undefined {
   if (e.response!.status !== status) return `${code} with HTTP ${e.response!.status}; the table gives ${status}`;
   if (typeof body.error.message !== 'string' || body.error.message.trim() === '') return 'error.message is empty';
   if (body.error.details !== undefined && (typeof body.error.details !== 'object' || body.error.details === null)) return 'error.details is not an object';
-  if (!body.meta || !UUID_PATTERN.test(String(body.meta.request_id)) || typeof body.meta.api_version !== 'string') return 'meta with request_id and api_version is missing';
+  if (!body.meta || !UUID_PATTERN.test(String(body.meta.request_id)) || typeof body.meta.api_version !== 'string')
+    return 'meta with request_id and api_version is missing';
   return undefined;
 }
 
@@ -66,7 +67,13 @@ export const errorRules: Rule[] = [
         return problem ? [{ e, problem }] : [];
       });
       ctx.cite(problems.slice(0, 20).map((p) => p.e));
-      must(problems.length === 0, `${problems.length} of ${errors.length} error answers: ${problems.slice(0, 5).map((p) => `${describe(p.e)}: ${p.problem}`).join('; ')}`);
+      must(
+        problems.length === 0,
+        `${problems.length} of ${errors.length} error answers: ${problems
+          .slice(0, 5)
+          .map((p) => `${describe(p.e)}: ${p.problem}`)
+          .join('; ')}`,
+      );
       ctx.note(`checked ${errors.length} error answers`);
     },
     async mock(ctx) {
@@ -89,7 +96,10 @@ export const errorRules: Rule[] = [
       if (provoked) {
         if (provoked.post.response?.status === 202) {
           const body = mustJson(provoked.final);
-          must(body.status === 'failed' && body.error?.code === 'TTS_PROVIDER_ERROR', `${describe(provoked.final)}: the job ended ${JSON.stringify(body.status)} with ${JSON.stringify(body.error?.code)}`);
+          must(
+            body.status === 'failed' && body.error?.code === 'TTS_PROVIDER_ERROR',
+            `${describe(provoked.final)}: the job ended ${JSON.stringify(body.status)} with ${JSON.stringify(body.error?.code)}`,
+          );
         } else {
           mustError(provoked.post, 'TTS_PROVIDER_ERROR');
         }
@@ -97,8 +107,12 @@ export const errorRules: Rule[] = [
       if (declared) {
         // The fixtures' failed_job failed in the speech engine: its GET reports TTS_PROVIDER_ERROR.
         const body = mustJson(declared.get);
-        must(declared.get.response?.status === 200 && body.status === 'failed' && body.error?.code === 'TTS_PROVIDER_ERROR', `${describe(declared.get)}: the failed job of the fixtures answers HTTP ${declared.get.response?.status}, status ${JSON.stringify(body.status)}, code ${JSON.stringify(body.error?.code)}`);
-        if (!provoked) ctx.note('judged on the failed job the fixtures declare; a 502 inside the inline wait needs --failing-voice or outcomes.provider_error_text');
+        must(
+          declared.get.response?.status === 200 && body.status === 'failed' && body.error?.code === 'TTS_PROVIDER_ERROR',
+          `${describe(declared.get)}: the failed job of the fixtures answers HTTP ${declared.get.response?.status}, status ${JSON.stringify(body.status)}, code ${JSON.stringify(body.error?.code)}`,
+        );
+        if (!provoked)
+          ctx.note('judged on the failed job the fixtures declare; a 502 inside the inline wait needs --failing-voice or outcomes.provider_error_text');
       }
     },
     async mock(ctx) {
@@ -122,7 +136,11 @@ export const errorRules: Rule[] = [
       const internalErrorText = ctx.fixtures.outcomes?.internal_error_text;
       if (internalErrorText !== undefined) {
         const [key] = await ctx.lease({ fresh: 'post' });
-        const provoked = await ctx.post(key!, { text: internalErrorText }, { idempotencyKey: newIdempotencyKey(), label: 'the text of outcomes.internal_error_text' });
+        const provoked = await ctx.post(
+          key!,
+          { text: internalErrorText },
+          { idempotencyKey: newIdempotencyKey(), label: 'the text of outcomes.internal_error_text' },
+        );
         mustError(provoked, 'INTERNAL_ERROR');
       }
       const fiveHundreds = ctx.allExchanges().filter((e) => e.response?.status === 500);

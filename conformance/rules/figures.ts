@@ -68,7 +68,10 @@ async function measure(ctx: RuleContext, text: string, what: string): Promise<At
   const polls = await ctx.pollJob(key!, body.status_url, `poll ${what}`);
   const last = polls[polls.length - 1]!;
   const done = mustJson(last);
-  must(last.response?.status === 200 && done.status === 'completed', `${describe(last)}: the job of ${what} ended ${JSON.stringify(done.status ?? done.error?.code)}, not completed`);
+  must(
+    last.response?.status === 200 && done.status === 'completed',
+    `${describe(last)}: the job of ${what} ended ${JSON.stringify(done.status ?? done.error?.code)}, not completed`,
+  );
   const stillProcessing = polls.filter((p) => jsonBody(p)?.status === 'processing');
   // The job began after the POST was sent, was unfinished when the last "processing" poll left, and
   // finished before the "completed" poll was answered.
@@ -80,7 +83,8 @@ async function measure(ctx: RuleContext, text: string, what: string): Promise<At
   if (reported !== undefined && reported >= lower - 1 && reported <= upper + 1) {
     return { what, post, inline: false, seconds: reported, source: 'meta.processing_time_ms of a replay of the completed job' };
   }
-  if (reported !== undefined) ctx.note(`${describe(replay)}: processing_time_ms ${ms} does not fit the polls (the job took ${secs(lower)} to ${secs(upper)}); judged by the polls`);
+  if (reported !== undefined)
+    ctx.note(`${describe(replay)}: processing_time_ms ${ms} does not fit the polls (the job took ${secs(lower)} to ${secs(upper)}); judged by the polls`);
   // Without a figure of the deployment's: the polls' upper bound, the only one that can show it finished in time.
   return { what, post, inline: false, seconds: upper, source: `the polls (the job took ${secs(lower)} to ${secs(upper)})` };
 }
@@ -119,7 +123,10 @@ async function inlineWithinWait(ctx: RuleContext): Promise<void> {
   const summary = tried.map((a) => `${a.what}: ${a.inline ? '200' : '202'} after ${secs(a.seconds)} (${a.source})`).join('; ');
   const quickest = Math.min(...tried.map((a) => a.seconds));
   if (tried.every((a) => !a.inline) && quickest > MUST_BE_INLINE_SECONDS) {
-    skip('feature', `this deployment takes longer than ${MUST_BE_INLINE_SECONDS} s even for the shortest text tried, so no job of a few seconds could be submitted to hold it to the ~${INLINE_WAIT_SECONDS} s inline wait: ${summary}`);
+    skip(
+      'feature',
+      `this deployment takes longer than ${MUST_BE_INLINE_SECONDS} s even for the shortest text tried, so no job of a few seconds could be submitted to hold it to the ~${INLINE_WAIT_SECONDS} s inline wait: ${summary}`,
+    );
   }
   skip(
     given ? 'fixture' : 'feature',
@@ -138,7 +145,10 @@ async function usageDetailsAgree(ctx: RuleContext): Promise<void> {
   const key = ctx.fixtureKey('usage_exhausted');
   const exchange = await ctx.post(key, { text: SHORT_TEXT }, { label: 'account with no minutes left: its figures' });
   const d = mustError(exchange, 'USAGE_LIMIT_EXCEEDED').error.details;
-  must(d && typeof d.limit === 'number' && typeof d.used === 'number', `${describe(exchange)}: details.limit and details.used are not numbers: ${JSON.stringify(d)}`);
+  must(
+    d && typeof d.limit === 'number' && typeof d.used === 'number',
+    `${describe(exchange)}: details.limit and details.used are not numbers: ${JSON.stringify(d)}`,
+  );
   must(d.limit >= 0 && d.used >= 0, `${describe(exchange)}: details.limit ${d.limit} and used ${d.used} must not be negative`);
   // The refusal of a short text says the month has no room for it: its own figures must agree.
   const left = Math.round((d.limit - d.used) * 100) / 100;
@@ -186,7 +196,10 @@ async function rateLimitFiguresAgree(ctx: RuleContext): Promise<void> {
   must(job.jobId, `${describe(job.post)}: no job_id to GET`);
   const postState = stateOf(job.post, 'post');
   const postQuota = quotaOf(job.post, 'post', postLimit);
-  must(postState.remaining <= postQuota - 1, `${describe(job.post)}: this POST created a job, yet RateLimit says r=${postState.remaining} of q=${postQuota} remain: the request itself is not counted`);
+  must(
+    postState.remaining <= postQuota - 1,
+    `${describe(job.post)}: this POST created a job, yet RateLimit says r=${postState.remaining} of q=${postQuota} remain: the request itself is not counted`,
+  );
 
   const gets: Exchange[] = [];
   let limited: Exchange | undefined;
@@ -212,14 +225,23 @@ async function rateLimitFiguresAgree(ctx: RuleContext): Promise<void> {
   for (const exchange of gets) {
     const state = stateOf(exchange, 'get');
     if (!previous) {
-      must(state.remaining <= quota - 1 - earlier, `${describe(exchange)}: RateLimit r=${state.remaining}, but this key had made ${earlier + 1} GETs in the window (its own included) of q=${quota}: at most ${quota - 1 - earlier} can remain`);
+      must(
+        state.remaining <= quota - 1 - earlier,
+        `${describe(exchange)}: RateLimit r=${state.remaining}, but this key had made ${earlier + 1} GETs in the window (its own included) of q=${quota}: at most ${quota - 1 - earlier} can remain`,
+      );
     } else if (state.remaining > previous.state.remaining) {
       // The window moved on (a fixed window restarting): the counts begin again.
       ctx.note(`${describe(exchange)}: r rose from ${previous.state.remaining} to ${state.remaining}; counting again from there`);
     } else {
-      must(state.remaining === previous.state.remaining - 1, `${describe(exchange)}: RateLimit r=${state.remaining} after r=${previous.state.remaining} on the GET before it (${describe(previous.exchange)}): each admitted GET must count once`);
+      must(
+        state.remaining === previous.state.remaining - 1,
+        `${describe(exchange)}: RateLimit r=${state.remaining} after r=${previous.state.remaining} on the GET before it (${describe(previous.exchange)}): each admitted GET must count once`,
+      );
       const [t0, t1] = [previous.state.resetSeconds, state.resetSeconds];
-      must(t0 === undefined || t1 === undefined || t1 <= t0, `${describe(exchange)}: RateLimit t=${t1} after t=${t0} on the GET before it: the window's oldest request does not leave it later`);
+      must(
+        t0 === undefined || t1 === undefined || t1 <= t0,
+        `${describe(exchange)}: RateLimit t=${t1} after t=${t0} on the GET before it: the window's oldest request does not leave it later`,
+      );
     }
     previous = { exchange, state };
   }
@@ -229,7 +251,10 @@ async function rateLimitFiguresAgree(ctx: RuleContext): Promise<void> {
   must(limitedState.remaining === 0, `${describe(limited)}: a 429 with RateLimit r=${limitedState.remaining}, not 0`);
   // The first GET of these is counted until a window after it at the latest.
   const leftOfWindow = Math.ceil((endOf(ctx, gets[0]!) + windowMs - startOf(ctx, limited)) / 1000);
-  must(retryAfter <= leftOfWindow + 1, `${describe(limited)}: Retry-After ${retryAfter} s, but the first GET of this window (${describe(gets[0]!)}) leaves it within ${leftOfWindow} s: no longer wait is needed`);
+  must(
+    retryAfter <= leftOfWindow + 1,
+    `${describe(limited)}: Retry-After ${retryAfter} s, but the first GET of this window (${describe(gets[0]!)}) leaves it within ${leftOfWindow} s: no longer wait is needed`,
+  );
 }
 
 /** The POST 429 of the shared scenario: Retry-After no longer than what is left of the first POST's window. */
@@ -240,7 +265,10 @@ async function postRetryAfterWithinWindow(ctx: RuleContext): Promise<void> {
   mustError(limited, 'RATE_LIMITED');
   const retryAfter = mustRetryAfter(limited);
   const leftOfWindow = Math.ceil((endOf(ctx, first) + ctx.settings.rateWindowSeconds * 1000 - startOf(ctx, limited)) / 1000);
-  must(retryAfter <= leftOfWindow + 1, `${describe(limited)}: Retry-After ${retryAfter} s, but the POST that used the window's quota (${describe(first)}) leaves it within ${leftOfWindow} s`);
+  must(
+    retryAfter <= leftOfWindow + 1,
+    `${describe(limited)}: Retry-After ${retryAfter} s, but the POST that used the window's quota (${describe(first)}) leaves it within ${leftOfWindow} s`,
+  );
 }
 
 export const figureRules: Rule[] = [
@@ -253,14 +281,16 @@ export const figureRules: Rule[] = [
   },
   {
     id: 'usage.details-agree',
-    title: 'The figures of USAGE_LIMIT_EXCEEDED agree with the refusal: a short text refused for want of minutes leaves details.limit − details.used under what it needs',
+    title:
+      'The figures of USAGE_LIMIT_EXCEEDED agree with the refusal: a short text refused for want of minutes leaves details.limit − details.used under what it needs',
     section: '§7 USAGE_LIMIT_EXCEEDED details',
     mockSkip: 'a mock keeps no usage',
     full: usageDetailsAgree,
   },
   {
     id: 'rate-limit.remaining-counts',
-    title: 'RateLimit counts the requests made: r falls by one per GET, t never grows within the window, and the 429 has r=0 and a Retry-After within what is left of the window',
+    title:
+      'RateLimit counts the requests made: r falls by one per GET, t never grows within the window, and the 429 has r=0 and a Retry-After within what is left of the window',
     section: '§8 (headers decided in the OpenAPI document)',
     mockSkip: 'a mock keeps no request counts',
     full: async (ctx) => {

@@ -4,16 +4,7 @@ import { type Exchange, type JsonObject, describe, header, jsonBody } from '../e
 import { SuiteError } from '../outcome.js';
 import type { Rule } from '../rule.js';
 import type { RuleContext } from '../rule-context.js';
-import {
-  SHORT_TEXT,
-  completedBody,
-  failedJobs,
-  inlineJob,
-  newIdempotencyKey,
-  rateLimitRecovery,
-  submitAndFollow,
-  twoJobsOneAccount,
-} from '../scenarios.js';
+import { SHORT_TEXT, completedBody, failedJobs, inlineJob, newIdempotencyKey, rateLimitRecovery, submitAndFollow, twoJobsOneAccount } from '../scenarios.js';
 
 const STATEFUL = 'a mock keeps no jobs';
 
@@ -30,7 +21,10 @@ function mustBeReplayOf(replay: Exchange, jobId: string): JsonObject {
   mustStatus(replay, 200, 202);
   const body = mustJson(replay);
   must(body.job_id === jobId, `${describe(replay)}: the same Idempotency-Key answered job ${body.job_id}, not the existing ${jobId}`);
-  must(header(replay, 'idempotent-replayed') === 'true', `${describe(replay)}: Idempotent-Replayed is ${JSON.stringify(header(replay, 'idempotent-replayed'))}, not "true"`);
+  must(
+    header(replay, 'idempotent-replayed') === 'true',
+    `${describe(replay)}: Idempotent-Replayed is ${JSON.stringify(header(replay, 'idempotent-replayed'))}, not "true"`,
+  );
   return body;
 }
 
@@ -67,10 +61,17 @@ export const idempotencyRules: Rule[] = [
       await ctx.lease({ specific: job.key });
       const before = await minutesUsed(ctx, job.key, first.job_id, 'minutes used before the replay');
       // Unthrottled: a replay is answered before the rate limit and uses no quota.
-      const replay = await ctx.post(job.key, { text: SHORT_TEXT }, { idempotencyKey: job.idempotencyKey, throttle: false, label: 'same Idempotency-Key again' });
+      const replay = await ctx.post(
+        job.key,
+        { text: SHORT_TEXT },
+        { idempotencyKey: job.idempotencyKey, throttle: false, label: 'same Idempotency-Key again' },
+      );
       const body = mustBeReplayOf(replay, first.job_id);
       if (body.status === 'completed') {
-        must(body.billing?.monthly_minutes_used === before.used, `${describe(replay)}: the replay reports ${body.billing?.monthly_minutes_used} minutes used, ${before.used} before it: charged again`);
+        must(
+          body.billing?.monthly_minutes_used === before.used,
+          `${describe(replay)}: the replay reports ${body.billing?.monthly_minutes_used} minutes used, ${before.used} before it: charged again`,
+        );
       }
       const after = await minutesUsed(ctx, job.key, first.job_id, 'minutes used after the replay');
       must(after.used === before.used, `monthly_minutes_used went from ${before.used} to ${after.used} across a replay`);
@@ -117,11 +118,20 @@ export const idempotencyRules: Rule[] = [
       // The connection is cut as the answer's status line arrives: the answer is lost, and its status
       // proves the server had the request (no timing guess about when it arrived).
       const dropped = await ctx.post(key!, { text }, { idempotencyKey, dropOnAnswer: true, label: 'answer lost: connection dropped as it began' });
-      if (dropped.droppedAfterStatus === undefined) throw new SuiteError(`${describe(dropped)}: no answer began, so the request cannot be shown to have reached the server (${dropped.error ?? 'no status line'})`);
-      must(dropped.droppedAfterStatus === 200 || dropped.droppedAfterStatus === 202, `${describe(dropped)}: the lost answer was HTTP ${dropped.droppedAfterStatus}, not an accepted job`);
+      if (dropped.droppedAfterStatus === undefined)
+        throw new SuiteError(
+          `${describe(dropped)}: no answer began, so the request cannot be shown to have reached the server (${dropped.error ?? 'no status line'})`,
+        );
+      must(
+        dropped.droppedAfterStatus === 200 || dropped.droppedAfterStatus === 202,
+        `${describe(dropped)}: the lost answer was HTTP ${dropped.droppedAfterStatus}, not an accepted job`,
+      );
       const retry = await submitAndFollow(ctx, key!, { text }, idempotencyKey, 'retry, same Idempotency-Key', false);
       mustStatus(retry.post, 200, 202);
-      must(header(retry.post, 'idempotent-replayed') === 'true', `${describe(retry.post)}: the first request reached the server (it began answering HTTP ${dropped.droppedAfterStatus}), yet the retry was not answered as its replay`);
+      must(
+        header(retry.post, 'idempotent-replayed') === 'true',
+        `${describe(retry.post)}: the first request reached the server (it began answering HTTP ${dropped.droppedAfterStatus}), yet the retry was not answered as its replay`,
+      );
       const completed = completedBody(retry);
       const replay = await ctx.post(key!, { text }, { idempotencyKey, throttle: false, label: 'once more, same Idempotency-Key' });
       mustBeReplayOf(replay, completed.job_id);
@@ -140,7 +150,10 @@ export const idempotencyRules: Rule[] = [
       const answers: Exchange[] = [];
       if (provoked) {
         const body = jsonBody(provoked.final);
-        must(body?.error && typeof body.error.message === 'string', `${describe(provoked.final)}: the failing voice produced no error (status ${JSON.stringify(body?.status)})`);
+        must(
+          body?.error && typeof body.error.message === 'string',
+          `${describe(provoked.final)}: the failing voice produced no error (status ${JSON.stringify(body?.status)})`,
+        );
         // Both the POST's error (when the job failed inside the wait) and the failed job itself.
         answers.push(provoked.post, provoked.final);
       }

@@ -37,7 +37,10 @@ function mustBeFailedJob(exchange: Exchange, body: JsonObject): void {
   must(body.success === false, `${at}: a failed job has success ${JSON.stringify(body.success)}, not false`);
   must(body.status === 'failed', `${at}: status is ${JSON.stringify(body.status)}, not "failed"`);
   must(typeof body.job_id === 'string' && UUID_PATTERN.test(body.job_id), `${at}: job_id is not a UUID`);
-  must(body.error && typeof body.error.code === 'string' && typeof body.error.message === 'string' && body.error.message.trim() !== '', `${at}: a failed job carries no error code and message`);
+  must(
+    body.error && typeof body.error.code === 'string' && typeof body.error.message === 'string' && body.error.message.trim() !== '',
+    `${at}: a failed job carries no error code and message`,
+  );
   must(body.audio_url === undefined, `${at}: a failed job carries audio_url`);
 }
 
@@ -70,7 +73,10 @@ export const jobRules: Rule[] = [
       must(b.job_id === a.job_id, `GET answered job ${b.job_id}, not ${a.job_id}`);
       must(b.status === 'completed', `GET answered status ${JSON.stringify(b.status)}`);
       for (const field of ['format', 'voice', 'speed']) {
-        must(JSON.stringify(b.audio?.[field]) === JSON.stringify(a.audio?.[field]), `GET audio.${field} ${JSON.stringify(b.audio?.[field])} differs from the POST's ${JSON.stringify(a.audio?.[field])}`);
+        must(
+          JSON.stringify(b.audio?.[field]) === JSON.stringify(a.audio?.[field]),
+          `GET audio.${field} ${JSON.stringify(b.audio?.[field])} differs from the POST's ${JSON.stringify(a.audio?.[field])}`,
+        );
       }
     },
   },
@@ -124,7 +130,10 @@ export const jobRules: Rule[] = [
       const { post, get } = await completedAnswers(ctx);
       for (const exchange of [post, get]) {
         const audio = mustJson(exchange).audio ?? {};
-        must(!('expires_at' in audio) && !('file_size_bytes' in audio), `${describe(exchange)}: a new job shows ${['expires_at', 'file_size_bytes'].filter((f) => f in audio).join(' and ')}`);
+        must(
+          !('expires_at' in audio) && !('file_size_bytes' in audio),
+          `${describe(exchange)}: a new job shows ${['expires_at', 'file_size_bytes'].filter((f) => f in audio).join(' and ')}`,
+        );
       }
     },
     async mock(ctx) {
@@ -192,6 +201,10 @@ function mustConsistentBilling(exchange: Exchange, body: JsonObject): void {
   must(b && typeof b === 'object', `${describe(exchange)}: billing is missing`);
   const expected = b.monthly_minutes_limit - b.monthly_minutes_used;
   // Minutes carry two decimals, so one rounding step of slack; remaining never goes below 0.
-  must(Math.abs(b.monthly_minutes_remaining - Math.max(0, expected)) <= 0.011, `${describe(exchange)}: remaining ${b.monthly_minutes_remaining} ≠ limit ${b.monthly_minutes_limit} − used ${b.monthly_minutes_used}`);
-  if (b.mode === 'subscription') must(b.estimated_cost_cents === 0, `${describe(exchange)}: subscription mode with estimated_cost_cents ${b.estimated_cost_cents}`);
+  must(
+    Math.abs(b.monthly_minutes_remaining - Math.max(0, expected)) <= 0.011,
+    `${describe(exchange)}: remaining ${b.monthly_minutes_remaining} ≠ limit ${b.monthly_minutes_limit} − used ${b.monthly_minutes_used}`,
+  );
+  if (b.mode === 'subscription')
+    must(b.estimated_cost_cents === 0, `${describe(exchange)}: subscription mode with estimated_cost_cents ${b.estimated_cost_cents}`);
 }

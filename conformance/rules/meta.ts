@@ -82,7 +82,10 @@ export const metaRules: Rule[] = [
       const { post } = await longJobSubmitted(ctx);
       mustStatus(post, 202);
       const statusUrl = mustJson(post).status_url;
-      must(typeof statusUrl === 'string' && statusUrl.startsWith(`${API_PATH}?`), `${describe(post)}: status_url ${JSON.stringify(statusUrl)} does not begin ${API_PATH}`);
+      must(
+        typeof statusUrl === 'string' && statusUrl.startsWith(`${API_PATH}?`),
+        `${describe(post)}: status_url ${JSON.stringify(statusUrl)} does not begin ${API_PATH}`,
+      );
     },
     async mock(ctx) {
       const exchange = await preferExample(ctx, 'submit', 202, 'processing');

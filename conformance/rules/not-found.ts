@@ -39,7 +39,10 @@ export const notFoundRules: Rule[] = [
       const a = mustError(theirs, 'NOT_FOUND');
       const b = mustError(unknown, 'NOT_FOUND');
       // The two must be indistinguishable, or the answer tells which ids exist.
-      must(JSON.stringify(a.error) === JSON.stringify(b.error), `${describe(theirs)}: error ${JSON.stringify(a.error)} differs from an unknown id's ${JSON.stringify(b.error)}`);
+      must(
+        JSON.stringify(a.error) === JSON.stringify(b.error),
+        `${describe(theirs)}: error ${JSON.stringify(a.error)} differs from an unknown id's ${JSON.stringify(b.error)}`,
+      );
     },
   },
   {
@@ -77,7 +80,9 @@ export const notFoundRules: Rule[] = [
       for (const method of ['PUT', 'DELETE', 'PATCH']) {
         const exchange = await ctx.send({ method, url: API_PATH, key, json: {}, label: `${method} ${API_PATH}` });
         mustStatus(exchange, 405);
-        const allow = mustHeader(exchange, 'allow').toUpperCase().split(/\s*,\s*/);
+        const allow = mustHeader(exchange, 'allow')
+          .toUpperCase()
+          .split(/\s*,\s*/);
         must(allow.includes('GET') && allow.includes('POST'), `${describe(exchange)}: Allow is "${allow.join(', ')}"`);
         const body = exchange.response?.json as { success?: unknown; error?: { code?: unknown } } | undefined;
         must(body?.success === false && body.error?.code === 'INVALID_REQUEST', `${describe(exchange)}: not the error body with INVALID_REQUEST`);

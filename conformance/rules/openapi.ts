@@ -38,7 +38,10 @@ function conforms(operationId: OperationId, ownProbes: (ctx: RuleContext) => Pro
       }
     }
     must(seen.length > 0, `no answer to ${operationId} was recorded`);
-    must(problems.length === 0, `${problems.length} of ${seen.length} answers break the document: ${problems.slice(0, 4).join(' | ')}${problems.length > 4 ? ' | …' : ''}`);
+    must(
+      problems.length === 0,
+      `${problems.length} of ${seen.length} answers break the document: ${problems.slice(0, 4).join(' | ')}${problems.length > 4 ? ' | …' : ''}`,
+    );
     ctx.note(`${seen.length} answers to ${operationId} checked`);
   };
 }
@@ -49,11 +52,17 @@ const probes: Record<OperationId, (ctx: RuleContext) => Promise<Exchange[]>> = {
   submitTts: async (ctx) =>
     ctx.profile === 'mock'
       ? [await noKey(ctx), await preferExample(ctx, 'submit', 200, 'completed'), await preferExample(ctx, 'submit', 202, 'processing')]
-      : [await noKey(ctx), await ctx.send({ method: 'POST', url: API_PATH, key: ctx.fixtures.keys.active[0], json: { text: '' }, throttle: false, label: 'empty text' })],
+      : [
+          await noKey(ctx),
+          await ctx.send({ method: 'POST', url: API_PATH, key: ctx.fixtures.keys.active[0], json: { text: '' }, throttle: false, label: 'empty text' }),
+        ],
   getTtsJob: async (ctx) =>
     ctx.profile === 'mock'
       ? [await preferExample(ctx, 'get', 200, 'completed'), await preferExample(ctx, 'get', 404, 'not_found')]
-      : [await ctx.getJob(ctx.fixtures.keys.active[0]!, randomUUID(), { label: 'unknown job' }), await ctx.send({ method: 'GET', url: `${API_PATH}?id=${randomUUID()}`, label: 'no key' })],
+      : [
+          await ctx.getJob(ctx.fixtures.keys.active[0]!, randomUUID(), { label: 'unknown job' }),
+          await ctx.send({ method: 'GET', url: `${API_PATH}?id=${randomUUID()}`, label: 'no key' }),
+        ],
   downloadAudio: async (ctx) => {
     if (ctx.profile === 'mock') {
       return [await ctx.send({ method: 'GET', url: `/v1/audio/${EXAMPLE_JOB_ID}.mp3?expires=1775000000&sig=${'A'.repeat(43)}`, label: 'audio (mock)' })];
@@ -72,7 +81,14 @@ const probes: Record<OperationId, (ctx: RuleContext) => Promise<Exchange[]>> = {
 
 function operationRule(operationId: OperationId, title: string): Rule {
   const body = conforms(operationId, probes[operationId]);
-  return { id: `openapi.${operationId.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`, title, section: 'OpenAPI document', phase: 'final', full: body, mock: body };
+  return {
+    id: `openapi.${operationId.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`,
+    title,
+    section: 'OpenAPI document',
+    phase: 'final',
+    full: body,
+    mock: body,
+  };
 }
 
 export const openApiRules: Rule[] = [

@@ -26,21 +26,31 @@ function mustPolicy(exchange: Exchange, name: 'post' | 'get', limit: number, win
   try {
     policies = parseRateLimitPolicy(policyValue);
   } catch (error) {
-    throw new RuleFailure(`${at}: RateLimit-Policy "${policyValue}" is not a ${RATELIMIT_DRAFT} policy list (${(error as Error).message}); expected e.g. "${name}";q=${limit};w=${windowSeconds}`);
+    throw new RuleFailure(
+      `${at}: RateLimit-Policy "${policyValue}" is not a ${RATELIMIT_DRAFT} policy list (${(error as Error).message}); expected e.g. "${name}";q=${limit};w=${windowSeconds}`,
+    );
   }
   try {
     states = parseRateLimit(stateValue);
   } catch (error) {
-    throw new RuleFailure(`${at}: RateLimit "${stateValue}" is not a ${RATELIMIT_DRAFT} field (${(error as Error).message}); expected e.g. "${name}";r=0;t=${windowSeconds}`);
+    throw new RuleFailure(
+      `${at}: RateLimit "${stateValue}" is not a ${RATELIMIT_DRAFT} field (${(error as Error).message}); expected e.g. "${name}";r=0;t=${windowSeconds}`,
+    );
   }
   const policy = policies.find((p) => p.name === name);
   must(policy, `${at}: RateLimit-Policy "${policyValue}" has no policy "${name}" for this ${name.toUpperCase()}`);
-  must(policy.quota === limit && policy.windowSeconds === windowSeconds, `${at}: policy "${name}" is q=${policy.quota};w=${policy.windowSeconds}, not the ${limit} per ${windowSeconds} s of docs/api-rules.md#limits`);
+  must(
+    policy.quota === limit && policy.windowSeconds === windowSeconds,
+    `${at}: policy "${name}" is q=${policy.quota};w=${policy.windowSeconds}, not the ${limit} per ${windowSeconds} s of docs/api-rules.md#limits`,
+  );
   must(states.length === 1, `${at}: RateLimit "${stateValue}" has ${states.length} members; one per answer, for its policy`);
   const state = states[0]!;
   must(state.name === name, `${at}: RateLimit names the policy "${state.name}", not "${name}"`);
   must(state.remaining <= limit, `${at}: RateLimit r=${state.remaining} exceeds the quota ${limit}`);
-  must(state.resetSeconds !== undefined && state.resetSeconds <= windowSeconds, `${at}: RateLimit t=${state.resetSeconds} is missing or longer than the window ${windowSeconds}`);
+  must(
+    state.resetSeconds !== undefined && state.resetSeconds <= windowSeconds,
+    `${at}: RateLimit t=${state.resetSeconds} is missing or longer than the window ${windowSeconds}`,
+  );
 }
 
 async function getUntilLimited(ctx: RuleContext): Promise<void> {
@@ -87,7 +97,10 @@ export const rateLimitRules: Rule[] = [
       mustPolicy(limited, 'post', ctx.settings.postLimit, ctx.settings.rateWindowSeconds);
       const state = parseRateLimit(mustHeader(limited, 'ratelimit'))[0]!;
       must(state.remaining === 0, `${describe(limited)}: a 429 with RateLimit r=${state.remaining}, not 0`);
-      must(state.resetSeconds === undefined || Math.abs(state.resetSeconds - retryAfter) <= 1, `${describe(limited)}: RateLimit t=${state.resetSeconds} disagrees with Retry-After ${retryAfter}`);
+      must(
+        state.resetSeconds === undefined || Math.abs(state.resetSeconds - retryAfter) <= 1,
+        `${describe(limited)}: RateLimit t=${state.resetSeconds} disagrees with Retry-After ${retryAfter}`,
+      );
     },
     async mock(ctx) {
       // Prism fabricates header values from their schemas, so only the body is the document's.
@@ -124,14 +137,18 @@ export const rateLimitRules: Rule[] = [
     async full(ctx) {
       const { limited, waitedSeconds, retry } = await rateLimitRecovery(ctx);
       mustStatus(retry.post, 200, 202);
-      must(header(retry.post, 'idempotent-replayed') !== 'true', `${describe(retry.post)}: answered as a replay, but its Idempotency-Key had only been refused`);
+      must(
+        header(retry.post, 'idempotent-replayed') !== 'true',
+        `${describe(retry.post)}: answered as a replay, but its Idempotency-Key had only been refused`,
+      );
       must(mustJson(retry.post).job_id !== mustJson(limited.first).job_id, `${describe(retry.post)}: answered with the window's first job`);
       ctx.note(`waited ${waitedSeconds} s (Retry-After)`);
     },
   },
   {
     id: 'rate-limit.headers',
-    title: 'Authenticated answers carry RateLimit-Policy and RateLimit (draft-ietf-httpapi-ratelimit-headers-11) for their bucket: "post";q=1;w=60 and "get";q=30;w=60',
+    title:
+      'Authenticated answers carry RateLimit-Policy and RateLimit (draft-ietf-httpapi-ratelimit-headers-11) for their bucket: "post";q=1;w=60 and "get";q=30;w=60',
     section: '§8 (headers decided in the OpenAPI document)',
     mockSkip: 'Prism fabricates header values from their schemas',
     async full(ctx) {

@@ -53,7 +53,10 @@ export const submitRules: Rule[] = [
       const last = polls[polls.length - 1]!;
       mustStatus(last, 200);
       const body = mustJson(last);
-      must(body.status === 'completed', `${describe(last)}: the job ended ${JSON.stringify(body.status)}${body.error ? ` (${body.error.code}: ${body.error.message})` : ''}`);
+      must(
+        body.status === 'completed',
+        `${describe(last)}: the job ended ${JSON.stringify(body.status)}${body.error ? ` (${body.error.code}: ${body.error.message})` : ''}`,
+      );
       must(body.job_id === mustJson(post).job_id, `${describe(last)}: job_id ${body.job_id} is not the submitted job`);
       mustBeCompletedJob(last, body);
       for (const poll of polls.slice(0, -1)) mustBeProcessingJob(poll, mustJson(poll));
@@ -85,7 +88,10 @@ export const submitRules: Rule[] = [
       must(body.audio?.speed === job.request.speed, `audio.speed is ${JSON.stringify(body.audio?.speed)}, not the requested ${job.request.speed}`);
       if (body.audio?.language !== undefined) {
         // A Kokoro voice speaks the language of its id, whatever `language` says (docs/api-rules.md#submitting).
-        must(String(body.audio.language).split('-')[0] === job.spokenLanguage, `audio.language is ${JSON.stringify(body.audio.language)}; ${job.request.voice} speaks ${job.spokenLanguage}`);
+        must(
+          String(body.audio.language).split('-')[0] === job.spokenLanguage,
+          `audio.language is ${JSON.stringify(body.audio.language)}; ${job.request.voice} speaks ${job.spokenLanguage}`,
+        );
       }
     },
   },

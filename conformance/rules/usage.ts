@@ -45,7 +45,10 @@ export const usageRules: Rule[] = [
       const duration = b.audio?.duration_seconds;
       if (typeof duration === 'number') {
         const delta = Math.round((after - before) * 100) / 100;
-        must(Math.abs(delta - duration / 60) <= 0.015, `monthly_minutes_used grew by ${delta}, the job lasted ${duration} s (${(duration / 60).toFixed(3)} minutes)`);
+        must(
+          Math.abs(delta - duration / 60) <= 0.015,
+          `monthly_minutes_used grew by ${delta}, the job lasted ${duration} s (${(duration / 60).toFixed(3)} minutes)`,
+        );
       }
     },
   },

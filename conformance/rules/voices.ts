@@ -53,14 +53,19 @@ export const voiceRules: Rule[] = [
   },
   {
     id: 'voices.unlisted-refused',
-    title: 'A voice id of the right form that the deployment\'s voice catalog does not list (a typo) is refused at submission with 400 INVALID_REQUEST, not spoken in another voice and charged',
+    title:
+      "A voice id of the right form that the deployment's voice catalog does not list (a typo) is refused at submission with 400 INVALID_REQUEST, not spoken in another voice and charged",
     section: '§2.3, §4.3 (decided in the OpenAPI document: a deployment that publishes a catalog offers the voices it lists)',
     covers: { codes: ['INVALID_REQUEST'], statuses: [400] },
-    mockSkip: 'the mock checks a voice against the document\'s pattern only: it has no catalog of its own',
+    mockSkip: "the mock checks a voice against the document's pattern only: it has no catalog of its own",
     async full(ctx) {
       const voicesUrl = ctx.target.voicesUrl;
       // Without a catalog the deployment has not said which voices it offers: nothing to hold it to.
-      if (!voicesUrl) skip('feature', 'the deployment publishes no voice catalog (no voices_url in the fixtures file or --voices-url), so which voices it offers is not known');
+      if (!voicesUrl)
+        skip(
+          'feature',
+          'the deployment publishes no voice catalog (no voices_url in the fixtures file or --voices-url), so which voices it offers is not known',
+        );
       const catalog = await fetchCatalog(ctx, voicesUrl);
       if (catalog.response?.status === 404) skip('feature', `${describe(catalog)}: the deployment publishes no voice catalog at ${VOICES_PATH}`);
       mustStatus(catalog, 200);
@@ -78,7 +83,10 @@ export const voiceRules: Rule[] = [
         label: `voice ${voice}, which the catalog does not list`,
       });
       const body = mustError(refused, 'INVALID_REQUEST');
-      must(body.job_id === undefined && body.error?.details?.job_id === undefined, `${describe(refused)}: the refusal names a job: a refused submission creates none`);
+      must(
+        body.job_id === undefined && body.error?.details?.job_id === undefined,
+        `${describe(refused)}: the refusal names a job: a refused submission creates none`,
+      );
       if (typeof body.error?.message === 'string' && !body.error.message.includes(voice)) {
         ctx.note(`the message does not name the voice ${voice}: ${JSON.stringify(body.error.message)}`);
       }

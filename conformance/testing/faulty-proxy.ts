@@ -84,17 +84,22 @@ export const FAULTS = {
   'count-utf16-units': {
     description: 'counts text length in UTF-16 units: 500,000 code points with one outside the BMP are TEXT_TOO_LONG',
     rules: ['accept.text-max-length'],
-    refuse: (s) => (isSubmit(s) && typeof s.json?.text === 'string' && s.json.text.length > 500_000 ? errorAnswer(400, 'TEXT_TOO_LONG', 'text has more than 500000 characters') : undefined),
+    refuse: (s) =>
+      isSubmit(s) && typeof s.json?.text === 'string' && s.json.text.length > 500_000
+        ? errorAnswer(400, 'TEXT_TOO_LONG', 'text has more than 500000 characters')
+        : undefined,
   },
   'max-length-off-by-one': {
     description: 'refuses a text of exactly 500,000 characters (limit checked with ≥)',
     rules: ['accept.text-max-length'],
-    refuse: (s) => (isSubmit(s) && typeof s.json?.text === 'string' && [...s.json.text].length >= 500_000 ? errorAnswer(400, 'TEXT_TOO_LONG', 'text too long') : undefined),
+    refuse: (s) =>
+      isSubmit(s) && typeof s.json?.text === 'string' && [...s.json.text].length >= 500_000 ? errorAnswer(400, 'TEXT_TOO_LONG', 'text too long') : undefined,
   },
   'refuse-single-character': {
     description: 'refuses a text of one character as too short',
     rules: ['accept.text-shortest'],
-    refuse: (s) => (isSubmit(s) && typeof s.json?.text === 'string' && [...s.json.text].length < 2 ? errorAnswer(400, 'INVALID_REQUEST', 'text too short') : undefined),
+    refuse: (s) =>
+      isSubmit(s) && typeof s.json?.text === 'string' && [...s.json.text].length < 2 ? errorAnswer(400, 'INVALID_REQUEST', 'text too short') : undefined,
   },
   'refuse-speed-1.5': {
     description: 'refuses speed 1.5 (upper bound treated as exclusive)',
@@ -109,7 +114,8 @@ export const FAULTS = {
   'refuse-st-without-language': {
     description: 'refuses an st_* voice without a language instead of defaulting to en',
     rules: ['accept.supertonic-languages'],
-    refuse: (s) => (isSubmit(s) && st(s) && s.json.language === undefined ? errorAnswer(400, 'INVALID_REQUEST', 'language is required for this voice') : undefined),
+    refuse: (s) =>
+      isSubmit(s) && st(s) && s.json.language === undefined ? errorAnswer(400, 'INVALID_REQUEST', 'language is required for this voice') : undefined,
   },
   'refuse-last-language': {
     description: 'refuses the last language code of §4.5 (vi)',
@@ -128,7 +134,8 @@ export const FAULTS = {
   'refuse-kokoro-letter-z': {
     description: 'refuses Kokoro voices of the language letter z',
     rules: ['accept.kokoro-voices'],
-    refuse: (s) => (isSubmit(s) && typeof s.json?.voice === 'string' && /^z[fm]_/.test(s.json.voice) ? errorAnswer(400, 'INVALID_REQUEST', 'unknown voice') : undefined),
+    refuse: (s) =>
+      isSubmit(s) && typeof s.json?.voice === 'string' && /^z[fm]_/.test(s.json.voice) ? errorAnswer(400, 'INVALID_REQUEST', 'unknown voice') : undefined,
   },
   'invalid-request-as-422': {
     description: 'answers invalid bodies with HTTP 422 instead of 400',
@@ -145,7 +152,14 @@ export const FAULTS = {
     change: (_s, a, json) => {
       if (json?.error?.code !== 'TEXT_TOO_LONG') return false;
       a.status = 202;
-      return setJson(a, { success: true, status: 'processing', job_id: randomUUID(), status_url: `${API}?id=${randomUUID()}`, retry_after_seconds: 5, meta: json.meta });
+      return setJson(a, {
+        success: true,
+        status: 'processing',
+        job_id: randomUUID(),
+        status_url: `${API}?id=${randomUUID()}`,
+        retry_after_seconds: 5,
+        meta: json.meta,
+      });
     },
   },
   'unlisted-voice-accepted': {
@@ -155,9 +169,23 @@ export const FAULTS = {
       // Only a body whose one fault can be its voice: a text, a voice of the right form, nothing else.
       const { text, voice, ...rest } = s.json ?? {};
       const onlyTheVoice = typeof text === 'string' && text.trim() !== '' && Object.keys(rest).length === 0;
-      if (!isSubmit(s) || !onlyTheVoice || typeof voice !== 'string' || !/^[abefhijpz][fm]_[a-z][a-z0-9]{0,31}$/.test(voice) || json?.error?.code !== 'INVALID_REQUEST') return false;
+      if (
+        !isSubmit(s) ||
+        !onlyTheVoice ||
+        typeof voice !== 'string' ||
+        !/^[abefhijpz][fm]_[a-z][a-z0-9]{0,31}$/.test(voice) ||
+        json?.error?.code !== 'INVALID_REQUEST'
+      )
+        return false;
       a.status = 202;
-      return setJson(a, { success: true, status: 'processing', job_id: randomUUID(), status_url: `${API}?id=${randomUUID()}`, retry_after_seconds: 5, meta: json.meta });
+      return setJson(a, {
+        success: true,
+        status: 'processing',
+        job_id: randomUUID(),
+        status_url: `${API}?id=${randomUUID()}`,
+        retry_after_seconds: 5,
+        meta: json.meta,
+      });
     },
   },
   'omit-processing-time': {
@@ -273,7 +301,7 @@ export const FAULTS = {
     },
   },
   'shared-buckets': {
-    description: 'refuses a GET with 429 while the key\'s POST bucket is exhausted (one bucket for both)',
+    description: "refuses a GET with 429 while the key's POST bucket is exhausted (one bucket for both)",
     rules: ['rate-limit.separate-buckets'],
     refuse: (s, p) => (isGetJob(s) && p.postLimited.has(s.auth) ? errorAnswer(429, 'RATE_LIMITED', 'Too many requests', { 'retry-after': '4' }) : undefined),
     change: (s, a, _json, p) => {
@@ -312,7 +340,7 @@ export const FAULTS = {
     },
   },
   'keys-shared-across-accounts': {
-    description: 'answers a second account\'s POST with the first account\'s job when the Idempotency-Key repeats',
+    description: "answers a second account's POST with the first account's job when the Idempotency-Key repeats",
     rules: ['idempotency.per-account'],
     change: (s, a, json, p) => {
       const key = s.idempotencyKey;
@@ -356,7 +384,7 @@ export const FAULTS = {
     },
   },
   'failed-message-no-new-key': {
-    description: 'a failed job\'s message no longer asks for a new Idempotency-Key',
+    description: "a failed job's message no longer asks for a new Idempotency-Key",
     rules: ['idempotency.failed-job-new-key'],
     change: (_s, a, json) => {
       if (json?.status !== 'failed' || typeof json.error?.message !== 'string') return false;
@@ -401,7 +429,8 @@ export const FAULTS = {
     },
   },
   'audio-malformed-as-400': {
-    description: 'answers a malformed or cut-short audio URL with 400 INVALID_REQUEST, where the docs say 404 NOT_FOUND (a client that refetches on 404 never recovers)',
+    description:
+      'answers a malformed or cut-short audio URL with 400 INVALID_REQUEST, where the docs say 404 NOT_FOUND (a client that refetches on 404 never recovers)',
     rules: ['audio-url.malformed', 'audio-url.cut-short'],
     refuse: (s) => (isAudio(s) && !issuedForm(s) ? errorAnswer(400, 'INVALID_REQUEST', 'This audio URL is malformed.') : undefined),
   },
@@ -564,7 +593,10 @@ export const FAULTS = {
   'hostile-input-500': {
     description: 'answers a body nested 10,000 deep with a bare 500',
     rules: ['errors.internal-error'],
-    refuse: (s) => (s.method === 'POST' && s.path === API && s.rawLength > 20_000 && s.rawStart.startsWith('{"text":[[[') ? { status: 500, headers: { 'content-type': 'text/plain' }, body: Buffer.from('Internal Server Error') } : undefined),
+    refuse: (s) =>
+      s.method === 'POST' && s.path === API && s.rawLength > 20_000 && s.rawStart.startsWith('{"text":[[[')
+        ? { status: 500, headers: { 'content-type': 'text/plain' }, body: Buffer.from('Internal Server Error') }
+        : undefined,
   },
 
   // ── reported figures against what was done (conformance/rules/figures.ts) ─────────────────────────
@@ -572,7 +604,14 @@ export const FAULTS = {
     description: 'answers 202 processing for any job that took more than a second, as a deployment whose inline wait is one second (replays still answer 200)',
     rules: ['submit.inline-within-wait'],
     change: (s, a, json) => {
-      if (!isSubmit(s) || a.status !== 200 || json?.status !== 'completed' || a.headers['idempotent-replayed'] === 'true' || !(json.meta?.processing_time_ms > 1_000)) return false;
+      if (
+        !isSubmit(s) ||
+        a.status !== 200 ||
+        json?.status !== 'completed' ||
+        a.headers['idempotent-replayed'] === 'true' ||
+        !(json.meta?.processing_time_ms > 1_000)
+      )
+        return false;
       a.status = 202;
       const meta = { request_id: json.meta.request_id, api_version: json.meta.api_version };
       return setJson(a, { success: true, status: 'processing', job_id: json.job_id, status_url: `${API}?id=${json.job_id}`, retry_after_seconds: 1, meta });
@@ -616,7 +655,10 @@ export const FAULTS = {
     description: 'answers a submission asking for German (de) at a speed above 1 and below 1.5 with a bare 500',
     rules: ['generated.requests'],
     generatedOnly: { args: ['--generate', '300', '--seed', '7'] },
-    refuse: (s) => (isSubmit(s) && rareCombination(s.json) ? { status: 500, headers: { 'content-type': 'text/plain' }, body: Buffer.from('Internal Server Error') } : undefined),
+    refuse: (s) =>
+      isSubmit(s) && rareCombination(s.json)
+        ? { status: 500, headers: { 'content-type': 'text/plain' }, body: Buffer.from('Internal Server Error') }
+        : undefined,
   },
   'header-missing-on-one-status': {
     description: 'leaves X-Request-Id off the 400 answer to an Idempotency-Key with a character outside ASCII',

@@ -11,7 +11,8 @@ describe('client core', () => {
     const imports = [...source.matchAll(/from '([^']+)'/g)].map((m) => m[1]!);
     for (const spec of imports) {
       expect(spec.startsWith('node:')).toBe(false);
-      if (spec.startsWith('.')) expect(['./', '../contract/errors.js', '../contract/limits.js', '../contract/ratelimit-headers.js'].some((ok) => spec.startsWith(ok))).toBe(true);
+      if (spec.startsWith('.'))
+        expect(['./', '../contract/errors.js', '../contract/limits.js', '../contract/ratelimit-headers.js'].some((ok) => spec.startsWith(ok))).toBe(true);
       else expect(['openapi-fetch'].includes(spec)).toBe(true);
     }
   });

@@ -24,9 +24,7 @@ describe('AgentTtsClient options', () => {
     for (const baseUrl of ['notaurl', '/v1', 'ftp://tts.example.com', '']) {
       expect(() => new AgentTtsClient({ baseUrl, apiKey: KEY }), baseUrl).toThrow(TypeError);
     }
-    expect(() => new AgentTtsClient({ baseUrl: 'notaurl', apiKey: KEY })).toThrow(
-      'baseUrl must be an absolute http:// or https:// URL, got "notaurl"',
-    );
+    expect(() => new AgentTtsClient({ baseUrl: 'notaurl', apiKey: KEY })).toThrow('baseUrl must be an absolute http:// or https:// URL, got "notaurl"');
   });
 
   it('refuses a voicesUrl that is not an absolute http(s) URL', () => {

@@ -6,14 +6,7 @@ import type { paths } from './openapi-types.js';
 import { jobError, pollJob, type PollOptions } from './poll.js';
 import { backoffDelayMs, resolveRetryPolicy, type RetryPolicy } from './retry.js';
 import { withRetries } from './transport.js';
-import type {
-  CompletedJob,
-  JobStatus,
-  ProcessingJob,
-  RetryEvent,
-  SpeechRequest,
-  VoiceCatalog,
-} from './types.js';
+import type { CompletedJob, JobStatus, ProcessingJob, RetryEvent, SpeechRequest, VoiceCatalog } from './types.js';
 import { USER_AGENT } from './version.js';
 
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:8080';
@@ -85,8 +78,7 @@ export interface AudioDownload {
 
 type JobLike = Pick<CompletedJob, 'job_id' | 'audio_url'>;
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const JOB_STATUSES = new Set(['completed', 'processing', 'failed', 'expired']);
 
@@ -205,17 +197,14 @@ export class AgentTtsClient {
   /** As getJob, plus the Retry-After header when the service sent one with a processing job. */
   async getJobWithHeaders(jobId: string, options: CallOptions = {}): Promise<{ job: JobStatus; retryAfterSeconds?: number }> {
     const target = `${this.baseUrl}${API_PATH}`;
-    return withRetries(
-      this.attempts('GET', target, options),
-      async (signal) => {
-        const { data, error, response } = await this.api
-          .GET('/v1/agent-tts', { params: { query: { id: jobId } }, signal })
-          .catch((e: unknown) => invalidJson(e, target));
-        if (error !== undefined || !response.ok) throw errorFromResponse(response, error, { jobId });
-        assertJobBody(data, response);
-        return { job: data, retryAfterSeconds: parseRetryAfter(response.headers.get('retry-after')) };
-      },
-    );
+    return withRetries(this.attempts('GET', target, options), async (signal) => {
+      const { data, error, response } = await this.api
+        .GET('/v1/agent-tts', { params: { query: { id: jobId } }, signal })
+        .catch((e: unknown) => invalidJson(e, target));
+      if (error !== undefined || !response.ok) throw errorFromResponse(response, error, { jobId });
+      assertJobBody(data, response);
+      return { job: data, retryAfterSeconds: parseRetryAfter(response.headers.get('retry-after')) };
+    });
   }
 
   /**
@@ -278,14 +267,11 @@ export class AgentTtsClient {
   /** Downloads the whole audio into memory. A connection that drops mid-body is retried. */
   async download(job: JobLike | string, options: CallOptions = {}): Promise<Uint8Array> {
     const url = typeof job === 'string' ? job : job.audio_url;
-    return withRetries(
-      { ...this.attempts('GET', stripQuery(url), options), attemptTimeoutMs: this.downloadTimeoutMs },
-      async (signal) => {
-        // Inner retries off: this loop already retries the whole download, body included.
-        const response = await this.fetchAudio(job, { ...options, signal }, 1);
-        return new Uint8Array(await response.arrayBuffer());
-      },
-    );
+    return withRetries({ ...this.attempts('GET', stripQuery(url), options), attemptTimeoutMs: this.downloadTimeoutMs }, async (signal) => {
+      // Inner retries off: this loop already retries the whole download, body included.
+      const response = await this.fetchAudio(job, { ...options, signal }, 1);
+      return new Uint8Array(await response.arrayBuffer());
+    });
   }
 
   /** The public voice catalog at `{voicesUrl}/api/v1/voices`. */
@@ -293,20 +279,15 @@ export class AgentTtsClient {
     const { catalog, voicesUrl } = this;
     if (!catalog || voicesUrl === undefined) throw new TypeError('listVoices needs the voicesUrl option (the origin of the voice catalog)');
     const target = `${voicesUrl}/api/v1/voices`;
-    return withRetries(
-      this.attempts('GET', target, options),
-      async (signal) => {
-        const { data, error, response } = await catalog
-          .GET('/api/v1/voices', { signal })
-          .catch((e: unknown) => invalidJson(e, target));
-        if (response.status === 404) throw notThisApi(response, error, voicesUrl, 'GET /api/v1/voices', 'the agent-tts voice catalog');
-        if (error !== undefined || !response.ok) throw errorFromResponse(response, error);
-        if (!isObject(data) || !Array.isArray(data.voices)) {
-          throw new AgentTtsError({ code: 'INVALID_RESPONSE', message: `The answer from ${target} is not a voice catalog`, status: response.status });
-        }
-        return data;
-      },
-    );
+    return withRetries(this.attempts('GET', target, options), async (signal) => {
+      const { data, error, response } = await catalog.GET('/api/v1/voices', { signal }).catch((e: unknown) => invalidJson(e, target));
+      if (response.status === 404) throw notThisApi(response, error, voicesUrl, 'GET /api/v1/voices', 'the agent-tts voice catalog');
+      if (error !== undefined || !response.ok) throw errorFromResponse(response, error);
+      if (!isObject(data) || !Array.isArray(data.voices)) {
+        throw new AgentTtsError({ code: 'INVALID_RESPONSE', message: `The answer from ${target} is not a voice catalog`, status: response.status });
+      }
+      return data;
+    });
   }
 
   private async fetchAudio(job: JobLike | string, options: CallOptions, maxAttempts?: number): Promise<Response> {
@@ -315,7 +296,11 @@ export class AgentTtsClient {
     for (;;) {
       const target = stripQuery(url);
       const response = await withRetries(
-        { ...this.attempts('GET', target, options), attemptTimeoutMs: this.downloadTimeoutMs, policy: maxAttempts ? { ...this.policy, maxAttempts } : this.policy },
+        {
+          ...this.attempts('GET', target, options),
+          attemptTimeoutMs: this.downloadTimeoutMs,
+          policy: maxAttempts ? { ...this.policy, maxAttempts } : this.policy,
+        },
         async (signal) => {
           const res = await this.fetchImpl(url, { signal });
           if (res.ok) return res;

@@ -55,7 +55,11 @@ function scripted(...answers: Array<() => Response>) {
 describe('the client on an injected clock', () => {
   it('waits between polls on the clock, as long as each answer says, and reports elapsed time in its time', async () => {
     const clock = fakeClock();
-    const server = scripted(() => accepted(30), () => processing(50, 20), () => completed());
+    const server = scripted(
+      () => accepted(30),
+      () => processing(50, 20),
+      () => completed(),
+    );
     const client = new AgentTtsClient({ apiKey: KEY, fetch: server.fetch, clock });
     const events: ProgressEvent[] = [];
     const started = performance.now();
@@ -85,7 +89,10 @@ describe('the client on an injected clock', () => {
 
   it('sits out a Retry-After on the clock, never less than asked', async () => {
     const clock = fakeClock();
-    const server = scripted(() => error(429, 'RATE_LIMITED', 'Too many requests.', { 'Retry-After': '40' }), () => completed());
+    const server = scripted(
+      () => error(429, 'RATE_LIMITED', 'Too many requests.', { 'Retry-After': '40' }),
+      () => completed(),
+    );
     const retries: RetryEvent[] = [];
     const client = new AgentTtsClient({ apiKey: KEY, fetch: server.fetch, clock, onRetry: (e) => retries.push(e) });
     const started = performance.now();
@@ -102,7 +109,14 @@ describe('the client on an injected clock', () => {
     const clock = fakeClock();
     const server = scripted(
       () => accepted(5),
-      () => json(200, { success: false, job_id: JOB, status: 'failed', error: { code: 'TTS_PROVIDER_ERROR', message: 'Provider failed; retry with a new Idempotency-Key.' }, meta: META }),
+      () =>
+        json(200, {
+          success: false,
+          job_id: JOB,
+          status: 'failed',
+          error: { code: 'TTS_PROVIDER_ERROR', message: 'Provider failed; retry with a new Idempotency-Key.' },
+          meta: META,
+        }),
       () => completed(),
     );
     const client = new AgentTtsClient({ apiKey: KEY, fetch: server.fetch, clock, retry: { baseDelayMs: 60_000, maxDelayMs: 60_000 } });
@@ -118,7 +132,10 @@ describe('the client on an injected clock', () => {
   it('a per-call clock overrides the client’s', async () => {
     const own = fakeClock();
     const perCall = fakeClock();
-    const server = scripted(() => processing(50, 3), () => completed());
+    const server = scripted(
+      () => processing(50, 3),
+      () => completed(),
+    );
     const client = new AgentTtsClient({ apiKey: KEY, fetch: server.fetch, clock: own });
     await client.poll(JOB, { initialDelayMs: 1_000, clock: perCall });
     expect(perCall.slept).toEqual([1_000, 3_000]);

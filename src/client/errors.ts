@@ -74,8 +74,7 @@ export class AgentTtsError extends Error {
     this.rateLimit = init.rateLimit;
     this.retryIdempotencyKey = init.retryIdempotencyKey;
     this.attempts = init.attempts;
-    this.suggestedAction =
-      suggestedAction(init.code) ?? CLIENT_ERROR_ACTIONS[init.code as ClientErrorCode] ?? 'Retry later.';
+    this.suggestedAction = suggestedAction(init.code) ?? CLIENT_ERROR_ACTIONS[init.code as ClientErrorCode] ?? 'Retry later.';
   }
 
   /** True for codes the API tells clients to retry: rate limits, server and provider errors, transport failures. */
@@ -137,7 +136,8 @@ export function errorFromResponse(response: Response, body: unknown, extra: Part
   const rateLimit = readRateLimitHeaders((name) => response.headers.get(name));
   // Retry-After is authoritative; a 429 without it still says when its bucket refills (RateLimit t=).
   const retryAfterSeconds =
-    parseRetryAfter(response.headers.get('retry-after')) ?? (response.status === 429 && rateLimit?.state.resetSeconds ? rateLimit.state.resetSeconds : undefined);
+    parseRetryAfter(response.headers.get('retry-after')) ??
+    (response.status === 429 && rateLimit?.state.resetSeconds ? rateLimit.state.resetSeconds : undefined);
   const code = obj?.error?.code;
   const message = obj?.error?.message;
   const requestId = typeof obj?.meta?.request_id === 'string' ? obj.meta.request_id : headerRequestId;

@@ -23,7 +23,10 @@ export const DEFAULT_POLL_TIMEOUT_MS = 30 * 60_000;
 /** Guards against a tight loop if a server ever answered retry_after_seconds 0. */
 const MIN_POLL_INTERVAL_MS = 250;
 
-type GetJob = (jobId: string, call: { signal?: AbortSignal; onRetry?: (event: RetryEvent) => void }) => Promise<{
+type GetJob = (
+  jobId: string,
+  call: { signal?: AbortSignal; onRetry?: (event: RetryEvent) => void },
+) => Promise<{
   job: JobStatus;
   retryAfterSeconds?: number;
 }>;

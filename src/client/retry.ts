@@ -33,12 +33,7 @@ export function resolveRetryPolicy(overrides: Partial<RetryPolicy> | undefined):
  * an exponentially growing ceiling, so many clients failing together do not retry together. With
  * Retry-After: never earlier than the service asked, plus up to a second of jitter for the same reason.
  */
-export function backoffDelayMs(
-  policy: RetryPolicy,
-  attempt: number,
-  retryAfterSeconds: number | undefined,
-  random: () => number = Math.random,
-): number {
+export function backoffDelayMs(policy: RetryPolicy, attempt: number, retryAfterSeconds: number | undefined, random: () => number = Math.random): number {
   if (retryAfterSeconds !== undefined) {
     return retryAfterSeconds * 1000 + Math.floor(random() * 1000);
   }

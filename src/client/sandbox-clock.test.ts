@@ -35,7 +35,13 @@ describe('clientClockFor', () => {
   it('works on any clock with now() and advance(seconds), in milliseconds or a Date', async () => {
     let at = 1_000_000;
     const moves: number[] = [];
-    const clock = clientClockFor({ now: () => at, advance: async (s) => { moves.push(s); at += s * 1000; } });
+    const clock = clientClockFor({
+      now: () => at,
+      advance: async (s) => {
+        moves.push(s);
+        at += s * 1000;
+      },
+    });
     await clock.sleep(2_500);
     expect(moves).toEqual([2.5]);
     expect(clock.now()).toBe(1_002_500);
@@ -65,7 +71,9 @@ describe('remoteClientClock: a sandbox in another process, over HTTP', () => {
     await clock.sleep(0);
     expect(sandbox.clock.now().getTime() - before).toBe(30_000);
     // A move the sandbox refuses rejects with its reason.
-    await expect(clock.sleep(11 * 365 * 86_400_000)).rejects.toThrow(/ refused to advance 346896000 s: HTTP 400: advance_seconds must be a number from 0 to 315360000/);
+    await expect(clock.sleep(11 * 365 * 86_400_000)).rejects.toThrow(
+      / refused to advance 346896000 s: HTTP 400: advance_seconds must be a number from 0 to 315360000/,
+    );
   });
 
   it('takes the clock’s URL, and refuses a URL that is not a sandbox’s clock, saying why', async () => {
@@ -81,6 +89,8 @@ describe('remoteClientClock: a sandbox in another process, over HTTP', () => {
     } finally {
       await new Promise((resolve) => server.close(resolve));
     }
-    await expect(remoteClientClock('http://127.0.0.1:9')).rejects.toThrow(/^Could not reach the sandbox clock at http:\/\/127\.0\.0\.1:9\/sandbox\/clock to tell its time: /);
+    await expect(remoteClientClock('http://127.0.0.1:9')).rejects.toThrow(
+      /^Could not reach the sandbox clock at http:\/\/127\.0\.0\.1:9\/sandbox\/clock to tell its time: /,
+    );
   });
 });

@@ -55,9 +55,7 @@ export async function withRetries<T>(ctx: RetryContext, attempt: AttemptFn<T>): 
       if (caught instanceof AgentTtsError) {
         error = caught;
       } else {
-        const why = timeout.aborted
-          ? `no answer within ${Math.round(ctx.attemptTimeoutMs / 1000)} s`
-          : describeCause(caught);
+        const why = timeout.aborted ? `no answer within ${Math.round(ctx.attemptTimeoutMs / 1000)} s` : describeCause(caught);
         error = new AgentTtsError({ code: 'NETWORK_ERROR', message: `Could not reach ${ctx.target}: ${why}`, cause: caught });
       }
     }

@@ -35,12 +35,8 @@ describe('generated client types (docs/api-rules.md#jobs)', () => {
   });
 
   it('completed, processing, failed and expired bodies require their spec fields', () => {
-    expectTypeOf<'success' | 'status' | 'job_id' | 'audio_url' | 'audio' | 'billing' | 'meta'>().toEqualTypeOf<
-      RequiredKeys<Schemas['CompletedJob']>
-    >();
-    expectTypeOf<'success' | 'status' | 'job_id' | 'status_url' | 'retry_after_seconds' | 'meta'>().toExtend<
-      RequiredKeys<Schemas['ProcessingJob']>
-    >();
+    expectTypeOf<'success' | 'status' | 'job_id' | 'audio_url' | 'audio' | 'billing' | 'meta'>().toEqualTypeOf<RequiredKeys<Schemas['CompletedJob']>>();
+    expectTypeOf<'success' | 'status' | 'job_id' | 'status_url' | 'retry_after_seconds' | 'meta'>().toExtend<RequiredKeys<Schemas['ProcessingJob']>>();
     expectTypeOf<'success' | 'status' | 'job_id' | 'error' | 'meta'>().toEqualTypeOf<RequiredKeys<Schemas['FailedJob']>>();
     expectTypeOf<'success' | 'status' | 'job_id' | 'error' | 'meta'>().toEqualTypeOf<RequiredKeys<Schemas['ExpiredJob']>>();
     expectTypeOf<OptionalKeys<Schemas['Billing']>>().toEqualTypeOf<never>();
@@ -101,8 +97,20 @@ describe('generated client types (docs/api-rules.md#jobs)', () => {
       writeFileSync(generated, `${lines.join('\n')}\n`);
       const tsc = `${REPO_ROOT}node_modules/typescript/bin/tsc`;
       const args = [
-        tsc, '--noEmit', '--strict', '--skipLibCheck', '--target', 'ES2022', '--module', 'NodeNext',
-        '--moduleResolution', 'NodeNext', '--types', 'node', fileURLToPath(import.meta.url), generated,
+        tsc,
+        '--noEmit',
+        '--strict',
+        '--skipLibCheck',
+        '--target',
+        'ES2022',
+        '--module',
+        'NodeNext',
+        '--moduleResolution',
+        'NodeNext',
+        '--types',
+        'node',
+        fileURLToPath(import.meta.url),
+        generated,
       ];
       const result = spawnSync(process.execPath, args, { cwd: REPO_ROOT, encoding: 'utf8', timeout: 60_000 });
       expect(result.stdout + result.stderr, 'tsc output').toBe('');

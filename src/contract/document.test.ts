@@ -71,7 +71,7 @@ describe('the document is OpenAPI 3.1', () => {
       const declared = ((op.parameters ?? []) as Json[]).map((p) => deref(document, p)).filter((p) => p.in === 'path');
       expect(declared.map((p) => p.name).sort(), `${where} path parameters`).toEqual([...templated].sort());
       for (const p of declared) expect(p.required, `${where} path parameter ${p.name} is required`).toBe(true);
-      for (const requirement of ((op.security ?? document.security ?? []) as JsonObject[])) {
+      for (const requirement of (op.security ?? document.security ?? []) as JsonObject[]) {
         for (const name of Object.keys(requirement)) expect(schemes, `${where} security scheme`).toContain(name);
       }
     }
@@ -149,7 +149,10 @@ describe('errors (docs/api-rules.md#errors)', () => {
       it(`${code} is a named example under ${method.toUpperCase()} ${JOBS} response ${status}`, () => {
         const examples = namedExamples(operation(method, JOBS), String(status));
         const carrying = Object.entries(examples).filter(([, value]) => errorCodeOf(value) === code);
-        expect(carrying.map(([name]) => name), `examples of ${method.toUpperCase()} ${status}`).not.toEqual([]);
+        expect(
+          carrying.map(([name]) => name),
+          `examples of ${method.toUpperCase()} ${status}`,
+        ).not.toEqual([]);
         if (code === 'FILE_EXPIRED') {
           // Legacy: the 200 body of a GET on an expired job carries the code (docs/api-rules.md#job-statuses).
           for (const [, value] of carrying) expect(value).toMatchObject({ success: false, status: 'expired' });
@@ -242,7 +245,10 @@ describe('job fields (docs/api-rules.md#jobs, §7)', () => {
       }
       // Fields beyond the API are additions: a client written from the API never sends or expects them.
       const extras = Object.keys(properties).filter((field) => !Object.hasOwn(fields, field));
-      expect(extras.filter((field) => required.includes(field)), `${name}: required fields the API does not list`).toEqual([]);
+      expect(
+        extras.filter((field) => required.includes(field)),
+        `${name}: required fields the API does not list`,
+      ).toEqual([]);
     });
   }
 
@@ -272,7 +278,7 @@ describe('job fields (docs/api-rules.md#jobs, §7)', () => {
 
   it('POST answers 200 with a completed job and 202 with a processing job; GET answers 200 with any status (docs/api-rules.md#submitting, §4.2)', () => {
     const schemaOf = (method: string, status: string) =>
-      (((deref(document, (operation(method, JOBS).responses as JsonObject)[status]).content as JsonObject)['application/json'] as JsonObject).schema);
+      ((deref(document, (operation(method, JOBS).responses as JsonObject)[status]).content as JsonObject)['application/json'] as JsonObject).schema;
     expect(schemaOf('post', '200')).toEqual({ $ref: '#/components/schemas/CompletedJob' });
     expect(schemaOf('post', '202')).toEqual({ $ref: '#/components/schemas/ProcessingJob' });
     expect(schemaOf('get', '200')).toEqual({ $ref: '#/components/schemas/JobStatus' });

@@ -1,13 +1,7 @@
 import { ERROR_TABLE, type ErrorCode } from './errors.js';
 import { API_VERSION, LIMITS } from './limits.js';
 import { rateLimitedMessage, speedMessage } from './messages.js';
-import type {
-  CompletedJobBody,
-  ErrorBodyT,
-  ExpiredJobBody,
-  FailedJobBody,
-  ProcessingJobBody,
-} from './schemas.js';
+import type { CompletedJobBody, ErrorBodyT, ExpiredJobBody, FailedJobBody, ProcessingJobBody } from './schemas.js';
 
 /**
  * Named examples for every response and job state. The mock (Prism) serves them, selected with
@@ -95,9 +89,6 @@ export function errorExample(code: ErrorCode, requestId = 'c4d5e6f7-a8b9-4c0d-9e
  */
 export function errorExamples(codes: readonly ErrorCode[], messages: Partial<Record<ErrorCode, string>> = {}) {
   return Object.fromEntries(
-    codes.map((code) => [
-      code.toLowerCase(),
-      { summary: `${code}: ${ERROR_TABLE[code].condition}`, value: errorExample(code, undefined, messages[code]) },
-    ]),
+    codes.map((code) => [code.toLowerCase(), { summary: `${code}: ${ERROR_TABLE[code].condition}`, value: errorExample(code, undefined, messages[code]) }]),
   );
 }

@@ -4,11 +4,7 @@
  * fixtures file a command reads. Names a command used before that convention still work: each is
  * rewritten to its new name before parsing, and the first use of each says so on stderr, in one line.
  */
-export function renameOldFlags(
-  argv: readonly string[],
-  renamed: Readonly<Record<string, string>>,
-  notice: (line: string) => void,
-): string[] {
+export function renameOldFlags(argv: readonly string[], renamed: Readonly<Record<string, string>>, notice: (line: string) => void): string[] {
   const result: string[] = [];
   const told = new Set<string>();
   for (let i = 0; i < argv.length; i++) {

@@ -153,7 +153,8 @@ function idempotencyKeyMessage(value: unknown): string {
 }
 
 function userAgentMessage(value: unknown): string {
-  const what = typeof value === 'string' && value.trim() === '' ? 'it is blank' : `it has ${typeof value === 'string' ? fmt([...value].length) : 'no usable'} characters`;
+  const what =
+    typeof value === 'string' && value.trim() === '' ? 'it is blank' : `it has ${typeof value === 'string' ? fmt([...value].length) : 'no usable'} characters`;
   return `The User-Agent header must be 1 to 512 characters, not only white space, such as my-app/1.0: ${what}.`;
 }
 
@@ -232,7 +233,11 @@ export function describeInvalidRequest(target: string, issues: readonly Validati
       else if (field === 'speed') sentences.push(speedMessage(value));
       else if (field === 'language') sentences.push(languageMessage(value, catalog));
       else if (field === 'voice') {
-        sentences.push(typeof value === 'string' ? unknownVoiceMessage(value, VOICE_PATTERN.test(value) ? { kind: 'unlisted' } : { kind: 'malformed' }, catalog) : voiceTypeMessage(value, catalog));
+        sentences.push(
+          typeof value === 'string'
+            ? unknownVoiceMessage(value, VOICE_PATTERN.test(value) ? { kind: 'unlisted' } : { kind: 'malformed' }, catalog)
+            : voiceTypeMessage(value, catalog),
+        );
       } else sentences.push(genericMessage('field', field, issue, value));
     } else if (target === 'header') {
       const name = field.toLowerCase();

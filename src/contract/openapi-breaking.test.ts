@@ -8,15 +8,7 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import {
-  applyExceptions,
-  findBreakingChanges,
-  loadExceptions,
-  main,
-  OWN_RULES,
-  type Finding,
-  type OpenApiDocument,
-} from '../../scripts/openapi-breaking.js';
+import { applyExceptions, findBreakingChanges, loadExceptions, main, OWN_RULES, type Finding, type OpenApiDocument } from '../../scripts/openapi-breaking.js';
 import { REPO_ROOT } from './__fixtures__/openapi-helpers.js';
 
 const FIXTURES = join(REPO_ROOT, 'src/contract/__fixtures__/breaking');
@@ -97,7 +89,10 @@ describe('findBreakingChanges', () => {
     const findings = await findBreakingChanges(v1, narrowed);
     const constraints = findings.filter((f) => f.rule === OWN_RULES.constraintNarrowed).map((f) => f.message);
     for (const change of ['minimum 0 → 1', 'multipleOf (none) → 0.5', 'format (none) → "email"', 'additionalProperties: false']) {
-      expect(constraints.some((m) => m.startsWith(change)), change).toBe(true);
+      expect(
+        constraints.some((m) => m.startsWith(change)),
+        change,
+      ).toBe(true);
     }
     expect(findings.some((f) => f.rule === OWN_RULES.securityTightened)).toBe(false);
 

@@ -13,11 +13,23 @@ describe('Structured Fields List parser (RFC 9651 §4.2.1)', () => {
   it('reads items of every bare type with parameters, and inner lists', () => {
     const list = parseList('"post";q=1;w=60, tok;a=?0;b=-1.5, (1 "x");p=:aGk=:, ?1');
     expect(list).toHaveLength(4);
-    expect(list[0]).toEqual({ value: 'post', params: new Map<string, unknown>([['q', 1], ['w', 60]]) });
-    expect(list[1]).toEqual({ value: { token: 'tok' }, params: new Map<string, unknown>([['a', false], ['b', -1.5]]) });
+    expect(list[0]).toEqual({
+      value: 'post',
+      params: new Map<string, unknown>([
+        ['q', 1],
+        ['w', 60],
+      ]),
+    });
+    expect(list[1]).toEqual({
+      value: { token: 'tok' },
+      params: new Map<string, unknown>([
+        ['a', false],
+        ['b', -1.5],
+      ]),
+    });
     const inner = list[2] as { items: { value: unknown }[]; params: Map<string, unknown> };
     expect(inner.items.map((i) => i.value)).toEqual([1, 'x']);
-    expect([...((inner.params.get('p') as { bytes: Uint8Array }).bytes)]).toEqual([104, 105]);
+    expect([...(inner.params.get('p') as { bytes: Uint8Array }).bytes]).toEqual([104, 105]);
     expect(list[3]).toEqual({ value: true, params: new Map() });
   });
 
@@ -55,7 +67,10 @@ describe('RateLimit-Policy and RateLimit (draft-ietf-httpapi-ratelimit-headers-1
 
   it('reads several policies and finds the one the RateLimit field names', () => {
     const headers: Record<string, string> = { 'ratelimit-policy': '"burst";q=100;w=60, "post";q=1;w=60', ratelimit: '"post";r=0;t=12' };
-    expect(readRateLimitHeaders((n) => headers[n])).toEqual({ policy: { name: 'post', quota: 1, windowSeconds: 60 }, state: { name: 'post', remaining: 0, resetSeconds: 12 } });
+    expect(readRateLimitHeaders((n) => headers[n])).toEqual({
+      policy: { name: 'post', quota: 1, windowSeconds: 60 },
+      state: { name: 'post', remaining: 0, resetSeconds: 12 },
+    });
   });
 
   it.each([
@@ -76,6 +91,6 @@ describe('RateLimit-Policy and RateLimit (draft-ietf-httpapi-ratelimit-headers-1
 
   it('gives no reading when the state names a policy the policy field does not carry, or a field is missing', () => {
     expect(readRateLimitHeaders((n) => ({ 'ratelimit-policy': '"get";q=30;w=60', ratelimit: '"post";r=0;t=1' })[n])).toBeUndefined();
-    expect(readRateLimitHeaders((n) => ({ ratelimit: '"post";r=0;t=1' }) [n as 'ratelimit'])).toBeUndefined();
+    expect(readRateLimitHeaders((n) => ({ ratelimit: '"post";r=0;t=1' })[n as 'ratelimit'])).toBeUndefined();
   });
 });

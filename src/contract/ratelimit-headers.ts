@@ -208,7 +208,8 @@ export function parseRateLimitPolicy(value: string): RateLimitPolicy[] {
     const q = params.get('q');
     const w = params.get('w');
     if (!nonNegativeInteger(q)) throw new StructuredFieldError(`RateLimit-Policy "${String(name)}": q must be a non-negative Integer`);
-    if (w !== undefined && (!nonNegativeInteger(w) || w === 0)) throw new StructuredFieldError(`RateLimit-Policy "${String(name)}": w must be a positive Integer`);
+    if (w !== undefined && (!nonNegativeInteger(w) || w === 0))
+      throw new StructuredFieldError(`RateLimit-Policy "${String(name)}": w must be a positive Integer`);
     return { name: name as string, quota: q, windowSeconds: w };
   });
 }

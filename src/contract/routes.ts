@@ -1,13 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { ErrorCode } from './errors.js';
 import { ERROR_TABLE } from './errors.js';
-import {
-  completedJobExample,
-  errorExamples,
-  expiredJobExample,
-  failedJobExample,
-  processingJobExample,
-} from './examples.js';
+import { completedJobExample, errorExamples, expiredJobExample, failedJobExample, processingJobExample } from './examples.js';
 import { API_PATH, LIMITS, VOICES_PATH } from './limits.js';
 import { audioUrlMessage, jobIdMessage, rateLimitedMessage } from './messages.js';
 import { type PolicyName, RATELIMIT_DRAFT, formatRateLimit, formatRateLimitPolicy } from './ratelimit-headers.js';
@@ -106,12 +100,7 @@ const json = <T extends z.ZodType>(schema: T, examples: Record<string, { summary
  * One error response per HTTP status, with a named example for each code that status can carry;
  * `messages` gives the examples of an operation its own wording (what that operation refuses).
  */
-function errorResponse(
-  codes: readonly ErrorCode[],
-  extraHeaders: Headers,
-  baseHeaders: Headers,
-  messages: Partial<Record<ErrorCode, string>> = {},
-) {
+function errorResponse(codes: readonly ErrorCode[], extraHeaders: Headers, baseHeaders: Headers, messages: Partial<Record<ErrorCode, string>> = {}) {
   const lines = codes.map((code) => `\`${code}\`: ${ERROR_TABLE[code].condition}. ${ERROR_TABLE[code].action}`);
   return {
     description: lines.join('\n\n'),
@@ -153,7 +142,11 @@ const publicHeaders = { 'X-Request-Id': requestIdHeader, ...corsHeader };
 const publicError = (codes: readonly ErrorCode[], extra: Headers = {}, messages: Partial<Record<ErrorCode, string>> = {}) =>
   errorResponse(codes, extra, publicHeaders, messages);
 const replayedHeader = {
-  'Idempotent-Replayed': header('`true` when an Idempotency-Key already used by this account returned its existing job.', { type: 'string', enum: ['true'], maxLength: 4 }, 'true'),
+  'Idempotent-Replayed': header(
+    '`true` when an Idempotency-Key already used by this account returned its existing job.',
+    { type: 'string', enum: ['true'], maxLength: 4 },
+    'true',
+  ),
 };
 
 export const postJobRoute = createRoute({
@@ -300,7 +293,8 @@ export const getAudioRoute = createRoute({
       }),
     },
     416: {
-      description: '`INVALID_REQUEST`: the Range is a valid byte range that cannot be satisfied (it starts at or past the end of the file; a malformed Range is ignored instead). HTTP 416 (the range protocol of RFC 9110) rather than the 400 of the error table: the one documented exception.',
+      description:
+        '`INVALID_REQUEST`: the Range is a valid byte range that cannot be satisfied (it starts at or past the end of the file; a malformed Range is ignored instead). HTTP 416 (the range protocol of RFC 9110) rather than the 400 of the error table: the one documented exception.',
       headers: { 'X-Request-Id': requestIdHeader, ...corsHeader, 'Content-Range': header('`bytes */<size>`.', text('^bytes \\*/\\d+$', 64), 'bytes */14263') },
       content: json(ErrorBody, errorExamples(['INVALID_REQUEST'], { INVALID_REQUEST: 'The requested range is not within the file of 14263 bytes.' })),
     },
@@ -310,7 +304,12 @@ export const getAudioRoute = createRoute({
         '`INTERNAL_ERROR`: the object store that keeps the deployment’s audio cannot be reached at the moment (deployments with `AUDIO_STORE=s3://…`). Retry after `Retry-After` seconds; the URL stays valid until its expiry. The message names no endpoint, bucket or store error. HTTP 503 rather than the 500 of the error table: a documented exception (docs/api-rules.md#audio-urls).',
       headers: {
         ...publicHeaders,
-        'Retry-After': header('Whole seconds to wait before retrying the download.', { type: 'string', pattern: '^\\d{1,6}$', maxLength: 6 }, String(AUDIO_STORE_RETRY_AFTER_SECONDS), true),
+        'Retry-After': header(
+          'Whole seconds to wait before retrying the download.',
+          { type: 'string', pattern: '^\\d{1,6}$', maxLength: 6 },
+          String(AUDIO_STORE_RETRY_AFTER_SECONDS),
+          true,
+        ),
       },
       content: json(ErrorBody, {
         audio_store_unreachable: {
@@ -328,8 +327,7 @@ export const listVoicesRoute = createRoute({
   operationId: 'listVoices',
   summary: 'Public voice catalog',
   tags: ['Voices'],
-  description:
-    'Served by the separate voice-catalog origin (`{voices_url}`), public, with no authentication: every voice the deployment can speak.',
+  description: 'Served by the separate voice-catalog origin (`{voices_url}`), public, with no authentication: every voice the deployment can speak.',
   security: [],
   servers: [
     {

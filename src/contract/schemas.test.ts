@@ -5,28 +5,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { z } from '@hono/zod-openapi';
-import {
-  completedJobExample,
-  errorExample,
-  expiredJobExample,
-  failedJobExample,
-  processingJobExample,
-} from './examples.js';
+import { completedJobExample, errorExample, expiredJobExample, failedJobExample, processingJobExample } from './examples.js';
 import { LANGUAGE_CODES } from './languages.js';
 import { LIMITS } from './limits.js';
-import {
-  Audio,
-  Billing,
-  CompletedJob,
-  ErrorBody,
-  ExpiredJob,
-  FailedJob,
-  JobStatus,
-  Meta,
-  ProcessingJob,
-  TEXT_TOO_LONG_REASON,
-  TtsRequest,
-} from './schemas.js';
+import { Audio, Billing, CompletedJob, ErrorBody, ExpiredJob, FailedJob, JobStatus, Meta, ProcessingJob, TEXT_TOO_LONG_REASON, TtsRequest } from './schemas.js';
 import { CURATED_VOICES, DEFAULT_VOICE } from './voices.js';
 import { createValidator, deref, loadDocument, type JsonObject } from './__fixtures__/openapi-helpers.js';
 import { SPEC_BODIES, SPEC_CURATED_VOICES, SPEC_ERROR_TABLE, SPEC_LANGUAGE_CODES, SPEC_REQUEST } from './__fixtures__/spec-tables.js';
@@ -35,7 +17,7 @@ const document = loadDocument();
 const validator = createValidator(document);
 const schemas = (document.components as JsonObject).schemas as JsonObject;
 /** The document's request schema, as the POST operation uses it. */
-const requestSchema = ((((document.paths as JsonObject)['/v1/agent-tts'] as JsonObject).post as JsonObject).requestBody as JsonObject);
+const requestSchema = (((document.paths as JsonObject)['/v1/agent-tts'] as JsonObject).post as JsonObject).requestBody as JsonObject;
 const documentRequestSchema = ((requestSchema.content as JsonObject)['application/json'] as JsonObject).schema as JsonObject;
 
 type Verdict = { zod: boolean; document: boolean };
@@ -86,7 +68,10 @@ describe('request body: text (docs/api-rules.md#submitting, §8: 1 to 500,000 ch
   it('refuses blank text (INVALID_REQUEST, not TEXT_TOO_LONG), with the same whitespace in zod and the document', () => {
     for (const blank of [' ', '   ', '\n\t\r', '\u00a0', '\u3000\u2028\u2029', '\ufeff']) {
       expect(check({ text: blank }), JSON.stringify(blank)).toEqual(REFUSED);
-      expect(issues({ text: blank }).some((i) => reasonOf(i) === TEXT_TOO_LONG_REASON), JSON.stringify(blank)).toBe(false);
+      expect(
+        issues({ text: blank }).some((i) => reasonOf(i) === TEXT_TOO_LONG_REASON),
+        JSON.stringify(blank),
+      ).toBe(false);
     }
     // Not whitespace, so not blank: both sides agree.
     for (const visible of ['\u200b', '\u180e', '.', ' a ']) expect(check({ text: visible }), JSON.stringify(visible)).toEqual(ACCEPTED);
@@ -148,8 +133,26 @@ describe('request body: voice (docs/api-rules.md#voices-and-languages, §4.4)', 
   });
 
   it.each([
-    'st_f6', 'st_m0', 'st_x1', 'st_f', 'st_f10', 'xf_test', 'cf_test', 'ax_test', 'af_', 'af', 'AF_HEART', 'Af_heart',
-    'af-heart', 'af_Heart', 'af_1heart', 'af_heart ', ' af_heart', 'af_heart\n', 'af__heart', '',
+    'st_f6',
+    'st_m0',
+    'st_x1',
+    'st_f',
+    'st_f10',
+    'xf_test',
+    'cf_test',
+    'ax_test',
+    'af_',
+    'af',
+    'AF_HEART',
+    'Af_heart',
+    'af-heart',
+    'af_Heart',
+    'af_1heart',
+    'af_heart ',
+    ' af_heart',
+    'af_heart\n',
+    'af__heart',
+    '',
   ])('refuses %j', (voice) => {
     expect(check({ text: 'Hello.', voice })).toEqual(REFUSED);
   });

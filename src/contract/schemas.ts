@@ -43,15 +43,12 @@ export const ErrorObject = z
   .object({
     code: ErrorCodeSchema,
     message: z.string().regex(/\S/).max(2048).openapi({ description: 'Human-readable text.' }),
-    details: z
-      .record(z.string(), z.unknown())
-      .optional()
-      .openapi({
-        // UsageLimitDetails is not referenced by any schema, so it is not emitted as a component: name its
-        // fields here rather than point at a component the document does not have.
-        description:
-          'Optional. For USAGE_LIMIT_EXCEEDED it holds limit (number, monthly TTS minutes of the plan), used (number, minutes used this calendar month, UTC), tier (string, the plan) and upgrade_url (string, URL of the billing page).',
-      }),
+    details: z.record(z.string(), z.unknown()).optional().openapi({
+      // UsageLimitDetails is not referenced by any schema, so it is not emitted as a component: name its
+      // fields here rather than point at a component the document does not have.
+      description:
+        'Optional. For USAGE_LIMIT_EXCEEDED it holds limit (number, monthly TTS minutes of the plan), used (number, minutes used this calendar month, UTC), tier (string, the plan) and upgrade_url (string, URL of the billing page).',
+    }),
   })
   .openapi('ErrorObject');
 
@@ -61,7 +58,10 @@ export const ErrorBody = z
     error: ErrorObject,
     meta: Meta,
   })
-  .openapi('ErrorBody', { description: 'Error body. The HTTP status follows the error table. (Named ErrorBody, not Error, so that generated clients do not shadow the built-in Error type.)' });
+  .openapi('ErrorBody', {
+    description:
+      'Error body. The HTTP status follows the error table. (Named ErrorBody, not Error, so that generated clients do not shadow the built-in Error type.)',
+  });
 
 const VOICE_ID_DESCRIPTION =
   'Kokoro-style `<language letter><gender letter>_<name>` (language from the first letter: a en-US, b en-GB, e es, f fr, h hi, i it, j ja, p pt-BR, z zh; gender f or m), or Supertonic `st_f1`…`st_f5`, `st_m1`…`st_m5`. The id must also be one the deployment offers: a voice its voice catalog (`GET {voices_url}/api/v1/voices`) does not list, such as a typo of a listed id, is refused with 400 INVALID_REQUEST naming the closest listed ids, and nothing is synthesized or charged (docs/api-rules.md#voices-and-languages).';
@@ -128,8 +128,16 @@ export const TtsRequest = z
 export const Audio = z
   .object({
     duration_seconds: z.number().min(0).optional().openapi({ description: 'Duration of the audio, from its samples.' }),
-    format: z.string().regex(/^[a-z0-9]+$/).max(16).openapi({ description: 'Audio format.', example: 'mp3' }),
-    voice: z.string().regex(/^[a-z0-9_]+$/).max(64).openapi({ description: 'Voice id used.' }),
+    format: z
+      .string()
+      .regex(/^[a-z0-9]+$/)
+      .max(16)
+      .openapi({ description: 'Audio format.', example: 'mp3' }),
+    voice: z
+      .string()
+      .regex(/^[a-z0-9_]+$/)
+      .max(64)
+      .openapi({ description: 'Voice id used.' }),
     speed: z.number().openapi({ description: 'Speed used.' }),
     language: z
       .string()
@@ -137,12 +145,7 @@ export const Audio = z
       .max(16)
       .optional()
       .openapi({ description: 'Language spoken: the §4.5 code for st_* voices, or the language of a Kokoro voice id (BCP 47).' }),
-    expires_at: z
-      .string()
-      .datetime()
-      .max(64)
-      .optional()
-      .openapi({ description: 'Legacy jobs only; omitted for new API jobs.' }),
+    expires_at: z.string().datetime().max(64).optional().openapi({ description: 'Legacy jobs only; omitted for new API jobs.' }),
     file_size_bytes: z
       .number()
       .int()
@@ -155,7 +158,11 @@ export const Audio = z
 
 export const Billing = z
   .object({
-    mode: z.string().regex(/^[a-z_]+$/).max(32).openapi({ description: 'Billing mode; `subscription` for plan-based accounts.', example: 'subscription' }),
+    mode: z
+      .string()
+      .regex(/^[a-z_]+$/)
+      .max(32)
+      .openapi({ description: 'Billing mode; `subscription` for plan-based accounts.', example: 'subscription' }),
     estimated_cost_cents: z.number().min(0).openapi({ description: 'Is 0 in subscription mode.' }),
     monthly_minutes_used: z.number().min(0).openapi({ description: 'Minutes used this calendar month (UTC), this job included.' }),
     monthly_minutes_limit: z.number().min(0),
@@ -196,12 +203,7 @@ export const ProcessingJob = z
       .min(1)
       .max(30)
       .openapi({ format: 'int32', description: 'Seconds to wait before polling again: an estimate from the job’s progress, 1 to 30.' }),
-    progress_percent: z
-      .number()
-      .min(0)
-      .max(100)
-      .optional()
-      .openapi({ description: 'Share of the text synthesized so far, where the server knows it.' }),
+    progress_percent: z.number().min(0).max(100).optional().openapi({ description: 'Share of the text synthesized so far, where the server knows it.' }),
     meta: Meta,
   })
   .openapi('ProcessingJob', { description: 'Still generating.' });
@@ -290,17 +292,28 @@ export const AudioQuery = z.object({
     .string()
     .regex(/^\d{1,12}$/)
     .max(12)
-    .openapi({ param: { name: 'expires', in: 'query', required: true }, description: 'Unix time (seconds) at which the URL stops working.', example: '1775000000' }),
+    .openapi({
+      param: { name: 'expires', in: 'query', required: true },
+      description: 'Unix time (seconds) at which the URL stops working.',
+      example: '1775000000',
+    }),
   sig: z
     .string()
     .regex(/^[A-Za-z0-9_-]{43}$/)
     .max(43)
-    .openapi({ param: { name: 'sig', in: 'query', required: true }, description: 'HMAC-SHA256 signature (base64url).', example: 'Jm3cV0Hk8G5wq0n1d3bXb1Cq7h9o0W5YtI2m4Yk1aZ0' }),
+    .openapi({
+      param: { name: 'sig', in: 'query', required: true },
+      description: 'HMAC-SHA256 signature (base64url).',
+      example: 'Jm3cV0Hk8G5wq0n1d3bXb1Cq7h9o0W5YtI2m4Yk1aZ0',
+    }),
 });
 
 export const CatalogVoice = z
   .object({
-    id: z.string().regex(/^[a-z0-9_]+$/).max(64),
+    id: z
+      .string()
+      .regex(/^[a-z0-9_]+$/)
+      .max(64),
     name: z.string().regex(/\S/).max(128),
     gender: z.enum(['female', 'male']),
     languages: z.array(z.string().regex(LANGUAGE_TAG_PATTERN).max(16)).max(64).openapi({ description: 'Language tags the voice speaks.' }),

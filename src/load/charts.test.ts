@@ -3,7 +3,11 @@ import { chooseBucketSeconds, lineChart, logTicks } from './charts.js';
 
 /** Each series' path in a rendered chart, in painting order. */
 function seriesPaths(svg: string): { name: string; d: string; stroke: string; dash: string; width: string }[] {
-  return [...svg.matchAll(/<g class="series-group" data-series="([^"]+)"><path class="series" d="([^"]*)" fill="none" stroke="([^"]+)" stroke-width="([^"]+)"(?: stroke-dasharray="([^"]+)")?/g)].map((m) => ({
+  return [
+    ...svg.matchAll(
+      /<g class="series-group" data-series="([^"]+)"><path class="series" d="([^"]*)" fill="none" stroke="([^"]+)" stroke-width="([^"]+)"(?: stroke-dasharray="([^"]+)")?/g,
+    ),
+  ].map((m) => ({
     name: m[1]!,
     d: m[2]!,
     stroke: m[3]!,
@@ -70,7 +74,10 @@ describe('lineChart', () => {
   });
 
   it('paints an onTop series last, so it shows over one it coincides with', () => {
-    const same: [number, number][] = [[0, 1], [1, 1]];
+    const same: [number, number][] = [
+      [0, 1],
+      [1, 1],
+    ];
     const svg = chart([
       { name: 'scheduled', points: same, onTop: true, width: 1.5 },
       { name: 'sent', points: same, width: 4 },
@@ -86,8 +93,20 @@ describe('lineChart', () => {
   it('plots values far apart on a log scale, and says so', () => {
     const svg = chart(
       [
-        { name: 'slow', points: [[0, 2500], [1, 3000]] },
-        { name: 'fast', points: [[0, 20], [1, 25]] },
+        {
+          name: 'slow',
+          points: [
+            [0, 2500],
+            [1, 3000],
+          ],
+        },
+        {
+          name: 'fast',
+          points: [
+            [0, 20],
+            [1, 25],
+          ],
+        },
       ],
       'auto',
     );
@@ -97,7 +116,20 @@ describe('lineChart', () => {
     // On a linear axis up to 3000 the fast series would sit within 2 px of the bottom; here it has room.
     expect(Math.max(...ys(fast!.d)) - Math.min(...ys(slow!.d))).toBeGreaterThan(100);
     expect(Math.abs(ys(fast!.d)[0]! - ys(fast!.d)[1]!)).toBeGreaterThan(2);
-    expect(chart([{ name: 'x', points: [[0, 100], [1, 300]] }], 'auto')).not.toContain('log scale');
+    expect(
+      chart(
+        [
+          {
+            name: 'x',
+            points: [
+              [0, 100],
+              [1, 300],
+            ],
+          },
+        ],
+        'auto',
+      ),
+    ).not.toContain('log scale');
   });
 
   it('picks log ticks covering the values', () => {

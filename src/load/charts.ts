@@ -137,7 +137,15 @@ function markerAt(kind: Marker, cx: number, cy: number, color: string, title: st
  * y axis (values at or below zero break the line), `'auto'` does so when the values span more than
  * a factor of 20.
  */
-export function lineChart(opts: { id: string; title: string; description: string; xLabel: string; yLabel: string; series: LineSeries[]; yScale?: 'linear' | 'log' | 'auto' }): string {
+export function lineChart(opts: {
+  id: string;
+  title: string;
+  description: string;
+  xLabel: string;
+  yLabel: string;
+  series: LineSeries[];
+  yScale?: 'linear' | 'log' | 'auto';
+}): string {
   const xs = opts.series.flatMap((s) => s.points.map((p) => p[0]));
   const ys = opts.series.flatMap((s) => s.points.map((p) => p[1]).filter((v): v is number => v !== null && Number.isFinite(v)));
   const xMax = Math.max(1, ...xs);
@@ -186,7 +194,16 @@ export interface BarStack {
 }
 
 /** Stacked bars, one column per x value (bucket start), `width` wide in x units. */
-export function stackedBarChart(opts: { id: string; title: string; description: string; xLabel: string; yLabel: string; xs: number[]; width: number; stacks: BarStack[] }): string {
+export function stackedBarChart(opts: {
+  id: string;
+  title: string;
+  description: string;
+  xLabel: string;
+  yLabel: string;
+  xs: number[];
+  width: number;
+  stacks: BarStack[];
+}): string {
   const totals = opts.xs.map((_, i) => opts.stacks.reduce((sum, s) => sum + (s.values[i] ?? 0), 0));
   const xMax = Math.max(1, ...opts.xs.map((x) => x + opts.width));
   const yMax = Math.max(0, ...totals);
@@ -204,7 +221,9 @@ export function stackedBarChart(opts: { id: string; title: string; description: 
           const v = s.values[i] ?? 0;
           if (v <= 0) continue;
           const top = y(base + v);
-          rects.push(`<rect class="bar" data-series="${escapeXml(s.name)}" x="${left.toFixed(1)}" y="${top.toFixed(1)}" width="${w.toFixed(1)}" height="${(y(base) - top).toFixed(1)}" fill="${s.color}"><title>${escapeXml(`${s.name}: ${v} at ${fmt(x0)} s`)}</title></rect>`);
+          rects.push(
+            `<rect class="bar" data-series="${escapeXml(s.name)}" x="${left.toFixed(1)}" y="${top.toFixed(1)}" width="${w.toFixed(1)}" height="${(y(base) - top).toFixed(1)}" fill="${s.color}"><title>${escapeXml(`${s.name}: ${v} at ${fmt(x0)} s`)}</title></rect>`,
+          );
           base += v;
         }
       });
@@ -245,10 +264,16 @@ function frameWith(
   legend: LegendEntry[],
 ): string {
   const grid = yTicks
-    .map((t) => `<line class="grid" x1="${M.left}" x2="${M.left + PW}" y1="${y(t).toFixed(1)}" y2="${y(t).toFixed(1)}"/><text class="tick" x="${M.left - 6}" y="${(y(t) + 4).toFixed(1)}" text-anchor="end">${fmt(t)}</text>`)
+    .map(
+      (t) =>
+        `<line class="grid" x1="${M.left}" x2="${M.left + PW}" y1="${y(t).toFixed(1)}" y2="${y(t).toFixed(1)}"/><text class="tick" x="${M.left - 6}" y="${(y(t) + 4).toFixed(1)}" text-anchor="end">${fmt(t)}</text>`,
+    )
     .join('');
   const xt = xTicks
-    .map((t) => `<line class="axis" x1="${x(t).toFixed(1)}" x2="${x(t).toFixed(1)}" y1="${M.top + PH}" y2="${M.top + PH + 5}"/><text class="tick" x="${x(t).toFixed(1)}" y="${M.top + PH + 18}" text-anchor="middle">${fmt(t)}</text>`)
+    .map(
+      (t) =>
+        `<line class="axis" x1="${x(t).toFixed(1)}" x2="${x(t).toFixed(1)}" y1="${M.top + PH}" y2="${M.top + PH + 5}"/><text class="tick" x="${x(t).toFixed(1)}" y="${M.top + PH + 18}" text-anchor="middle">${fmt(t)}</text>`,
+    )
     .join('');
   const legendItems = legend
     .map((l, i) => {

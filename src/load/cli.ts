@@ -40,11 +40,12 @@ async function preflight(baseUrl: string, keys: readonly string[], timeoutMs: nu
           signal: AbortSignal.timeout(timeoutMs),
         });
         const body = (await res.json().catch(() => undefined)) as { error?: { code?: string } } | undefined;
-        if (res.status === 401 || res.status === 403) return `the deployment refuses key ${displayKey(key)}: ${body?.error?.code ?? 'no error code'} (HTTP ${res.status})`;
+        if (res.status === 401 || res.status === 403)
+          return `the deployment refuses key ${displayKey(key)}: ${body?.error?.code ?? 'no error code'} (HTTP ${res.status})`;
         return undefined;
       } catch (error) {
         const e = error as Error & { cause?: { code?: string; message?: string } };
-        return `cannot reach ${baseUrl}: ${e.name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : e.cause?.code ?? e.cause?.message ?? e.message}`;
+        return `cannot reach ${baseUrl}: ${e.name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : (e.cause?.code ?? e.cause?.message ?? e.message)}`;
       }
     }),
   );
@@ -145,9 +146,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promi
   const keyDisplays = keys.map(displayKey);
   const machine = describeMachine();
   if (!settings.quiet) {
-    process.stderr.write(
-      `${NAME}: ${baseUrl}, ${keys.length} keys (they allow ${fmtRate(allowed)}), ${describeSchedule(settings, schedule)}\n`,
-    );
+    process.stderr.write(`${NAME}: ${baseUrl}, ${keys.length} keys (they allow ${fmtRate(allowed)}), ${describeSchedule(settings, schedule)}\n`);
   }
   let run;
   try {
@@ -183,12 +182,18 @@ async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promi
       `The generator sent some submissions late (lag p99 ${figures.generator.lag.p99_ms} ms): this client (or its machine) was busy, so the load it offered fell behind the schedule for a while.`,
     );
   }
-  if (figures.submissions.sent_over_key_limit > 0) notes.push(`${figures.submissions.sent_over_key_limit} submissions were sent on keys whose POST window was already full (--allow-429).`);
+  if (figures.submissions.sent_over_key_limit > 0)
+    notes.push(`${figures.submissions.sent_over_key_limit} submissions were sent on keys whose POST window was already full (--allow-429).`);
   const poll429 = figures.http_status.poll['429'] ?? 0;
-  if (poll429 > 0) notes.push(`${poll429} status polls were refused with 429 (the per-key GET limit): each waited its Retry-After, which adds to the job path's time to audio.`);
-  if (figures.audio.missing_duration > 0) notes.push(`${figures.audio.missing_duration} completed jobs gave no audio.duration_seconds; their audio is not in the audio seconds.`);
+  if (poll429 > 0)
+    notes.push(
+      `${poll429} status polls were refused with 429 (the per-key GET limit): each waited its Retry-After, which adds to the job path's time to audio.`,
+    );
+  if (figures.audio.missing_duration > 0)
+    notes.push(`${figures.audio.missing_duration} completed jobs gave no audio.duration_seconds; their audio is not in the audio seconds.`);
   if (run.stoppedBy === 'max-requests') notes.push(`Sending stopped at --max-requests ${settings.maxRequests}.`);
-  if (run.interrupted) notes.push('The run was interrupted (Ctrl-C): the figures cover what happened until then; thresholds were not judged for the exit code.');
+  if (run.interrupted)
+    notes.push('The run was interrupted (Ctrl-C): the figures cover what happened until then; thresholds were not judged for the exit code.');
 
   const results: LoadResults = {
     tool: { name: NAME, version: VERSION },
@@ -242,7 +247,9 @@ function fmtRate(r: number): string {
 
 function describeSchedule(settings: LoadSettings, schedule: Schedule): string {
   const flat = settings.stages.length === 1 && settings.startRate === settings.stages[0]!.target;
-  const shape = flat ? `${settings.stages[0]!.target}/s for ${schedule.totalMs / 1000} s` : `stages ${settings.stages.map((s) => `${s.durationMs / 1000}s:${s.target}`).join(',')}`;
+  const shape = flat
+    ? `${settings.stages[0]!.target}/s for ${schedule.totalMs / 1000} s`
+    : `stages ${settings.stages.map((s) => `${s.durationMs / 1000}s:${s.target}`).join(',')}`;
   return `${shape}, about ${Math.round(schedule.expectedCount)} submissions`;
 }
 
@@ -256,7 +263,17 @@ function consoleSummary(r: LoadResults): string {
     `  time to audio p50 ${ms(f.time_to_audio.p50_ms)}, p95 ${ms(f.time_to_audio.p95_ms)}, p99 ${ms(f.time_to_audio.p99_ms)} | inline p95 ${ms(f.time_to_audio_inline.p95_ms)} | job p95 ${ms(f.time_to_audio_job.p95_ms)}`,
     `  POST latency p50 ${ms(f.submit_latency.p50_ms)}, p95 ${ms(f.submit_latency.p95_ms)}, p99 ${ms(f.submit_latency.p99_ms)}`,
     `  rate scheduled ${f.rate.scheduled_per_s ?? '–'}/s, achieved ${f.rate.achieved_per_s ?? '–'}/s; generator lag p99 ${ms(f.generator.lag.p99_ms)}; ${f.audio.seconds} audio s (${f.audio.seconds_per_second ?? '–'} per s)`,
-    `  POST statuses: ${Object.entries(f.http_status.post).map(([k, v]) => `${k}×${v}`).join(' ') || '–'}${Object.keys(f.error_codes).length ? `; codes: ${Object.entries(f.error_codes).map(([k, v]) => `${k}×${v}`).join(' ')}` : ''}`,
+    `  POST statuses: ${
+      Object.entries(f.http_status.post)
+        .map(([k, v]) => `${k}×${v}`)
+        .join(' ') || '–'
+    }${
+      Object.keys(f.error_codes).length
+        ? `; codes: ${Object.entries(f.error_codes)
+            .map(([k, v]) => `${k}×${v}`)
+            .join(' ')}`
+        : ''
+    }`,
   ];
   for (const n of r.notes) lines.push(`  note: ${n}`);
   for (const t of r.thresholds) lines.push(`  ${describeResult(t)}`);

@@ -191,7 +191,7 @@ export class Recorder {
 
   /** One exchange of a kind: `status` undefined for a failure without an answer (`failure` names it). */
   onExchange(kind: RequestKind, status: number | undefined, failure?: string): void {
-    const label = status !== undefined ? String(status) : failure ?? 'network';
+    const label = status !== undefined ? String(status) : (failure ?? 'network');
     this.http[kind][label] = (this.http[kind][label] ?? 0) + 1;
   }
 

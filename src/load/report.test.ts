@@ -50,8 +50,23 @@ function results(r: Recorder, thresholds: string[] = []): LoadResults {
   const metrics = flatMetrics(figures);
   return {
     tool: { name: 'agent-tts-load', version: '0.1.0' },
-    run: { id: 'abcd1234', started_at: '2026-11-23T09:00:00.000Z', ended_at: '2026-11-23T09:00:08.000Z', elapsed_s: 8, interrupted: false, stopped_by: 'schedule', verdict: 'pass', exit_code: 0 },
-    parameters: { stages: [{ duration_s: 5, target_per_s: 2 }], start_rate_per_s: 2, mix: [{ name: 'short', weight: 1, chars: 100 }], post_limit: 1000, rate_window_s: 60 },
+    run: {
+      id: 'abcd1234',
+      started_at: '2026-11-23T09:00:00.000Z',
+      ended_at: '2026-11-23T09:00:08.000Z',
+      elapsed_s: 8,
+      interrupted: false,
+      stopped_by: 'schedule',
+      verdict: 'pass',
+      exit_code: 0,
+    },
+    parameters: {
+      stages: [{ duration_s: 5, target_per_s: 2 }],
+      start_rate_per_s: 2,
+      mix: [{ name: 'short', weight: 1, chars: 100 }],
+      post_limit: 1000,
+      rate_window_s: 60,
+    },
     target: { base_url: 'http://127.0.0.1:8080', keys: 2 },
     machine: describeMachine(),
     client: { http: 'fetch', user_agent: 'agent-tts-load/0.1.0' },
@@ -104,7 +119,11 @@ describe('figures', () => {
 
 /** Each series' path in a rendered chart, in painting order. */
 function seriesPaths(svg: string): { name: string; d: string; stroke: string; dash: string; width: string }[] {
-  return [...svg.matchAll(/<g class="series-group" data-series="([^"]+)"><path class="series" d="([^"]*)" fill="none" stroke="([^"]+)" stroke-width="([^"]+)"(?: stroke-dasharray="([^"]+)")?/g)].map((m) => ({
+  return [
+    ...svg.matchAll(
+      /<g class="series-group" data-series="([^"]+)"><path class="series" d="([^"]*)" fill="none" stroke="([^"]+)" stroke-width="([^"]+)"(?: stroke-dasharray="([^"]+)")?/g,
+    ),
+  ].map((m) => ({
     name: m[1]!,
     d: m[2]!,
     stroke: m[3]!,

@@ -60,7 +60,8 @@ export interface LoadResults {
   histograms: Record<string, string>;
 }
 
-const ms = (v: number | null | undefined) => (v === null || v === undefined ? '–' : v >= 10_000 ? `${(v / 1000).toFixed(2)} s` : `${v.toFixed(v < 10 ? 2 : 0)} ms`);
+const ms = (v: number | null | undefined) =>
+  v === null || v === undefined ? '–' : v >= 10_000 ? `${(v / 1000).toFixed(2)} s` : `${v.toFixed(v < 10 ? 2 : 0)} ms`;
 const pct = (v: number | null) => (v === null ? '–' : `${(v * 100).toFixed(1)}%`);
 const num = (v: number | null | undefined, d = 2) => (v === null || v === undefined ? '–' : Number(v.toFixed(d)).toLocaleString('en-US'));
 
@@ -83,10 +84,15 @@ function counts(record: Record<string, number>): string {
 }
 
 function describeWorkload(results: LoadResults): string {
-  const p = results.parameters as { stages: { duration_s: number; target_per_s: number }[]; start_rate_per_s: number; mix: { name: string; weight: number; chars: number }[] };
-  const stages = p.stages.length === 1 && p.start_rate_per_s === p.stages[0]!.target_per_s
-    ? `${p.stages[0]!.target_per_s}/s for ${p.stages[0]!.duration_s} s`
-    : `stages ${p.stages.map((s) => `${s.duration_s}s:${s.target_per_s}`).join(', ')} (from ${p.start_rate_per_s}/s)`;
+  const p = results.parameters as {
+    stages: { duration_s: number; target_per_s: number }[];
+    start_rate_per_s: number;
+    mix: { name: string; weight: number; chars: number }[];
+  };
+  const stages =
+    p.stages.length === 1 && p.start_rate_per_s === p.stages[0]!.target_per_s
+      ? `${p.stages[0]!.target_per_s}/s for ${p.stages[0]!.duration_s} s`
+      : `stages ${p.stages.map((s) => `${s.duration_s}s:${s.target_per_s}`).join(', ')} (from ${p.start_rate_per_s}/s)`;
   const total = p.mix.reduce((sum, m) => sum + m.weight, 0);
   return `${stages}; mix ${p.mix.map((m) => `${m.name} (${m.chars.toLocaleString('en-US')} chars) ${Math.round((m.weight / total) * 100)}%`).join(', ')}`;
 }
@@ -95,9 +101,14 @@ export function renderMarkdown(results: LoadResults): string {
   const f = results.figures;
   const lines: string[] = [];
   lines.push(`# agent-tts-load report`, '');
-  lines.push(`Run ${results.run.id}, ${results.run.started_at} → ${results.run.ended_at} (${results.run.elapsed_s} s)${results.run.interrupted ? ', **interrupted (partial)**' : ''}.`);
+  lines.push(
+    `Run ${results.run.id}, ${results.run.started_at} → ${results.run.ended_at} (${results.run.elapsed_s} s)${results.run.interrupted ? ', **interrupted (partial)**' : ''}.`,
+  );
   lines.push(`Target ${results.target.base_url}, ${results.target.keys} keys. Workload: ${describeWorkload(results)}.`);
-  lines.push(`Machine: ${results.machine.cpus} × ${results.machine.cpu_model}, ${results.machine.os}, Node ${results.machine.node}, load average ${results.machine.loadavg_at_start.join(' / ')}.`, '');
+  lines.push(
+    `Machine: ${results.machine.cpus} × ${results.machine.cpu_model}, ${results.machine.os}, Node ${results.machine.node}, load average ${results.machine.loadavg_at_start.join(' / ')}.`,
+    '',
+  );
   lines.push('## Summary', '', '| Figure | Value |', '| --- | --- |');
   const s = f.submissions;
   lines.push(`| Submissions sent / due | ${s.sent} / ${s.due}${s.sent_over_key_limit ? ` (${s.sent_over_key_limit} over the keys' limit)` : ''} |`);
@@ -107,9 +118,15 @@ export function renderMarkdown(results: LoadResults): string {
   lines.push(`| Errors | ${s.errors} (error rate ${pct(f.error_rate)}) |`);
   if (s.interrupted) lines.push(`| Interrupted in flight | ${s.interrupted} |`);
   lines.push(`| Time to audio p50 / p95 / p99 | ${ms(f.time_to_audio.p50_ms)} / ${ms(f.time_to_audio.p95_ms)} / ${ms(f.time_to_audio.p99_ms)} |`);
-  lines.push(`| Rate scheduled / achieved | ${num(f.rate.scheduled_per_s, 3)}/s / ${num(f.rate.achieved_per_s, 3)}/s (peak scheduled ${num(f.rate.peak_scheduled_per_s, 3)}/s) |`);
-  lines.push(`| Generator lag p99 / max; event-loop delay p99; client CPU | ${ms(f.generator.lag.p99_ms)} / ${ms(f.generator.lag.max_ms)}; ${ms(f.generator.event_loop_delay_p99_ms)}; ${num(f.generator.client_cpu_percent, 1)}% |`);
-  lines.push(`| Audio produced | ${num(f.audio.seconds, 1)} s, ${num(f.audio.seconds_per_second, 3)} audio s per s; ${f.audio.downloads} downloads, ${num(f.audio.bytes / 2 ** 20, 2)} MiB |`);
+  lines.push(
+    `| Rate scheduled / achieved | ${num(f.rate.scheduled_per_s, 3)}/s / ${num(f.rate.achieved_per_s, 3)}/s (peak scheduled ${num(f.rate.peak_scheduled_per_s, 3)}/s) |`,
+  );
+  lines.push(
+    `| Generator lag p99 / max; event-loop delay p99; client CPU | ${ms(f.generator.lag.p99_ms)} / ${ms(f.generator.lag.max_ms)}; ${ms(f.generator.event_loop_delay_p99_ms)}; ${num(f.generator.client_cpu_percent, 1)}% |`,
+  );
+  lines.push(
+    `| Audio produced | ${num(f.audio.seconds, 1)} s, ${num(f.audio.seconds_per_second, 3)} audio s per s; ${f.audio.downloads} downloads, ${num(f.audio.bytes / 2 ** 20, 2)} MiB |`,
+  );
   lines.push(`| Polls per 202 job | mean ${num(f.polls_per_job.mean)}, max ${num(f.polls_per_job.max, 0)} over ${f.polls_per_job.jobs} jobs |`);
   lines.push('');
   if (results.thresholds.length > 0) {
@@ -123,14 +140,23 @@ export function renderMarkdown(results: LoadResults): string {
   }
   lines.push('', 'Time to audio runs from sending the POST to the last byte of the audio download.', '');
   lines.push('## HTTP statuses and error codes', '', '| Requests | Counts |', '| --- | --- |');
-  lines.push(`| POST | ${counts(f.http_status.post)} |`, `| Status GET (polls) | ${counts(f.http_status.poll)} |`, `| Audio download | ${counts(f.http_status.download)} |`);
+  lines.push(
+    `| POST | ${counts(f.http_status.post)} |`,
+    `| Status GET (polls) | ${counts(f.http_status.poll)} |`,
+    `| Audio download | ${counts(f.http_status.download)} |`,
+  );
   lines.push(`| Error codes (submissions) | ${counts(f.error_codes)} |`, '');
   if (results.error_samples.length > 0) {
     lines.push('Error messages (first distinct ones):', '');
     for (const e of results.error_samples) lines.push(`- ${e.count} × ${e.message.replace(/\|/g, '\\|')}`);
     lines.push('');
   }
-  lines.push('## Keys', '', `Submissions spread over ${f.keys.length} keys (${(results.parameters as { post_limit: number }).post_limit} POST per ${(results.parameters as { rate_window_s: number }).rate_window_s} s each):`, '');
+  lines.push(
+    '## Keys',
+    '',
+    `Submissions spread over ${f.keys.length} keys (${(results.parameters as { post_limit: number }).post_limit} POST per ${(results.parameters as { rate_window_s: number }).rate_window_s} s each):`,
+    '',
+  );
   lines.push(f.keys.map((k) => `${k.display} ${k.posts}${k.refused ? ` (${k.refused} refused)` : ''}`).join(', '), '');
   if (results.notes.length > 0) {
     lines.push('## Notes', '');
@@ -229,13 +255,19 @@ export function renderHtml(results: LoadResults): string {
     row('Polls per 202 job', `mean ${num(f.polls_per_job.mean)}, max ${num(f.polls_per_job.max, 0)}`),
   ].join('');
   const latencies = latencyRows(results)
-    .map(([name, l]) => `<tr><th scope="row">${e(name)}</th><td class="n">${l.count}</td>${[l.p50_ms, l.p90_ms, l.p95_ms, l.p99_ms, l.max_ms, l.mean_ms].map((v) => `<td class="n">${e(ms(v))}</td>`).join('')}</tr>`)
+    .map(
+      ([name, l]) =>
+        `<tr><th scope="row">${e(name)}</th><td class="n">${l.count}</td>${[l.p50_ms, l.p90_ms, l.p95_ms, l.p99_ms, l.max_ms, l.mean_ms].map((v) => `<td class="n">${e(ms(v))}</td>`).join('')}</tr>`,
+    )
     .join('');
   const thresholds =
     results.thresholds.length === 0
       ? '<p>No thresholds were given.</p>'
       : `<ul>${results.thresholds.map((t) => `<li class="${t.pass ? 'pass' : 'fail'}">${e(describeResult(t))}</li>`).join('')}</ul>`;
-  const statusRows = (['post', 'poll', 'download'] as const).map((k) => row({ post: 'POST', poll: 'Status GET (polls)', download: 'Audio download' }[k], counts(f.http_status[k]))).join('') + row('Error codes (submissions)', counts(f.error_codes));
+  const statusRows =
+    (['post', 'poll', 'download'] as const)
+      .map((k) => row({ post: 'POST', poll: 'Status GET (polls)', download: 'Audio download' }[k], counts(f.http_status[k])))
+      .join('') + row('Error codes (submissions)', counts(f.error_codes));
   const notes = results.notes.length ? `<div class="warn"><ul>${results.notes.map((n) => `<li>${e(n)}</li>`).join('')}</ul></div>` : '';
   // The data behind the charts, for anyone who wants to re-plot it; inert (type application/json).
   const data = JSON.stringify({ timeline: results.timeline, figures: results.figures, thresholds: results.thresholds }).replace(/</g, '\\u003c');

@@ -34,7 +34,8 @@ beforeAll(async () => {
       const id = new URL(req.url!, 'http://x').searchParams.get('id')!;
       const n = (polls.get(id) ?? 0) + 1;
       polls.set(id, n);
-      if (id.startsWith('fail')) return json(200, { success: false, job_id: id, status: 'failed', error: { code: 'TTS_PROVIDER_ERROR', message: 'engine down' } });
+      if (id.startsWith('fail'))
+        return json(200, { success: false, job_id: id, status: 'failed', error: { code: 'TTS_PROVIDER_ERROR', message: 'engine down' } });
       if (n === 1) return json(429, { success: false, error: { code: 'RATE_LIMITED', message: 'slow down' } }, { 'retry-after': '1' });
       if (n === 2) return json(200, { success: true, job_id: id, status: 'processing', retry_after_seconds: 1 });
       return json(200, { success: true, job_id: id, status: 'completed', audio_url: `/audio/${id}.mp3`, audio: { duration_seconds: 2 } });
@@ -46,13 +47,22 @@ beforeAll(async () => {
       const n = posts.push({ key, idempotencyKey: req.headers['idempotency-key'] as string | undefined, text }) - 1;
       const now = Date.now();
       // One POST per key per 5 s here, like the API's limit but shorter.
-      if (now - (lastPost.get(key) ?? -Infinity) < 5000) return json(429, { success: false, error: { code: 'RATE_LIMITED', message: 'limited' } }, { 'retry-after': '5' });
+      if (now - (lastPost.get(key) ?? -Infinity) < 5000)
+        return json(429, { success: false, error: { code: 'RATE_LIMITED', message: 'limited' } }, { 'retry-after': '5' });
       lastPost.set(key, now);
-      if (text.includes('Request 1.')) return json(202, { success: true, job_id: `job-${n}`, status: 'processing', status_url: `/v1/agent-tts?id=job-${n}`, retry_after_seconds: 1 });
-      if (text.includes('Request 2.')) return json(202, { success: true, job_id: `fail-${n}`, status: 'processing', status_url: `/v1/agent-tts?id=fail-${n}`, retry_after_seconds: 1 });
+      if (text.includes('Request 1.'))
+        return json(202, { success: true, job_id: `job-${n}`, status: 'processing', status_url: `/v1/agent-tts?id=job-${n}`, retry_after_seconds: 1 });
+      if (text.includes('Request 2.'))
+        return json(202, { success: true, job_id: `fail-${n}`, status: 'processing', status_url: `/v1/agent-tts?id=fail-${n}`, retry_after_seconds: 1 });
       if (text.includes('Request 3.')) return json(500, { success: false, error: { code: 'INTERNAL_ERROR', message: `boom for ${key}` } });
       if (text.includes('Request 4.')) return req.socket.destroy();
-      return json(200, { success: true, job_id: `inline-${n}`, status: 'completed', audio_url: `${baseUrl}/audio/inline-${n}.mp3`, audio: { duration_seconds: 1.5 } });
+      return json(200, {
+        success: true,
+        job_id: `inline-${n}`,
+        status: 'completed',
+        audio_url: `${baseUrl}/audio/inline-${n}.mp3`,
+        audio: { duration_seconds: 1.5 },
+      });
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -64,9 +74,29 @@ afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 describe('the runner', () => {
   it('follows each path to its end, counts refusals apart from errors, and spreads over the keys', async () => {
     // 6 submissions in 2.5 s on 2 keys at 1 POST per 5 s: the keys allow 2, the rest go out over the limit.
-    const settings = readSettings(['--fixtures', 'x', '--rate', '2', '--duration', '3s', '--mix', '40=1', '--post-limit', '1', '--rate-window', '5s', '--allow-429']);
+    const settings = readSettings([
+      '--fixtures',
+      'x',
+      '--rate',
+      '2',
+      '--duration',
+      '3s',
+      '--mix',
+      '40=1',
+      '--post-limit',
+      '1',
+      '--rate-window',
+      '5s',
+      '--allow-429',
+    ]);
     const run = await runLoad({ settings, baseUrl, keys: KEYS, keyDisplays: ['tts_0000000a', 'tts_0000000b'], signal: new AbortController().signal });
-    const f = run.recorder.figures({ elapsedMs: run.elapsedMs, scheduleElapsedMs: run.scheduleElapsedMs, peakScheduledRate: 2, eventLoopDelayP99Ms: null, clientCpuPercent: null });
+    const f = run.recorder.figures({
+      elapsedMs: run.elapsedMs,
+      scheduleElapsedMs: run.scheduleElapsedMs,
+      peakScheduledRate: 2,
+      eventLoopDelayP99Ms: null,
+      clientCpuPercent: null,
+    });
     expect(posts).toHaveLength(6);
     expect(new Set(posts.map((p) => p.idempotencyKey)).size).toBe(6);
     expect(posts.slice(0, 2).map((p) => p.key)).toEqual(KEYS);
@@ -85,10 +115,30 @@ describe('the runner', () => {
     polls.clear();
     // Five fresh keys, one POST each.
     const keys = ['c', 'd', 'e', 'f', '9'].map((c) => `tts_0000000${c}_${c.repeat(48)}`);
-    const settings = readSettings(['--fixtures', 'x', '--rate', '2', '--duration', '2.5s', '--mix', '40=1', '--post-limit', '1', '--rate-window', '5s', '--allow-429']);
+    const settings = readSettings([
+      '--fixtures',
+      'x',
+      '--rate',
+      '2',
+      '--duration',
+      '2.5s',
+      '--mix',
+      '40=1',
+      '--post-limit',
+      '1',
+      '--rate-window',
+      '5s',
+      '--allow-429',
+    ]);
     const started = Date.now();
     const run = await runLoad({ settings, baseUrl, keys, keyDisplays: keys.map((k) => k.slice(0, 12)), signal: new AbortController().signal });
-    const f = run.recorder.figures({ elapsedMs: run.elapsedMs, scheduleElapsedMs: run.scheduleElapsedMs, peakScheduledRate: 2, eventLoopDelayP99Ms: null, clientCpuPercent: null });
+    const f = run.recorder.figures({
+      elapsedMs: run.elapsedMs,
+      scheduleElapsedMs: run.scheduleElapsedMs,
+      peakScheduledRate: 2,
+      eventLoopDelayP99Ms: null,
+      clientCpuPercent: null,
+    });
     expect(posts.map((p) => p.text.slice(0, 10))).toEqual(['Request 0.', 'Request 1.', 'Request 2.', 'Request 3.', 'Request 4.']);
     expect(f.paths).toEqual({ inline: 1, job: 2 });
     expect(f.submissions).toMatchObject({ sent: 5, completed: 2, errors: 3, rate_limited: 0 });
@@ -107,7 +157,21 @@ describe('the runner', () => {
 
   it('stops at once when aborted, counting what was in flight as interrupted', async () => {
     const controller = new AbortController();
-    const settings = readSettings(['--fixtures', 'x', '--rate', '1', '--duration', '60s', '--mix', '40=1', '--post-limit', '1', '--rate-window', '5s', '--allow-429']);
+    const settings = readSettings([
+      '--fixtures',
+      'x',
+      '--rate',
+      '1',
+      '--duration',
+      '60s',
+      '--mix',
+      '40=1',
+      '--post-limit',
+      '1',
+      '--rate-window',
+      '5s',
+      '--allow-429',
+    ]);
     polls.clear();
     posts.length = 0;
     const keys = ['1', '2', '3'].map((c) => `tts_0000001${c}_${c.repeat(48)}`);
@@ -117,7 +181,13 @@ describe('the runner', () => {
     expect(Date.now() - started).toBeLessThan(5000);
     expect(run.interrupted).toBe(true);
     expect(run.stoppedBy).toBe('interrupt');
-    const f = run.recorder.figures({ elapsedMs: run.elapsedMs, scheduleElapsedMs: run.scheduleElapsedMs, peakScheduledRate: 1, eventLoopDelayP99Ms: null, clientCpuPercent: null });
+    const f = run.recorder.figures({
+      elapsedMs: run.elapsedMs,
+      scheduleElapsedMs: run.scheduleElapsedMs,
+      peakScheduledRate: 1,
+      eventLoopDelayP99Ms: null,
+      clientCpuPercent: null,
+    });
     expect(f.submissions.sent).toBe(2);
     // Request 1 was a 202 still being polled: cut short, not an error.
     expect(f.submissions).toMatchObject({ completed: 1, interrupted: 1, errors: 0, in_flight_at_end: 0 });

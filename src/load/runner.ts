@@ -120,7 +120,10 @@ export async function runLoad(opts: RunOptions): Promise<RunResult> {
   async function download(url: string): Promise<{ status: number; bytes: number; ms: number }> {
     const started = performance.now();
     try {
-      const res = await fetch(url, { headers: { 'user-agent': USER_AGENT }, signal: AbortSignal.any([signal, AbortSignal.timeout(settings.requestTimeoutMs)]) });
+      const res = await fetch(url, {
+        headers: { 'user-agent': USER_AGENT },
+        signal: AbortSignal.any([signal, AbortSignal.timeout(settings.requestTimeoutMs)]),
+      });
       let bytes = 0;
       if (res.body) {
         const reader = res.body.getReader();
@@ -217,7 +220,10 @@ export async function runLoad(opts: RunOptions): Promise<RunResult> {
 
   /** Polls a 202 job at its retry_after_seconds (and a 429's Retry-After) until it ends or the job timeout passes. */
   async function poll(first: Answer, apiKey: string, sentAt: number): Promise<{ done: Answer } | { error: { code: string; message: string } } | 'interrupted'> {
-    const statusUrl = new URL(typeof first.body.status_url === 'string' ? first.body.status_url : `${API_PATH}?id=${encodeURIComponent(first.body.job_id)}`, `${baseUrl}/`).toString();
+    const statusUrl = new URL(
+      typeof first.body.status_url === 'string' ? first.body.status_url : `${API_PATH}?id=${encodeURIComponent(first.body.job_id)}`,
+      `${baseUrl}/`,
+    ).toString();
     let waitS = Number(first.body.retry_after_seconds) || 1;
     let polls = 0;
     const deadline = sentAt + settings.jobTimeoutMs;
@@ -260,7 +266,9 @@ export async function runLoad(opts: RunOptions): Promise<RunResult> {
       if (answer.status === 200 && answer.body?.status === 'completed') return finish({ done: answer });
       const { code, message } = apiError(answer);
       const status = answer.body?.status;
-      return finish({ error: { code, message: `job ${first.body.job_id}: GET answered ${answer.status}${typeof status === 'string' ? ` status ${status}` : ''}: ${message}` } });
+      return finish({
+        error: { code, message: `job ${first.body.job_id}: GET answered ${answer.status}${typeof status === 'string' ? ` status ${status}` : ''}: ${message}` },
+      });
     }
   }
 

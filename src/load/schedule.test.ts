@@ -35,7 +35,15 @@ describe('the open-loop schedule', () => {
   });
 
   it('sends nothing in a stage held at 0', () => {
-    expect([...new Schedule([{ durationMs: 5_000, target: 0 }, { durationMs: 1_000, target: 0 }], 0).dueTimes()]).toEqual([]);
+    expect([
+      ...new Schedule(
+        [
+          { durationMs: 5_000, target: 0 },
+          { durationMs: 1_000, target: 0 },
+        ],
+        0,
+      ).dueTimes(),
+    ]).toEqual([]);
   });
 });
 

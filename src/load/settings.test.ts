@@ -38,7 +38,8 @@ describe('durations, rates, stages and the mix', () => {
       { name: 'long', weight: 20, chars: 20_000 },
     ]);
     expect(parseMix('300=1', lengths)).toEqual([{ name: '300', weight: 1, chars: 300 }]);
-    for (const bad of ['', 'huge=10', 'short', 'short=-1', 'short=0', 'short=1,short=2', '0=5', '600000=1']) expect(() => parseMix(bad, lengths), bad).toThrow(UsageError);
+    for (const bad of ['', 'huge=10', 'short', 'short=-1', 'short=0', 'short=1,short=2', '0=5', '600000=1'])
+      expect(() => parseMix(bad, lengths), bad).toThrow(UsageError);
     expect(() => parseLengths(['long=0'])).toThrow(UsageError);
     expect(() => parseLengths(['long'])).toThrow(UsageError);
   });
@@ -57,7 +58,22 @@ describe('the command line', () => {
   });
 
   it('takes stages from a start rate of 0, voices, speeds, limits and thresholds', () => {
-    const s = readSettings([...base, '--stages', '10s:2,10s:0', '--voices', 'af_heart,st_m1', '--speeds', '1,1.5', '--post-limit', '100', '--rate-window', '10s', '--threshold', 'error_rate<1%', '--allow-429']);
+    const s = readSettings([
+      ...base,
+      '--stages',
+      '10s:2,10s:0',
+      '--voices',
+      'af_heart,st_m1',
+      '--speeds',
+      '1,1.5',
+      '--post-limit',
+      '100',
+      '--rate-window',
+      '10s',
+      '--threshold',
+      'error_rate<1%',
+      '--allow-429',
+    ]);
     expect(s.startRate).toBe(0);
     expect(s.voices).toEqual(['af_heart', 'st_m1']);
     expect(s.speeds).toEqual([1, 1.5]);

@@ -107,7 +107,10 @@ export function parseRate(text: string, what: string): number {
 
 /** `30s:2,60s:10,30s:0`: each stage ramps linearly from the previous target to its own over its duration. */
 export function parseStages(text: string): Stage[] {
-  const parts = text.split(',').map((p) => p.trim()).filter((p) => p !== '');
+  const parts = text
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p !== '');
   if (parts.length === 0) throw new UsageError('--stages: no stage given (e.g. --stages 30s:2,60s:10,30s:0)');
   return parts.map((part) => {
     const m = /^([^:]+):(.+)$/.exec(part);
@@ -120,7 +123,9 @@ export function parseStages(text: string): Stage[] {
 function parseChars(text: string, what: string): number {
   const n = Number(text.replace(/_/g, ''));
   if (!/^\d[\d_]*$/.test(text.trim()) || !Number.isSafeInteger(n) || n < LIMITS.textMinChars || n > LIMITS.textMaxChars) {
-    throw new UsageError(`${what}: a length is a whole number of characters from ${LIMITS.textMinChars} to ${LIMITS.textMaxChars}, got ${JSON.stringify(text)}`);
+    throw new UsageError(
+      `${what}: a length is a whole number of characters from ${LIMITS.textMinChars} to ${LIMITS.textMaxChars}, got ${JSON.stringify(text)}`,
+    );
   }
   return n;
 }
@@ -130,7 +135,10 @@ function parseChars(text: string, what: string): number {
  * from `lengths`) or a number of characters (`300=50`).
  */
 export function parseMix(text: string, lengths: Readonly<Record<string, number>>): MixEntry[] {
-  const parts = text.split(',').map((p) => p.trim()).filter((p) => p !== '');
+  const parts = text
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p !== '');
   if (parts.length === 0) throw new UsageError('--mix: no class given (e.g. --mix short=80,long=20)');
   const entries = parts.map((part) => {
     const m = /^([^=]+)=(.+)$/.exec(part);
@@ -156,7 +164,10 @@ export function parseMix(text: string, lengths: Readonly<Record<string, number>>
 /** `--length long=20000` (repeatable, or comma-separated): the length of a named class. */
 export function parseLengths(values: readonly string[]): Record<string, number> {
   const lengths: Record<string, number> = { ...DEFAULT_LENGTHS };
-  for (const part of values.flatMap((v) => v.split(',')).map((p) => p.trim()).filter((p) => p !== '')) {
+  for (const part of values
+    .flatMap((v) => v.split(','))
+    .map((p) => p.trim())
+    .filter((p) => p !== '')) {
     const m = /^([a-z][a-z0-9-]*)=(.+)$/i.exec(part);
     if (!m) throw new UsageError(`--length: ${JSON.stringify(part)} is not <class>=<characters> (e.g. long=20000)`);
     lengths[m[1]!] = parseChars(m[2]!, `--length ${part}`);
@@ -167,14 +178,21 @@ export function parseLengths(values: readonly string[]): Record<string, number> 
 const VOICE = /^(?:[abefhijpz][fm]_[a-z][a-z0-9]{0,31}|st_[fm][1-5])$/;
 
 function parseVoices(text: string): string[] {
-  const voices = text.split(',').map((v) => v.trim()).filter((v) => v !== '');
+  const voices = text
+    .split(',')
+    .map((v) => v.trim())
+    .filter((v) => v !== '');
   if (voices.length === 0) throw new UsageError('--voices: no voice given (e.g. --voices af_heart,st_m1)');
   for (const v of voices) if (!VOICE.test(v)) throw new UsageError(`--voices: ${JSON.stringify(v)} is not a voice id (e.g. af_heart, bf_emma, st_m1)`);
   return voices;
 }
 
 function parseSpeeds(text: string): number[] {
-  const speeds = text.split(',').map((v) => v.trim()).filter((v) => v !== '').map(Number);
+  const speeds = text
+    .split(',')
+    .map((v) => v.trim())
+    .filter((v) => v !== '')
+    .map(Number);
   if (speeds.length === 0 || speeds.some((s) => !Number.isFinite(s) || s < LIMITS.speedMin || s > LIMITS.speedMax)) {
     throw new UsageError(`--speeds: numbers from ${LIMITS.speedMin} to ${LIMITS.speedMax}, comma-separated, got ${JSON.stringify(text)}`);
   }
@@ -224,7 +242,8 @@ export function readSettings(argv: readonly string[], notice: (line: string) => 
     stages = [{ durationMs, target: rate }];
   }
   const startRate = values['start-rate'] !== undefined ? parseRate(values['start-rate'], '--start-rate') : values.stages !== undefined ? 0 : stages[0]!.target;
-  if (values.stages !== undefined && Math.max(startRate, ...stages.map((s) => s.target)) <= 0) throw new UsageError('--stages: every rate is 0, so nothing would be sent');
+  if (values.stages !== undefined && Math.max(startRate, ...stages.map((s) => s.target)) <= 0)
+    throw new UsageError('--stages: every rate is 0, so nothing would be sent');
   const lengths = parseLengths(values.length ?? []);
   const mix = parseMix(values.mix ?? 'short=80,long=20', lengths);
   const postLimit = values['post-limit'] !== undefined ? positiveInt(values['post-limit'], '--post-limit') : LIMITS.postPerMinute;

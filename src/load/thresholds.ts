@@ -49,23 +49,25 @@ export interface ThresholdResult extends Threshold {
   pass: boolean;
 }
 
-
 export class ThresholdSyntaxError extends UsageError {}
 
 /** Parses one `--threshold` expression; throws ThresholdSyntaxError with one line saying what is wrong. */
 export function parseThreshold(expression: string): Threshold {
   const m = /^\s*([a-z0-9_]+)\s*(<=|>=|==|!=|<|>)\s*(.+?)\s*$/i.exec(expression);
-  if (!m) throw new ThresholdSyntaxError(`--threshold ${JSON.stringify(expression)}: expected <metric><op><value>, e.g. time_to_audio_p95<15s (op: < <= > >= == !=)`);
+  if (!m)
+    throw new ThresholdSyntaxError(`--threshold ${JSON.stringify(expression)}: expected <metric><op><value>, e.g. time_to_audio_p95<15s (op: < <= > >= == !=)`);
   const metric = m[1]!.toLowerCase();
   const def = METRICS[metric];
-  if (!def) throw new ThresholdSyntaxError(`--threshold ${JSON.stringify(expression)}: unknown metric ${JSON.stringify(metric)} (agent-tts-load --help lists them)`);
+  if (!def)
+    throw new ThresholdSyntaxError(`--threshold ${JSON.stringify(expression)}: unknown metric ${JSON.stringify(metric)} (agent-tts-load --help lists them)`);
   return { expression, metric, op: m[2] as Operator, value: parseValue(m[3]!, def.kind, expression) };
 }
 
 function parseValue(text: string, kind: MetricKind, expression: string): number {
   const m = /^(-?\d+(?:\.\d+)?|-?\.\d+)\s*(ms|s|m|%)?$/.exec(text);
   const bad = (why: string) => new ThresholdSyntaxError(`--threshold ${JSON.stringify(expression)}: ${why}`);
-  if (!m) throw bad(`${JSON.stringify(text)} is not a number${kind === 'time' ? ' with an optional unit ms, s or m' : kind === 'share' ? ' or a percentage' : ''}`);
+  if (!m)
+    throw bad(`${JSON.stringify(text)} is not a number${kind === 'time' ? ' with an optional unit ms, s or m' : kind === 'share' ? ' or a percentage' : ''}`);
   const n = Number(m[1]);
   const unit = m[2];
   if (kind === 'time') {

@@ -32,16 +32,8 @@ export const TOOL_INPUT = {
     .string()
     .default(AGENT_TOOL_DEFAULT_VOICE)
     .describe('Voice id, e.g. st_m1 to st_m5, st_f1 to st_f5 (fast, any language) or af_heart, bf_emma (English).'),
-  speed: z
-    .number()
-    .min(LIMITS.speedMin)
-    .max(LIMITS.speedMax)
-    .default(LIMITS.speedDefault)
-    .describe('Speaking speed, 0.5 to 1.5.'),
-  language: z
-    .string()
-    .default(DEFAULT_SUPERTONIC_LANGUAGE)
-    .describe('Language code for st_* voices, e.g. en, fr, de, es, ja.'),
+  speed: z.number().min(LIMITS.speedMin).max(LIMITS.speedMax).default(LIMITS.speedDefault).describe('Speaking speed, 0.5 to 1.5.'),
+  language: z.string().default(DEFAULT_SUPERTONIC_LANGUAGE).describe('Language code for st_* voices, e.g. en, fr, de, es, ja.'),
   wait_for_rate_limit: z
     .boolean()
     .default(false)
@@ -268,9 +260,7 @@ export function createTtsMcpServer(options: TtsToolServerOptions): McpServer {
         // MCP: progress must increase with every notification; it counts seconds of the call.
         const progress = Math.max(Math.round((now - startedAt) / 100) / 10, lastProgress + 0.1);
         lastProgress = progress;
-        void extra
-          .sendNotification({ method: 'notifications/progress', params: { progressToken, progress, message: describe(now) } })
-          .catch(() => undefined); // progress is best effort; the result still comes
+        void extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress, message: describe(now) } }).catch(() => undefined); // progress is best effort; the result still comes
       };
       // Paced in real time, for the requests in flight; the waits below keep the pace on the call's clock.
       const ticker = progressToken === undefined ? undefined : setInterval(sendProgress, progressIntervalMs);

@@ -141,9 +141,17 @@ async function main(): Promise<void> {
     ...(remote || env.PUBLIC_BASE_URL !== undefined || env.PUBLIC_VOICES_URL !== undefined
       ? [`Listening on ${bound}:${listening.port}, reachable at ${listening.urls.join(', ')}`]
       : []),
-    ...(Object.keys(env).length > 0 ? [`Settings: ${Object.entries(env).map(([name, value]) => `${name}=${redactText(value)} (${origin[name] === name ? 'environment' : origin[name]})`).join(', ')}`] : []),
+    ...(Object.keys(env).length > 0
+      ? [
+          `Settings: ${Object.entries(env)
+            .map(([name, value]) => `${name}=${redactText(value)} (${origin[name] === name ? 'environment' : origin[name]})`)
+            .join(', ')}`,
+        ]
+      : []),
     ...(values['validate-responses']
-      ? ['Answers are checked against the OpenAPI document (--validate-responses): a violation is flagged RESPONSE_VIOLATES_DOCUMENT in the journal and logged.']
+      ? [
+          'Answers are checked against the OpenAPI document (--validate-responses): a violation is flagged RESPONSE_VIOLATES_DOCUMENT in the journal and logged.',
+        ]
       : []),
     `Not a deployment: state is in memory and gone on exit; every answer carries "${SANDBOX_HEADER}: 1".`,
     'Test keys (new on every start):',

@@ -10,7 +10,8 @@ afterEach(async () => {
   sb = undefined;
 });
 
-const open = async (options: { jobConcurrency?: number } = {}) => (sb = await createSandbox({ baseUrl: 'http://sandbox.test', voicesUrl: 'http://voices.test', ...options }));
+const open = async (options: { jobConcurrency?: number } = {}) =>
+  (sb = await createSandbox({ baseUrl: 'http://sandbox.test', voicesUrl: 'http://voices.test', ...options }));
 const publicId = (key: string) => API_KEY_PATTERN.exec(key)![1]!;
 // biome-ignore lint/suspicious/noExplicitAny: JSON read off the wire is walked field by field, and every check tests the value it reads
 type Json = Record<string, any>;
@@ -57,7 +58,11 @@ describe('the queue, one job at a time', () => {
     const year = 365 * 86_400_000;
     const made = (await core.createClock({ set: core.clock.now() + year, freeze: true }))!;
     const submit = (key: string, text: string) =>
-      core.app.request('/v1/agent-tts', { method: 'POST', headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ text, voice: 'af_heart' }) });
+      core.app.request('/v1/agent-tts', {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ text, voice: 'af_heart' }),
+      });
     // A job on the test clock that takes 2 s of real time holds the queue's only place…
     const first = submit(made.keys.active_ultimate, 'sandbox:inline=2 A job on a clock a year ahead.');
     await new Promise((resolve) => setTimeout(resolve, 300));

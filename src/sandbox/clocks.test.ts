@@ -16,7 +16,11 @@ afterEach(() => sb?.close());
 // biome-ignore lint/suspicious/noExplicitAny: JSON read off the wire is walked field by field, and every check tests the value it reads
 type Json = Record<string, any>;
 const post = (key: string, body: unknown) =>
-  sb.app.request('/v1/agent-tts', { method: 'POST', headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  sb.app.request('/v1/agent-tts', {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 const get = (key: string, id: string) => sb.app.request(`/v1/agent-tts?id=${id}`, { headers: { Authorization: `Bearer ${key}` } });
 const send = (path: string, method: string, body?: unknown) =>
   sb.app.request(path, {
@@ -103,7 +107,13 @@ describe('test clocks over HTTP: /sandbox/clocks', () => {
       [`/sandbox/clocks/${made.id}`, 'POST', { advance_seconds: -1 }, 400, /advance_seconds must be a number from 0/],
       [`/sandbox/clocks/${made.id}`, 'POST', { set: '2030-01-01T00:00:00Z' }, 400, /only moves forward/],
       [`/sandbox/clocks/${made.id}`, 'POST', { freeze: true, reset: true }, 400, /One change per request/],
-      ['/sandbox/clocks/clk_000000000000000000000000', 'GET', undefined, 404, /No test clock "clk_000000000000000000000000" in this sandbox.*GET \/sandbox\/clocks lists them/],
+      [
+        '/sandbox/clocks/clk_000000000000000000000000',
+        'GET',
+        undefined,
+        404,
+        /No test clock "clk_000000000000000000000000" in this sandbox.*GET \/sandbox\/clocks lists them/,
+      ],
       ['/sandbox/clocks/clk_000000000000000000000000', 'POST', { reset: true }, 404, /No test clock/],
       ['/sandbox/clocks/clk_000000000000000000000000', 'DELETE', undefined, 404, /No test clock/],
       ['/sandbox/clocks/global', 'DELETE', undefined, 400, /The global clock cannot be deleted.*"reset": true/],

@@ -170,7 +170,9 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<R
       }),
     );
     servers.push(
-      await listen((req) => voices(req), options.voicesPort ?? (VOICES_PORT === undefined ? 0 : parsePort('VOICES_PORT', VOICES_PORT)), host, '--voices-port', { headers: mark }),
+      await listen((req) => voices(req), options.voicesPort ?? (VOICES_PORT === undefined ? 0 : parsePort('VOICES_PORT', VOICES_PORT)), host, '--voices-port', {
+        headers: mark,
+      }),
     );
   } catch (error) {
     await Promise.all(servers.map(closeServer));
@@ -249,9 +251,13 @@ function controlsOf(clock: SandboxClock, check: () => void = () => {}): ClockCon
 /** Makes a test clock on the sandbox and the handle `createClock` gives; its moves refuse once it is deleted. */
 async function testClockOf(core: SandboxCore, options: CreateClockOptions = {}): Promise<TestClock> {
   const set = options.set === undefined ? undefined : new Date(options.set).getTime();
-  if (set !== undefined && Number.isNaN(set)) throw new ClockError(`set must be a Date or an ISO 8601 date-time, e.g. 2030-01-01T00:00:00Z; got ${JSON.stringify(String(options.set))}.`);
+  if (set !== undefined && Number.isNaN(set))
+    throw new ClockError(`set must be a Date or an ISO 8601 date-time, e.g. 2030-01-01T00:00:00Z; got ${JSON.stringify(String(options.set))}.`);
   const made = await core.createClock({ ...(set === undefined ? {} : { set }), ...(options.freeze === undefined ? {} : { freeze: options.freeze }) });
-  if (!made) throw new ClockError(`The sandbox already holds ${MAX_CLOCKS} test clocks, the most it keeps: delete those of finished tests (clock.delete()) before making more.`);
+  if (!made)
+    throw new ClockError(
+      `The sandbox already holds ${MAX_CLOCKS} test clocks, the most it keeps: delete those of finished tests (clock.delete()) before making more.`,
+    );
   const { clock, keys } = made;
   const live = () => {
     if (!core.testClock(clock.id)) throw new ClockError(`Test clock ${clock.id} was deleted: make another with createClock().`);
@@ -281,7 +287,10 @@ export function describeFlags(flagged: FlaggedRequest[]): string {
 
 /** Whether listening on `host` keeps the sandbox on this machine: 127.0.0.0/8, ::1 (or ::ffff:127.x.y.z) and localhost. */
 export function isLoopbackHost(host: string): boolean {
-  const bare = host.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  const bare = host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1');
   if (bare === 'localhost') return true;
   let hostname: string;
   try {

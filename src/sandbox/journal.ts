@@ -197,7 +197,12 @@ export class Journal {
     return entry;
   }
 
-  private flags(key: string, request: { method: string; path: string; query: Record<string, string>; headers: Record<string, string>; bodyText?: string }, response: JournalEntry['response'], now: number): Flag[] {
+  private flags(
+    key: string,
+    request: { method: string; path: string; query: Record<string, string>; headers: Record<string, string>; bodyText?: string },
+    response: JournalEntry['response'],
+    now: number,
+  ): Flag[] {
     if (request.path !== API_PATH) return [];
     const flags: Flag[] = [];
     const bucket = `${key} ${request.method === 'POST' ? 'post' : 'get'}`;
@@ -282,7 +287,11 @@ export class Journal {
     }
     // A key is bound by the answer that names its job (docs/api-rules.md#idempotency: a refused request binds nothing).
     if (!bound && response.job_id) {
-      this.idempotencyKeys.set(`${key} ${idem}`, { body: canonicalBody(request.bodyText), jobId: response.job_id, ...(asksNewKey ? { newKeyAskedBy: id } : {}) });
+      this.idempotencyKeys.set(`${key} ${idem}`, {
+        body: canonicalBody(request.bodyText),
+        jobId: response.job_id,
+        ...(asksNewKey ? { newKeyAskedBy: id } : {}),
+      });
       this.jobKeys.set(`${key} ${response.job_id}`, idem);
     } else if (bound && asksNewKey) bound.newKeyAskedBy ??= id;
     return flags;
@@ -340,7 +349,8 @@ function journalBody(text: string): unknown {
   if (body && typeof body === 'object' && typeof (body as { text?: unknown }).text === 'string') {
     const t = (body as { text: string }).text;
     const length = (sent as { text?: unknown }).text;
-    if (t.length > JOURNAL_TEXT_CHARS) return { ...body, text: t.slice(0, JOURNAL_TEXT_CHARS), text_truncated: true, text_length: typeof length === 'string' ? length.length : t.length };
+    if (t.length > JOURNAL_TEXT_CHARS)
+      return { ...body, text: t.slice(0, JOURNAL_TEXT_CHARS), text_truncated: true, text_length: typeof length === 'string' ? length.length : t.length };
   }
   return body;
 }
@@ -353,7 +363,8 @@ function nestingDepth(text: string): number {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 0x5c) i++; // backslash: the next character is escaped
+      if (c === 0x5c)
+        i++; // backslash: the next character is escaped
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
     else if (c === 0x5b || c === 0x7b) deepest = Math.max(deepest, ++depth);

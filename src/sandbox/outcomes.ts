@@ -28,7 +28,8 @@ export const MAGIC_INPUTS: readonly MagicInput[] = [
   },
   {
     marker: 'sandbox:internal_error[=<percent>]',
-    effect: 'Fails with INTERNAL_ERROR (500) after <percent> (0-99, default 50) of its progress; nothing is charged. Combines with sandbox:async like provider_error.',
+    effect:
+      'Fails with INTERNAL_ERROR (500) after <percent> (0-99, default 50) of its progress; nothing is charged. Combines with sandbox:async like provider_error.',
   },
   {
     marker: '(several markers)',

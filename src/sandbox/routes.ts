@@ -57,7 +57,8 @@ function parseSetTime(value: string): number {
   const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
   const calendar = new Date(0);
   calendar.setUTCFullYear(year, month - 1, day);
-  if (calendar.getUTCMonth() !== month - 1 || calendar.getUTCDate() !== day) throw invalidRequest(`${JSON.stringify(value)} is not a date of the calendar. ${SET_RULE}`);
+  if (calendar.getUTCMonth() !== month - 1 || calendar.getUTCDate() !== day)
+    throw invalidRequest(`${JSON.stringify(value)} is not a date of the calendar. ${SET_RULE}`);
   return at;
 }
 
@@ -76,12 +77,28 @@ function clockBodyProblem(raw: unknown): string {
 
 const JournalQuery = z
   .object({
-    method: z.string().regex(/^[A-Za-z]{1,10}$/).optional(),
+    method: z
+      .string()
+      .regex(/^[A-Za-z]{1,10}$/)
+      .optional(),
     path: z.string().max(2048).optional(),
-    status: z.string().regex(/^\d{3}$/).transform(Number).optional(),
-    key: z.string().regex(/^(tts_)?[0-9a-f]{8}$/).optional(),
-    since: z.string().refine((s) => !Number.isNaN(Date.parse(s)), 'an ISO 8601 time').optional(),
-    clock: z.string().regex(/^(global|clk_[0-9a-f]{24})$/).optional(),
+    status: z
+      .string()
+      .regex(/^\d{3}$/)
+      .transform(Number)
+      .optional(),
+    key: z
+      .string()
+      .regex(/^(tts_)?[0-9a-f]{8}$/)
+      .optional(),
+    since: z
+      .string()
+      .refine((s) => !Number.isNaN(Date.parse(s)), 'an ISO 8601 time')
+      .optional(),
+    clock: z
+      .string()
+      .regex(/^(global|clk_[0-9a-f]{24})$/)
+      .optional(),
   })
   .strict();
 
@@ -145,12 +162,16 @@ async function newClockOptions(c: Context<AppEnv>): Promise<{ set?: number; free
     const fields = raw !== null && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>) : undefined;
     const unknown = fields ? Object.keys(fields).filter((f) => f !== 'set' && f !== 'freeze') : [];
     const shown = (v: unknown) => (typeof v === 'number' ? String(v) : JSON.stringify(v));
-    if (unknown.length > 0) throw invalidRequest(`A new clock takes "set" and "freeze", not ${unknown.map((f) => JSON.stringify(f)).join(', ')}: ${NEW_CLOCK_BODIES}.`);
+    if (unknown.length > 0)
+      throw invalidRequest(`A new clock takes "set" and "freeze", not ${unknown.map((f) => JSON.stringify(f)).join(', ')}: ${NEW_CLOCK_BODIES}.`);
     if (fields && 'set' in fields && typeof fields.set !== 'string') throw invalidRequest(`${SET_RULE} Got ${shown(fields.set)}.`);
     if (fields && 'freeze' in fields && typeof fields.freeze !== 'boolean') throw invalidRequest(`freeze must be true or false. Got ${shown(fields.freeze)}.`);
     throw invalidRequest(`Expected ${NEW_CLOCK_BODIES}.`);
   }
-  return { ...(parsed.data.set === undefined ? {} : { set: parseSetTime(parsed.data.set) }), ...(parsed.data.freeze === undefined ? {} : { freeze: parsed.data.freeze }) };
+  return {
+    ...(parsed.data.set === undefined ? {} : { set: parseSetTime(parsed.data.set) }),
+    ...(parsed.data.freeze === undefined ? {} : { freeze: parsed.data.freeze }),
+  };
 }
 
 const clockUrl = (id: string) => `/sandbox/clocks/${id}`;
@@ -218,7 +239,9 @@ function registerClockObjectRoutes(app: OpenAPIHono<AppEnv>, deps: SandboxRouteD
   app.delete('/sandbox/clocks/:id', async (c) => {
     const id = c.req.param('id');
     if (id === GLOBAL_CLOCK_ID) {
-      throw invalidRequest('The global clock cannot be deleted: it is the clock of the sandbox\'s own keys. Return it to real time with POST /sandbox/clock {"reset": true}.');
+      throw invalidRequest(
+        'The global clock cannot be deleted: it is the clock of the sandbox\'s own keys. Return it to real time with POST /sandbox/clock {"reset": true}.',
+      );
     }
     if (!(await clocks.delete(id))) throw unknownClock(id);
     return sendJson(c, 200, { id, deleted: true });
@@ -239,7 +262,12 @@ export function registerSandboxRoutes(app: OpenAPIHono<AppEnv>, deps: SandboxRou
       ...(deps.testClocks
         ? {
             // Test clocks as objects: each with fresh keys on accounts of its own, its own time, windows and months.
-            clocks: { url: '/sandbox/clocks', count: deps.testClocks.all().length - 1, max: MAX_CLOCKS, create: 'POST /sandbox/clocks {"set"?: ISO time, "freeze"?: bool}' },
+            clocks: {
+              url: '/sandbox/clocks',
+              count: deps.testClocks.all().length - 1,
+              max: MAX_CLOCKS,
+              create: 'POST /sandbox/clocks {"set"?: ISO time, "freeze"?: bool}',
+            },
           }
         : {}),
       journal: {

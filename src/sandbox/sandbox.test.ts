@@ -25,7 +25,11 @@ const post = (key: string, body: unknown, headers: Record<string, string> = {}) 
   });
 const get = (key: string, id: string) => sb.app.request(`/v1/agent-tts?id=${id}`, { headers: { Authorization: `Bearer ${key}` } });
 const clock = (body: unknown) =>
-  sb.app.request('/sandbox/clock', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  sb.app.request('/sandbox/clock', {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
 const advance = async (seconds: number) => {
   const res = await clock({ advance_seconds: seconds });
   expect(res.status).toBe(200);
@@ -233,7 +237,16 @@ describe('sandbox: the test clock in every time-dependent rule', () => {
     // processing_time_ms is what the request took in real time, not the clock's offset.
     const inline = (await (await post(sb.keys.active_pro, { text: 'Hi.' })).json()) as Json;
     expect(inline.meta.processing_time_ms).toBeLessThan(30_000);
-    for (const bad of ['not json', { advance_seconds: -1 }, { advance_seconds: 'x' }, { set: 'yesterday' }, { set: '2000-01-01T00:00:00Z' }, { freeze: true, reset: true }, {}, { reset: false }]) {
+    for (const bad of [
+      'not json',
+      { advance_seconds: -1 },
+      { advance_seconds: 'x' },
+      { set: 'yesterday' },
+      { set: '2000-01-01T00:00:00Z' },
+      { freeze: true, reset: true },
+      {},
+      { reset: false },
+    ]) {
       const res = await clock(bad);
       expect(res.status, JSON.stringify(bad)).toBe(400);
       const body = (await res.json()) as Json;
@@ -339,11 +352,15 @@ describe('sandbox: the journal checks Idempotency-Keys', () => {
     expect(second!.flags).toEqual([
       {
         code: 'IDEMPOTENCY_KEY_REUSED_AFTER_NEW_KEY_ASKED',
-        message: expect.stringContaining(`Idempotency-Key "careless-1" was sent again after the answer to request #${first!.id} asked for a new Idempotency-Key`),
+        message: expect.stringContaining(
+          `Idempotency-Key "careless-1" was sent again after the answer to request #${first!.id} asked for a new Idempotency-Key`,
+        ),
       },
     ]);
     expect(() => running!.journal.expectNoFlags()).toThrow(
-      new RegExp(`^The sandbox's journal shows a mistake of the client:\n  #${second!.id} POST /v1/agent-tts \\(.+\\): IDEMPOTENCY_KEY_REUSED_AFTER_NEW_KEY_ASKED: .*Retry with a fresh key\\.$`),
+      new RegExp(
+        `^The sandbox's journal shows a mistake of the client:\n  #${second!.id} POST /v1/agent-tts \\(.+\\): IDEMPOTENCY_KEY_REUSED_AFTER_NEW_KEY_ASKED: .*Retry with a fresh key\\.$`,
+      ),
     );
     expect(running.journal.count({ method: 'POST' })).toBe(2);
     expect(running.journal.count({ method: 'GET' })).toBe(0);
@@ -353,7 +370,14 @@ describe('sandbox: the journal checks Idempotency-Keys', () => {
     expect(count.count).toBe(2);
     const flags = (await (await fetch(`${running.baseUrl}/sandbox/requests/flags?key=${key.slice(0, 12)}`)).json()) as Json;
     expect(flags.flags).toEqual([
-      { id: second!.id, at: second!.at, method: 'POST', path: '/v1/agent-tts', code: 'IDEMPOTENCY_KEY_REUSED_AFTER_NEW_KEY_ASKED', message: second!.flags[0]!.message },
+      {
+        id: second!.id,
+        at: second!.at,
+        method: 'POST',
+        path: '/v1/agent-tts',
+        code: 'IDEMPOTENCY_KEY_REUSED_AFTER_NEW_KEY_ASKED',
+        message: second!.flags[0]!.message,
+      },
     ]);
     expect(flags.count).toBe(1);
     expect((await fetch(`${running.baseUrl}/sandbox/requests/flags?status=5xx`)).status).toBe(400);
@@ -371,7 +395,9 @@ describe('sandbox: the journal checks Idempotency-Keys', () => {
     const accepted = (await (await postTo(running, key, text, 'careless-2')).json()) as Json;
     expect(accepted.status).toBe('processing');
     await running.clock.advance(5);
-    const polled = (await (await fetch(`${running.baseUrl}/v1/agent-tts?id=${accepted.job_id}`, { headers: { Authorization: `Bearer ${key}` } })).json()) as Json;
+    const polled = (await (
+      await fetch(`${running.baseUrl}/v1/agent-tts?id=${accepted.job_id}`, { headers: { Authorization: `Bearer ${key}` } })
+    ).json()) as Json;
     expect(polled.status).toBe('failed');
     await postTo(running, key, text, 'careless-2');
     expect(running.journal.flags().map((f) => [f.method, f.code])).toEqual([['POST', 'IDEMPOTENCY_KEY_REUSED_AFTER_NEW_KEY_ASKED']]);
@@ -401,7 +427,12 @@ describe('sandbox: the journal checks Idempotency-Keys', () => {
     // A key refused before it made a job (here: an invalid body) is not bound: what follows is not a reuse.
     await postTo(running, key, { text: '' }, 'k-2');
     await postTo(running, key, { text: 'Now valid.' }, 'k-2');
-    expect(running.journal.list({ since: entries[2]!.at }).slice(-2).flatMap((e) => e.flags)).toEqual([]);
+    expect(
+      running.journal
+        .list({ since: entries[2]!.at })
+        .slice(-2)
+        .flatMap((e) => e.flags),
+    ).toEqual([]);
   });
 
   it('passes a careful client: the typed client makes a fresh key after a failed job, polls as told', async () => {
@@ -539,7 +570,13 @@ describe('sandbox: the clock stays within what the API can keep', () => {
     const after = (await (await sb.app.request('/sandbox/clock')).json()) as Json;
     expect(Math.abs(after.offset_seconds - before.offset_seconds)).toBeLessThanOrEqual(1);
     const statuses = await everyEndpoint();
-    expect(statuses).toMatchObject({ 'POST /v1/agent-tts': 200, 'GET /v1/agent-tts': 200, 'GET audio': 200, 'POST /v1/agent-tts async': 202, 'GET /sandbox': 200 });
+    expect(statuses).toMatchObject({
+      'POST /v1/agent-tts': 200,
+      'GET /v1/agent-tts': 200,
+      'GET audio': 200,
+      'POST /v1/agent-tts async': 202,
+      'GET /sandbox': 200,
+    });
     expect(Object.entries(statuses).filter(([, status]) => status >= 500)).toEqual([]);
   });
 
@@ -556,7 +593,13 @@ describe('sandbox: the clock stays within what the API can keep', () => {
     }
     expect(((await (await sb.app.request('/sandbox/clock')).json()) as Json).now).toBe(far.now);
     const statuses = await everyEndpoint();
-    expect(statuses).toMatchObject({ 'POST /v1/agent-tts': 200, 'GET /v1/agent-tts': 200, 'GET audio': 200, 'POST /v1/agent-tts async': 202, 'GET /sandbox': 200 });
+    expect(statuses).toMatchObject({
+      'POST /v1/agent-tts': 200,
+      'GET /v1/agent-tts': 200,
+      'GET audio': 200,
+      'POST /v1/agent-tts async': 202,
+      'GET /sandbox': 200,
+    });
     expect(Object.entries(statuses).filter(([, status]) => status >= 500)).toEqual([]);
     // The held job completes on the clock there too.
     await advance(5);
@@ -587,7 +630,11 @@ describe('sandbox: web pages cannot write to /sandbox/*', () => {
       const res = await write('/sandbox/clock', 'POST', { ...json, Origin: origin }, JSON.stringify({ advance_seconds: 3600 }));
       await refusal(res, 403, /accepted from the sandbox's own origin \(http:\/\/sandbox\.test\) or from clients that send no Origin header/);
     }
-    await refusal(await write('/sandbox/clock', 'POST', { ...json, Origin: 'https://evil.example' }, JSON.stringify({ reset: true })), 403, /not from a web page at "https:\/\/evil\.example"/);
+    await refusal(
+      await write('/sandbox/clock', 'POST', { ...json, Origin: 'https://evil.example' }, JSON.stringify({ reset: true })),
+      403,
+      /not from a web page at "https:\/\/evil\.example"/,
+    );
     expect(await now()).toBe(frozenAt);
 
     await post(sb.keys.active_pro, { text: 'Keep me in the journal.' });
@@ -605,8 +652,15 @@ describe('sandbox: web pages cannot write to /sandbox/*', () => {
 
   it('lets no preflight of a write to /sandbox/* pass, even from an origin CORS allows; preflights of the API still pass', async () => {
     const preflight = (path: string, origin: string, method: string) =>
-      sb.app.request(path, { method: 'OPTIONS', headers: { Origin: origin, 'Access-Control-Request-Method': method, 'Access-Control-Request-Headers': 'content-type' } });
-    for (const [path, method] of [['/sandbox/clock', 'POST'], ['/sandbox/requests', 'DELETE'], ['/sandbox/clock', 'PUT']] as const) {
+      sb.app.request(path, {
+        method: 'OPTIONS',
+        headers: { Origin: origin, 'Access-Control-Request-Method': method, 'Access-Control-Request-Headers': 'content-type' },
+      });
+    for (const [path, method] of [
+      ['/sandbox/clock', 'POST'],
+      ['/sandbox/requests', 'DELETE'],
+      ['/sandbox/clock', 'PUT'],
+    ] as const) {
       await refusal(await preflight(path, 'http://localhost:3000', method), 403, /own origin/);
     }
     const api = await preflight('/v1/agent-tts', 'http://localhost:3000', 'POST');
@@ -621,11 +675,25 @@ describe('sandbox: web pages cannot write to /sandbox/*', () => {
     await clock({ freeze: true });
     const frozenAt = await now();
     const advance = JSON.stringify({ advance_seconds: 3600 });
-    for (const type of ['text/plain', 'text/plain;charset=UTF-8', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/jsonx']) {
-      await refusal(await write('/sandbox/clock', 'POST', { 'Content-Type': type }, advance), 400, new RegExp(`Content-Type must be application/json: .* came as "${type.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}"`));
+    for (const type of [
+      'text/plain',
+      'text/plain;charset=UTF-8',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data; boundary=x',
+      'application/jsonx',
+    ]) {
+      await refusal(
+        await write('/sandbox/clock', 'POST', { 'Content-Type': type }, advance),
+        400,
+        new RegExp(`Content-Type must be application/json: .* came as "${type.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}"`),
+      );
     }
     // A body without a Content-Type (a fetch of a Blob, which browsers send without a preflight).
-    await refusal(await write('/sandbox/clock', 'POST', { 'Content-Length': String(advance.length) }, new TextEncoder().encode(advance)), 400, /without a Content-Type/);
+    await refusal(
+      await write('/sandbox/clock', 'POST', { 'Content-Length': String(advance.length) }, new TextEncoder().encode(advance)),
+      400,
+      /without a Content-Type/,
+    );
     await refusal(await write('/sandbox/requests', 'DELETE', { 'Content-Type': 'text/plain' }, 'x'), 400, /Content-Type must be application\/json/);
     expect(await now()).toBe(frozenAt);
     // JSON with parameters is JSON; a DELETE without a body needs no type.
@@ -648,7 +716,11 @@ describe('sandbox: the journal never shows a full key', () => {
       await sb.app.request('/v1/agent-tts?id=00000000-0000-4000-8000-000000000000', { headers: { 'X-API-Key': key, Cookie: `session=abc; api_key=${key}` } }),
       await sb.app.request('/v1/agent-tts', { headers: { Referer: `https://app.example/settings?key=${key}`, 'X-Forwarded-For': `${encoded}` } }),
       await post(key, { text: `My key is ${key}, the other ${key.toUpperCase()}.`, api_key: key, [key]: [key] }),
-      await sb.app.request('/v1/agent-tts', { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${key}` }, body: `not json ${key}` }),
+      await sb.app.request('/v1/agent-tts', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${key}` },
+        body: `not json ${key}`,
+      }),
       await sb.app.request(`/v1/${key}`),
       await sb.app.request(`/v1/audio/${key}.mp3`),
       await sb.app.request('/v1/agent-tts', { headers: { Authorization: `Bearer ${key} extra`, 'X-Note': `${key}${key}` } }),
@@ -673,7 +745,11 @@ describe('sandbox: the journal never shows a full key', () => {
     expect(headers!.headers.cookie).toBe(`session=abc; api_key=${publicPart}`);
     expect(referer!.headers.referer).toBe(`https://app.example/settings?key=${publicPart}`);
     expect(referer!.headers['x-forwarded-for']).toBe(publicPart);
-    expect(body!.body).toEqual({ text: `My key is ${publicPart}, the other tts_${publicPart.slice(4).toUpperCase()}.`, api_key: publicPart, [publicPart]: [publicPart] });
+    expect(body!.body).toEqual({
+      text: `My key is ${publicPart}, the other tts_${publicPart.slice(4).toUpperCase()}.`,
+      api_key: publicPart,
+      [publicPart]: [publicPart],
+    });
     expect(raw!.body).toEqual({ raw: `not json ${publicPart}` });
     expect(path!.path).toBe(`/v1/${publicPart}`);
     expect(audio!.path).toBe(`/v1/audio/${publicPart}.mp3`);
@@ -734,8 +810,10 @@ describe('sandbox: listening', () => {
   afterEach(() => running?.stop());
 
   it('takes loopback hosts only, unless allowRemote', async () => {
-    for (const host of ['127.0.0.1', '127.0.0.2', '127.1', 'localhost', 'LOCALHOST', '::1', '[::1]', '0:0:0:0:0:0:0:1', '::ffff:127.0.0.1']) expect(isLoopbackHost(host), host).toBe(true);
-    for (const host of ['0.0.0.0', '::', '10.0.0.1', '192.168.1.5', '::ffff:10.0.0.1', 'fe80::1', 'example.com', '127.0.0.1.example.com', '']) expect(isLoopbackHost(host), host).toBe(false);
+    for (const host of ['127.0.0.1', '127.0.0.2', '127.1', 'localhost', 'LOCALHOST', '::1', '[::1]', '0:0:0:0:0:0:0:1', '::ffff:127.0.0.1'])
+      expect(isLoopbackHost(host), host).toBe(true);
+    for (const host of ['0.0.0.0', '::', '10.0.0.1', '192.168.1.5', '::ffff:10.0.0.1', 'fe80::1', 'example.com', '127.0.0.1.example.com', ''])
+      expect(isLoopbackHost(host), host).toBe(false);
     for (const host of ['0.0.0.0', '::', '192.168.1.5']) {
       const refused = startSandbox({ host });
       await expect(refused).rejects.toThrow(ConfigError);
@@ -752,7 +830,11 @@ describe('sandbox: listening', () => {
     expect(listening.urls).toContain(baseUrl);
     for (const url of listening.urls) expect(url).toMatch(new RegExp(`^http://[0-9.]+:${listening.port}$`));
     expect((await fetch(`${baseUrl}/sandbox`)).status).toBe(200);
-    const refused = await fetch(`${baseUrl}/sandbox/clock`, { method: 'POST', headers: { Origin: 'http://192.168.1.5:3000', 'Content-Type': 'application/json' }, body: '{"advance_seconds": 1}' });
+    const refused = await fetch(`${baseUrl}/sandbox/clock`, {
+      method: 'POST',
+      headers: { Origin: 'http://192.168.1.5:3000', 'Content-Type': 'application/json' },
+      body: '{"advance_seconds": 1}',
+    });
     expect(refused.status).toBe(403);
   });
 

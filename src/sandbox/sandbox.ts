@@ -157,7 +157,10 @@ export async function createSandbox(options: SandboxCoreOptions): Promise<Sandbo
     // every account not on a test clock), so a clock ahead or behind never deletes another's audio.
     const sweep = (on: SandboxClock, now = on.now()) =>
       sweepExpiredJobs(
-        { deleteExpiredJobs: (at, limit) => store.deleteExpiredJobs(at, limit, on === clock ? { ids: clocks.accountsOnTestClocks(), except: true } : { ids: clocks.accountsOf(on) }) },
+        {
+          deleteExpiredJobs: (at, limit) =>
+            store.deleteExpiredJobs(at, limit, on === clock ? { ids: clocks.accountsOnTestClocks(), except: true } : { ids: clocks.accountsOf(on) }),
+        },
         audio,
         log,
         now,
@@ -225,7 +228,13 @@ export async function createSandbox(options: SandboxCoreOptions): Promise<Sandbo
         guards: [sandboxGuard([options.baseUrl, config.publicBaseUrl])],
         // The clock first: the journal stamps an entry with the time of the request's clock.
         middleware: [clockMiddleware(clocks, async (id) => (await store.getJob(id))?.accountId), journalMiddleware(journal)],
-        routes: (a) => registerSandboxRoutes(a, { clock, journal, keys, testClocks: { all: () => clocks.all(), create: createClock, get: testClock, delete: deleteClock, current: () => clocks.clock() } }),
+        routes: (a) =>
+          registerSandboxRoutes(a, {
+            clock,
+            journal,
+            keys,
+            testClocks: { all: () => clocks.all(), create: createClock, get: testClock, delete: deleteClock, current: () => clocks.clock() },
+          }),
       },
     });
     const voicesApp = createVoicesApp(voiceCatalog(config.engine, config.upstream), log, config.cors, MARK);
@@ -242,7 +251,10 @@ export async function createSandbox(options: SandboxCoreOptions): Promise<Sandbo
           code: 'RESPONSE_VIOLATES_DOCUMENT',
           message: `The sandbox's answer (HTTP ${v.status}) breaks the OpenAPI document (openapi/openapi.json): ${problems}. A defect of the sandbox, not of the client; the answer went out unchanged.`,
         });
-        violationLog.error({ method: v.method, path: v.path, status: v.status, violations: v.problems }, `answer violates the OpenAPI document: ${v.method} ${v.path} → ${v.status}: ${problems}`);
+        violationLog.error(
+          { method: v.method, path: v.path, status: v.status, violations: v.problems },
+          `answer violates the OpenAPI document: ${v.method} ${v.path} → ${v.status}: ${problems}`,
+        );
       };
       fetch = validatingFetch(fetch, 'api', report);
       voicesFetch = validatingFetch(voicesFetch, 'voices', report);
@@ -292,7 +304,11 @@ export async function createSandbox(options: SandboxCoreOptions): Promise<Sandbo
 }
 
 /** The test keys on new accounts, with the accounts' ids and the keys' public ids; `label` prefixes their names. */
-async function createKeys(admin: AccountAdmin, plans: Record<PlanId, { monthlyMinutes: number }>, label = 'sandbox'): Promise<{ keys: SandboxKeys } & ClockMembers> {
+async function createKeys(
+  admin: AccountAdmin,
+  plans: Record<PlanId, { monthlyMinutes: number }>,
+  label = 'sandbox',
+): Promise<{ keys: SandboxKeys } & ClockMembers> {
   const accountIds: string[] = [];
   const keyIds: string[] = [];
   const make = async (state: string, plan: PlanId, subscription: 'active' | 'inactive' = 'active') => {

@@ -29,15 +29,21 @@ describe('sandbox settings', () => {
   });
 
   it('refuses a bad value with the server’s message (what is wrong and what is allowed)', async () => {
-    await expect(startSandbox({ env: { RATE_POST_LIMIT: '0' } })).rejects.toThrow('Invalid configuration:\n  RATE_POST_LIMIT: Too small: expected number to be >=1');
+    await expect(startSandbox({ env: { RATE_POST_LIMIT: '0' } })).rejects.toThrow(
+      'Invalid configuration:\n  RATE_POST_LIMIT: Too small: expected number to be >=1',
+    );
     await expect(startSandbox({ env: { PORT: '99999' } })).rejects.toThrow('PORT: expected a port 0-65535, got "99999"');
-    await expect(startSandbox({ publicBaseUrl: 'ftp://proxy.test' })).rejects.toThrow('PUBLIC_BASE_URL: expected an http(s) URL such as https://tts.example.com');
+    await expect(startSandbox({ publicBaseUrl: 'ftp://proxy.test' })).rejects.toThrow(
+      'PUBLIC_BASE_URL: expected an http(s) URL such as https://tts.example.com',
+    );
   });
 
   it('reads the settings of a process environment and sets aside, with a warning, those that do not apply', () => {
     const { settings, warnings } = settingsFromEnvironment({ PATH: '/bin', RATE_GET_LIMIT: '7', PUBLIC_BASE_URL: 'http://proxy.test', AUDIO_STORE: 's3://b' });
     expect(settings).toEqual({ RATE_GET_LIMIT: '7', PUBLIC_BASE_URL: 'http://proxy.test' });
-    expect(warnings).toEqual(['AUDIO_STORE is set in the environment but does not apply to the sandbox (the object store’s; the sandbox keeps audio in a temporary directory): ignored.']);
+    expect(warnings).toEqual([
+      'AUDIO_STORE is set in the environment but does not apply to the sandbox (the object store’s; the sandbox keeps audio in a temporary directory): ignored.',
+    ]);
   });
 
   it('publicBaseUrl: audio URLs, baseUrl and the fixtures point at the origin clients reach, which may write to /sandbox/*', async () => {

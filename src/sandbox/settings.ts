@@ -96,7 +96,9 @@ export function checkSettingNames(env: Readonly<Record<string, string | undefine
       return why ? `  ${name}: does not apply to the sandbox (${why})` : `  ${name}: not a setting of the sandbox (nor of the reference server)`;
     });
   if (problems.length === 0) return;
-  throw new ConfigError(`Settings the sandbox does not read:\n${problems.join('\n')}\nIt reads: ${SANDBOX_SETTINGS.map((s) => s.name).join(', ')} (docs/sandbox.md, "Sandbox settings").`);
+  throw new ConfigError(
+    `Settings the sandbox does not read:\n${problems.join('\n')}\nIt reads: ${SANDBOX_SETTINGS.map((s) => s.name).join(', ')} (docs/sandbox.md, "Sandbox settings").`,
+  );
 }
 
 /**

@@ -86,7 +86,8 @@ export class InstantSynthesizer implements Synthesizer {
     if (realSeconds) await delay(realSeconds * 1000, undefined, { signal: opts.signal });
     if (failure) {
       opts.onProgress?.({ completedChunks: 0, totalChunks: 1, fraction: failure.atFraction, audioSeconds: 0, elapsedMs: Date.now() - started });
-      if (failure.code === 'TTS_PROVIDER_ERROR') throw new SynthesisError('TTS_PROVIDER_ERROR', 'sandbox: the speech engine failed, as the text asked (sandbox:provider_error)');
+      if (failure.code === 'TTS_PROVIDER_ERROR')
+        throw new SynthesisError('TTS_PROVIDER_ERROR', 'sandbox: the speech engine failed, as the text asked (sandbox:provider_error)');
       throw new Error('sandbox: synthesis failed, as the text asked (sandbox:internal_error)');
     }
     const audio = await silence(this.estimateAudioSeconds(req.text, req.speed, req.language));

@@ -150,16 +150,28 @@ describe('sandbox: an answer that breaks the document', () => {
   });
 
   it('flags a broken answer of the voice catalog with an entry of its own', async () => {
-    const { core, lines } = await spoiled(async (res) => new Response('{"voices": "none"}', { status: res.status, headers: res.headers }), () => true, 'voicesApp');
+    const { core, lines } = await spoiled(
+      async (res) => new Response('{"voices": "none"}', { status: res.status, headers: res.headers }),
+      () => true,
+      'voicesApp',
+    );
     expect((await core.voicesFetch(new Request('http://voices.test/api/v1/voices'))).status).toBe(200);
     expect(core.journal.flagged()).toEqual([
-      expect.objectContaining({ method: 'GET', path: '/api/v1/voices', code: 'RESPONSE_VIOLATES_DOCUMENT', message: expect.stringContaining('listVoices 200: body') }),
+      expect.objectContaining({
+        method: 'GET',
+        path: '/api/v1/voices',
+        code: 'RESPONSE_VIOLATES_DOCUMENT',
+        message: expect.stringContaining('listVoices 200: body'),
+      }),
     ]);
     expect(lines).toHaveLength(1);
   });
 
   it('leaves alone answers the document does not describe (/sandbox/*, unknown paths), and checks nothing when off', async () => {
-    const { core } = await spoiled(async () => new Response('not json', { status: 418 }), () => true);
+    const { core } = await spoiled(
+      async () => new Response('not json', { status: 418 }),
+      () => true,
+    );
     expect((await core.fetch(new Request('http://sandbox.test/sandbox'))).status).toBe(418);
     expect((await core.fetch(new Request('http://sandbox.test/v2/nothing'))).status).toBe(418);
     expect((await core.fetch(new Request('http://sandbox.test/v1/agent-tts', { method: 'PUT' }))).status).toBe(418);

@@ -52,7 +52,11 @@ export function validatingFetch(
     if (!operation || (operation.template === VOICES_PATH) !== (listener === 'voices')) return response;
     const contentType = response.headers.get('content-type') ?? '';
     let json: unknown;
-    if (contentType.split(';')[0]!.trim().toLowerCase().endsWith('json')) json = await response.clone().json().catch(() => undefined);
+    if (contentType.split(';')[0]!.trim().toLowerCase().endsWith('json'))
+      json = await response
+        .clone()
+        .json()
+        .catch(() => undefined);
     const headers: Record<string, string> = {};
     response.headers.forEach((value, name) => {
       headers[name] = value;

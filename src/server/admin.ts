@@ -45,13 +45,19 @@ snake_case names, times in ISO 8601 (UTC).`;
  * the way are created when the file is written, so the nearest one that exists must be writable.
  */
 async function checkWritable(path: string): Promise<boolean> {
-  const exists = await stat(path).then((s) => {
-    if (!s.isFile()) fail(`--out ${path} is not a file`, 2);
-    return true;
-  }, () => false);
+  const exists = await stat(path).then(
+    (s) => {
+      if (!s.isFile()) fail(`--out ${path} is not a file`, 2);
+      return true;
+    },
+    () => false,
+  );
   let target = exists ? path : dirname(resolve(path));
   while (!exists) {
-    const found = await stat(target).then((s) => s, () => undefined);
+    const found = await stat(target).then(
+      (s) => s,
+      () => undefined,
+    );
     if (found && !found.isDirectory()) fail(`cannot write --out ${path} (${target} is not a directory); nothing was created`, 2);
     if (found || dirname(target) === target) break;
     target = dirname(target);
@@ -138,7 +144,10 @@ async function main(argv: string[]): Promise<void> {
       }
       case 'account list': {
         const accounts = await store.listAccounts();
-        print(accounts.map((a) => `${a.id}  ${a.plan.padEnd(8)} ${a.subscription.padEnd(8)} ${a.name}`).join('\n') || '(no accounts)', accounts.map(accountJson));
+        print(
+          accounts.map((a) => `${a.id}  ${a.plan.padEnd(8)} ${a.subscription.padEnd(8)} ${a.name}`).join('\n') || '(no accounts)',
+          accounts.map(accountJson),
+        );
         break;
       }
       case 'account set': {
@@ -190,7 +199,11 @@ async function main(argv: string[]): Promise<void> {
           state: k.revokedAt ? 'revoked' : 'active',
         }));
         print(
-          rows.map((r) => `${r.display_key}  ${r.state.padEnd(7)} calls=${r.call_count}  last_used=${r.last_used_at ?? 'never'}  created=${r.created_at}  ${r.name}`).join('\n') || '(no keys)',
+          rows
+            .map(
+              (r) => `${r.display_key}  ${r.state.padEnd(7)} calls=${r.call_count}  last_used=${r.last_used_at ?? 'never'}  created=${r.created_at}  ${r.name}`,
+            )
+            .join('\n') || '(no keys)',
           rows,
         );
         break;
@@ -219,7 +232,8 @@ async function main(argv: string[]): Promise<void> {
         if (Number.isNaN(expiresAt)) fail('--expires-at must be an ISO date', 2);
         const voice = parseVoice(values.voice ?? 'af_heart') ?? fail('--voice is not a valid voice id', 2);
         const language = values.language;
-        if (language !== undefined && !isLanguageCode(language)) fail('--language must be a Supertonic language code (docs/api-rules.md#voices-and-languages)', 2);
+        if (language !== undefined && !isLanguageCode(language))
+          fail('--language must be a Supertonic language code (docs/api-rules.md#voices-and-languages)', 2);
         const keys = await store.listKeys(values.account);
         const owner = keys.find((k) => !k.revokedAt) ?? keys[0] ?? fail('the account has no key', 2);
         const size = values.audio ? (await stat(values.audio)).size : undefined;

@@ -88,7 +88,8 @@ function createSynth(config: Config): Synthesizer {
  * configured), and the voices of its public catalog, the only ones a submission may name.
  */
 function speechRequests(config: Config): SpeechRequests {
-  const families = config.engine === 'espeak' ? (['kokoro', 'supertonic'] as const) : (['kokoro', 'supertonic'] as const).filter((f) => config.upstream.baseUrls[f]);
+  const families =
+    config.engine === 'espeak' ? (['kokoro', 'supertonic'] as const) : (['kokoro', 'supertonic'] as const).filter((f) => config.upstream.baseUrls[f]);
   const catalog = { ids: voiceCatalog(config.engine, config.upstream).map((v) => v.id), url: `${config.publicVoicesUrl.replace(/\/+$/, '')}${VOICES_PATH}` };
   return new SpeechRequests(new Set(families), catalog);
 }
@@ -175,7 +176,9 @@ export async function composeApi(config: Config, log: Logger, options: ComposeOp
   } else {
     const instrumented = instrumentRunner(runner!, store, metrics);
     const run = options.wrapRunner ? options.wrapRunner(instrumented) : instrumented;
-    const local = options.wrapQueue ? options.wrapQueue(new LocalJobQueue(run, config.jobConcurrency, log)) : new LocalJobQueue(run, config.jobConcurrency, log);
+    const local = options.wrapQueue
+      ? options.wrapQueue(new LocalJobQueue(run, config.jobConcurrency, log))
+      : new LocalJobQueue(run, config.jobConcurrency, log);
     queue = local;
     resumeInterrupted = async () => {
       const ids = await store.listProcessingJobIds();
@@ -238,7 +241,10 @@ export async function composeWorker(config: Config, log: Logger): Promise<Worker
   if (!redis) throw new Error('a worker needs REDIS_URL');
   const synth = createSynth(config);
   const metrics = createOpsMetrics();
-  const worker = redis.worker(instrumentRunner(new JobRunner(store, audio, synth, log, systemClock, runnerOptions(config, log)), store, metrics), config.jobConcurrency);
+  const worker = redis.worker(
+    instrumentRunner(new JobRunner(store, audio, synth, log, systemClock, runnerOptions(config, log)), store, metrics),
+    config.jobConcurrency,
+  );
   return {
     store,
     audio,

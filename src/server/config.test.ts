@@ -41,7 +41,13 @@ describe('URL settings: every invalid one is refused naming the variable, and ne
     expect(refusal({ REDIS_URL: 'redis://user:hunter2@[::1' })).toMatch(/REDIS_URL: .*not a URL/);
     expect(refusal({ REDIS_URL: 'unix://user:hunter2@/' })).toMatch(/REDIS_URL: .*no socket path/);
     expect(refusal({ REDIS_URL: 'unix:///run/redis.sock?db=two' })).toMatch(/REDIS_URL: the db query parameter/);
-    for (const value of ['redis://127.0.0.1:6379', 'redis://user:pw@cache:6380/2', 'rediss://:pw@cache.example.com/', 'unix:///run/redis.sock?db=3', 'unix://u:pw@/run/redis.sock']) {
+    for (const value of [
+      'redis://127.0.0.1:6379',
+      'redis://user:pw@cache:6380/2',
+      'rediss://:pw@cache.example.com/',
+      'unix:///run/redis.sock?db=3',
+      'unix://u:pw@/run/redis.sock',
+    ]) {
       expect(accepts({ REDIS_URL: value }).redisUrl, value).toBe(value);
     }
   });
@@ -64,7 +70,9 @@ describe('URL settings: every invalid one is refused naming the variable, and ne
     const malformed = refusal({ AUDIO_STORE: 's3://user:hunter2@...malformed' });
     expect(malformed).toMatch(/^AUDIO_STORE: must not contain a user name or password/);
     const query = refusal({ AUDIO_STORE: 's3://Bad_Bucket/x?token=hunter2' });
-    expect(query).toBe('AUDIO_STORE: expected s3://bucket/prefix (a bucket name of 3-63 lower-case letters, digits, dots and hyphens); got "s3://Bad_Bucket/x?token=***"');
+    expect(query).toBe(
+      'AUDIO_STORE: expected s3://bucket/prefix (a bucket name of 3-63 lower-case letters, digits, dots and hyphens); got "s3://Bad_Bucket/x?token=***"',
+    );
     const notUrl = refusal({ AUDIO_STORE: 'user:hunter2@audio-bucket' });
     expect(notUrl).toMatch(/^AUDIO_STORE: expected s3:\/\/bucket\/prefix .*; got a value that is not a URL$/);
     for (const message of [creds, malformed, query, notUrl]) expect(message).not.toContain('hunter2');

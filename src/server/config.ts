@@ -39,7 +39,8 @@ const upstreamUrl = httpUrl({ base: true, credentials: 'give an upstream key as 
   .optional();
 
 // Written without `scheme://user:password@`, which redaction would mask in the message.
-const REDIS_URL_FORMS = 'redis://host[:port][/db], rediss://host[:port][/db] (TLS) or unix:///path/to/socket[?db=N], with user:password@ after the // if Redis wants them';
+const REDIS_URL_FORMS =
+  'redis://host[:port][/db], rediss://host[:port][/db] (TLS) or unix:///path/to/socket[?db=N], with user:password@ after the // if Redis wants them';
 
 /** What node-redis would refuse in a REDIS_URL (or cannot connect with), checked at start; never the value. */
 function redisUrlIssue(value: string): string | undefined {
@@ -77,7 +78,12 @@ const EnvSchema = z.object({
   PUBLIC_BASE_URL: publicUrl,
   PUBLIC_VOICES_URL: publicUrl,
   DATA_DIR: z.string().min(1).default('./data'),
-  INLINE_WAIT_MS: z.coerce.number().int().min(0).max(120_000).default(LIMITS.inlineWaitSeconds * 1000),
+  INLINE_WAIT_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(120_000)
+    .default(LIMITS.inlineWaitSeconds * 1000),
   RATE_POST_LIMIT: positiveInt.default(LIMITS.postPerMinute),
   RATE_GET_LIMIT: positiveInt.default(LIMITS.getPerMinute),
   RATE_WINDOW_SECONDS: z.coerce.number().int().min(1).max(3600).default(LIMITS.rateWindowSeconds),
@@ -97,7 +103,7 @@ const EnvSchema = z.object({
   RETENTION_DAYS_ULTIMATE: z.coerce.number().min(0).default(PLANS.ultimate.retentionDays),
   RETENTION_SWEEP_SECONDS: positiveInt.default(300),
   SYNTH_THREADS: positiveInt.max(64).optional(),
-    // Jobs share the synthesis pool chunk by chunk (each with a bounded window), so running several at
+  // Jobs share the synthesis pool chunk by chunk (each with a bounded window), so running several at
   // once costs little memory and keeps a short job from waiting behind long ones.
   JOB_CONCURRENCY: positiveInt.max(64).default(8),
   MAX_BODY_BYTES: positiveInt.default(8 * 1024 * 1024),
@@ -130,7 +136,10 @@ const EnvSchema = z.object({
       if (issue) ctx.addIssue({ code: 'custom', message: issue });
     })
     .optional(),
-  S3_REGION: z.string().regex(/^[a-z0-9-]+$/, 'expected a region name such as us-east-1').optional(),
+  S3_REGION: z
+    .string()
+    .regex(/^[a-z0-9-]+$/, 'expected a region name such as us-east-1')
+    .optional(),
   S3_FORCE_PATH_STYLE: z.enum(['true', 'false']).default('false'),
   /** Connecting to the object store gives up after this. Default 3000. */
   S3_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).optional(),
@@ -234,7 +243,10 @@ export function parseS3Url(url: string): S3Location | undefined {
 function s3Settings(e: z.infer<typeof EnvSchema>, env: NodeJS.ProcessEnv): Config['s3'] {
   if (e.AUDIO_STORE === undefined || e.AUDIO_STORE === '') {
     const stray = (['S3_ENDPOINT', 'S3_REGION', 'S3_CONNECT_TIMEOUT_MS', 'S3_REQUEST_TIMEOUT_MS'] as const).find((name) => e[name] !== undefined);
-    if (stray) throw new ConfigError(`${stray}: set, but AUDIO_STORE is not an s3:// URL (audio stays in DATA_DIR/audio); set AUDIO_STORE=s3://bucket/prefix or unset ${stray}`);
+    if (stray)
+      throw new ConfigError(
+        `${stray}: set, but AUDIO_STORE is not an s3:// URL (audio stays in DATA_DIR/audio); set AUDIO_STORE=s3://bucket/prefix or unset ${stray}`,
+      );
     return undefined;
   }
   const location = parseS3Url(e.AUDIO_STORE);
@@ -267,7 +279,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const e = parsed.data;
   // Every value is checked before anything is created on disk.
   const s3 = s3Settings(e, env);
-  const origins = e.CORS_ORIGINS.split(',').map((o) => o.trim().replace(/\/+$/, '')).filter(Boolean);
+  const origins = e.CORS_ORIGINS.split(',')
+    .map((o) => o.trim().replace(/\/+$/, ''))
+    .filter(Boolean);
   for (const origin of origins) {
     if (!/^https?:\/\/[^/\s@?#]+$/i.test(origin)) throw new ConfigError(`CORS_ORIGINS: "${redactText(origin)}" is not an origin like https://app.example.com`);
   }
@@ -277,7 +291,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mkdirSync(join(dataDir, 'audio'), { recursive: true, mode: 0o700 });
     accessSync(dataDir, constants.R_OK | constants.W_OK);
   } catch (error) {
-    throw new ConfigError(`DATA_DIR: cannot use "${dataDir}" as the data directory (${(error as NodeJS.ErrnoException).code ?? String(error)}); it must be a writable directory`);
+    throw new ConfigError(
+      `DATA_DIR: cannot use "${dataDir}" as the data directory (${(error as NodeJS.ErrnoException).code ?? String(error)}); it must be a writable directory`,
+    );
   }
   const hostForUrl = e.HOST === '0.0.0.0' || e.HOST === '::' ? '127.0.0.1' : e.HOST.includes(':') ? `[${e.HOST}]` : e.HOST;
   return {

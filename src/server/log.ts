@@ -55,10 +55,7 @@ export function createLogger(level: string, name = 'agent-tts', options: LoggerO
     redact: { paths: ['authorization', '*.authorization', 'headers.authorization', 'apiKey', '*.apiKey'], censor: '[redacted]' },
     hooks: {
       logMethod(args, method) {
-        method.apply(
-          this,
-          args.map((a) => (typeof a === 'string' ? redactString(a) : a)) as Parameters<typeof method>,
-        );
+        method.apply(this, args.map((a) => (typeof a === 'string' ? redactString(a) : a)) as Parameters<typeof method>);
       },
     },
     formatters: {

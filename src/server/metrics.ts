@@ -100,4 +100,3 @@ export function instrumentRunner(runner: JobRun, store: Store, metrics: OpsMetri
     },
   };
 }
-

@@ -94,9 +94,7 @@ export type ClaimResult =
   /** Another request holds the key and has not created its job yet. */
   | { kind: 'pending' };
 
-export type CreateJobResult =
-  | { kind: 'created' }
-  | { kind: 'usage_exceeded'; usedCentiminutes: number; limitCentiminutes: number };
+export type CreateJobResult = { kind: 'created' } | { kind: 'usage_exceeded'; usedCentiminutes: number; limitCentiminutes: number };
 
 /**
  * The store's backend did not answer within its deadline, or is unreachable: the operation was given
@@ -143,7 +141,10 @@ export interface Store {
   /** Raises a processing job's progress; never lowers it (a run started again, or a late write, keeps what was shown). */
   updateProgress(id: string, progress: number): Promise<void>;
   /** Settles usage (reserved → charged) and marks the job completed; no-op unless processing. */
-  completeJob(id: string, result: { durationSeconds: number; fileSizeBytes: number; completedAt: number; processingTimeMs: number; chargedCentiminutes: number }): Promise<boolean>;
+  completeJob(
+    id: string,
+    result: { durationSeconds: number; fileSizeBytes: number; completedAt: number; processingTimeMs: number; chargedCentiminutes: number },
+  ): Promise<boolean>;
   /** Releases the reservation and marks the job failed; no-op unless processing. */
   failJob(id: string, error: { code: 'TTS_PROVIDER_ERROR' | 'INTERNAL_ERROR'; message: string; completedAt: number }): Promise<boolean>;
   listProcessingJobIds(): Promise<string[]>;

@@ -48,7 +48,8 @@ describe('redactUrl', () => {
 
 describe('redactText', () => {
   it('masks the credentials of every URL quoted in a text', () => {
-    const text = 'tls socket option is set to true which is mismatch with protocol or the URL redis://default:hunter2@h:6379 passed; also see http://x:hunter2@y/z?token=hunter2t for details';
+    const text =
+      'tls socket option is set to true which is mismatch with protocol or the URL redis://default:hunter2@h:6379 passed; also see http://x:hunter2@y/z?token=hunter2t for details';
     const shown = redactText(text);
     expect(shown).not.toContain('hunter2');
     expect(shown).toBe(

@@ -31,7 +31,13 @@ async function main(): Promise<void> {
     ops = await listen(app.fetch, settings.workerOpsPort, config.host, 'WORKER_OPS_PORT');
   }
   log.info(
-    { redis: redactUrl(config.redisUrl), prefix: config.redisPrefix, concurrency: config.jobConcurrency, data_dir: config.dataDir, ops_port: ops ? (ops.address() as { port: number }).port : undefined },
+    {
+      redis: redactUrl(config.redisUrl),
+      prefix: config.redisPrefix,
+      concurrency: config.jobConcurrency,
+      data_dir: config.dataDir,
+      ops_port: ops ? (ops.address() as { port: number }).port : undefined,
+    },
     'agent-tts worker started',
   );
   // Without Redis at start, this waits (reconnecting) rather than exiting: workers come up in any order.

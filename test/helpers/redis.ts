@@ -77,7 +77,12 @@ export async function deleteKeys(client: TestRedisClient, prefix: string): Promi
 }
 
 /** Waits, bounded by a number of rounds (never by a measured time), until `check` is truthy. */
-export async function eventually<T>(check: () => Promise<T | undefined | false> | T | undefined | false, what: string, rounds = 300, everyMs = 100): Promise<T> {
+export async function eventually<T>(
+  check: () => Promise<T | undefined | false> | T | undefined | false,
+  what: string,
+  rounds = 300,
+  everyMs = 100,
+): Promise<T> {
   let lastError: unknown;
   for (let i = 0; i < rounds; i++) {
     try {
@@ -154,14 +159,22 @@ export async function startOwnRedis(): Promise<OwnRedis> {
       { stdio: 'ignore' },
     );
     child.on('error', () => undefined);
-    await eventually(async () => {
-      const client = await connectTestRedis(url);
-      if (!client) return false;
-      // A restarted server answers LOADING until it has replayed its append-only file.
-      const ok = await client.ping().then(() => true, () => false);
-      client.destroy();
-      return ok;
-    }, `redis-server on port ${port}`, 200, 50);
+    await eventually(
+      async () => {
+        const client = await connectTestRedis(url);
+        if (!client) return false;
+        // A restarted server answers LOADING until it has replayed its append-only file.
+        const ok = await client.ping().then(
+          () => true,
+          () => false,
+        );
+        client.destroy();
+        return ok;
+      },
+      `redis-server on port ${port}`,
+      200,
+      50,
+    );
   };
   const kill = async () => {
     const c = child;

@@ -6,7 +6,10 @@ const BASE = inject('sandboxUrl');
 // biome-ignore lint/suspicious/noExplicitAny: JSON read off the wire is walked field by field, and every check tests the value it reads
 export type Json = Record<string, any>;
 
-export async function call(path: string, init: { method?: string; key?: string; body?: unknown } = {}): Promise<{ status: number; headers: Headers; body: Json }> {
+export async function call(
+  path: string,
+  init: { method?: string; key?: string; body?: unknown } = {},
+): Promise<{ status: number; headers: Headers; body: Json }> {
   const headers: Record<string, string> = {};
   if (init.key) headers.Authorization = `Bearer ${init.key}`;
   if (init.body !== undefined) headers['Content-Type'] = 'application/json';

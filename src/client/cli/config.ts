@@ -59,7 +59,12 @@ export async function loadConfig(env: Env): Promise<LoadedConfig> {
     throw new CliError(`The config file ${path} is not valid JSON`, EXIT.USAGE, 'Fix it, or delete it and run `agent-tts config set-key` again.', 'BAD_CONFIG');
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    throw new CliError(`The config file ${path} must hold a JSON object`, EXIT.USAGE, 'Fix it, or delete it and run `agent-tts config set-key` again.', 'BAD_CONFIG');
+    throw new CliError(
+      `The config file ${path} must hold a JSON object`,
+      EXIT.USAGE,
+      'Fix it, or delete it and run `agent-tts config set-key` again.',
+      'BAD_CONFIG',
+    );
   }
   const values: ConfigFile = {};
   for (const field of CONFIG_FIELDS) {
@@ -137,8 +142,16 @@ export async function resolveSettings(flags: GlobalFlags, env: Env): Promise<Set
   const apiKey = pick(flags.apiKey, '--api-key', env.AGENT_TTS_API_KEY, 'AGENT_TTS_API_KEY', c.api_key, config.path);
   const base = pick(flags.baseUrl, '--base-url', env.AGENT_TTS_BASE_URL, 'AGENT_TTS_BASE_URL', c.base_url, config.path);
   const voices = pick(flags.voicesUrl, '--voices-url', env.AGENT_TTS_VOICES_URL, 'AGENT_TTS_VOICES_URL', c.voices_url, config.path);
-  const baseUrl = { ...base, value: checkUrl(base.value ?? DEFAULT_BASE_URL, base.origin ?? 'the default base URL'), source: base.source ?? 'default' } as const;
-  const voicesUrl = { ...voices, value: checkUrl(voices.value ?? DEFAULT_VOICES_URL, voices.origin ?? 'the default voices URL'), source: voices.source ?? 'default' } as const;
+  const baseUrl = {
+    ...base,
+    value: checkUrl(base.value ?? DEFAULT_BASE_URL, base.origin ?? 'the default base URL'),
+    source: base.source ?? 'default',
+  } as const;
+  const voicesUrl = {
+    ...voices,
+    value: checkUrl(voices.value ?? DEFAULT_VOICES_URL, voices.origin ?? 'the default voices URL'),
+    source: voices.source ?? 'default',
+  } as const;
   return { apiKey, baseUrl, voicesUrl, config };
 }
 

@@ -25,12 +25,17 @@ export function usageError(message: string, command?: string): CliError {
 export function fileError(action: string, path: string, error: unknown): CliError {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   const reason =
-    code === 'ENOENT' ? 'no such file or directory'
-    : code === 'EACCES' || code === 'EPERM' ? 'permission denied'
-    : code === 'EISDIR' ? 'it is a directory'
-    : code === 'ENOTDIR' ? 'a parent is not a directory'
-    : error instanceof Error ? error.message
-    : String(error);
+    code === 'ENOENT'
+      ? 'no such file or directory'
+      : code === 'EACCES' || code === 'EPERM'
+        ? 'permission denied'
+        : code === 'EISDIR'
+          ? 'it is a directory'
+          : code === 'ENOTDIR'
+            ? 'a parent is not a directory'
+            : error instanceof Error
+              ? error.message
+              : String(error);
   return new CliError(`Cannot ${action} ${path}: ${reason}`, EXIT.LOCAL_FILE, 'Check the path and its permissions.', 'LOCAL_FILE');
 }
 

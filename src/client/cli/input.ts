@@ -19,10 +19,7 @@ async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
  * argument, or `-`). Standard input that is a terminal is refused rather than waited on, since a
  * user who forgot the text would otherwise see the tool hang.
  */
-export async function readSpeechText(
-  args: { text?: string; file?: string },
-  stdin: InputStream,
-): Promise<{ text: string; from: string }> {
+export async function readSpeechText(args: { text?: string; file?: string }, stdin: InputStream): Promise<{ text: string; from: string }> {
   if (args.text !== undefined && args.text !== '-' && args.file !== undefined) {
     throw usageError('Give the text either as an argument or with -f, not both', 'speak');
   }

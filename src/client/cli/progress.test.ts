@@ -20,9 +20,7 @@ describe('ProgressDisplay', () => {
     d.progress.update({ jobId: JOB, status: 'processing', percent: 42.4, elapsedMs: 3200, nextPollMs: 2000, polls: 1 });
     d.progress.update({ jobId: JOB, status: 'completed', percent: 100, elapsedMs: 5300, polls: 2 });
     d.progress.stop();
-    expect(d.err()).toBe(
-      `job ${JOB}: processing 42%, 3.2s elapsed, next check in 2.0s\njob ${JOB}: completed 100%, 5.3s elapsed\n`,
-    );
+    expect(d.err()).toBe(`job ${JOB}: processing 42%, 3.2s elapsed, next check in 2.0s\njob ${JOB}: completed 100%, 5.3s elapsed\n`);
   });
 
   it('redraws one line on a terminal and leaves a final line when done', () => {

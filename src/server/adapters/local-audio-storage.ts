@@ -132,7 +132,14 @@ export class LocalAudioStorage implements AudioStorage {
     const stale = await Promise.all(
       jobs.map(async (jobId) => {
         const names = await readdir(join(root, jobId)).catch(() => [] as string[]);
-        const times = await Promise.all(names.map((n) => stat(join(root, jobId, n)).then((s) => s.mtimeMs, () => Infinity)));
+        const times = await Promise.all(
+          names.map((n) =>
+            stat(join(root, jobId, n)).then(
+              (s) => s.mtimeMs,
+              () => Infinity,
+            ),
+          ),
+        );
         // An empty directory is a leftover too (a run died between mkdir and open).
         return olderThanMs <= 0 || times.every((t) => t <= staleBefore) ? jobId : undefined;
       }),

@@ -11,11 +11,7 @@ export interface RateLimiterHarness {
   close(): Promise<void>;
 }
 
-export function describeRateLimiterContract(
-  name: string,
-  open: (clock: () => number) => Promise<RateLimiterHarness>,
-  options: { skip?: boolean } = {},
-): void {
+export function describeRateLimiterContract(name: string, open: (clock: () => number) => Promise<RateLimiterHarness>, options: { skip?: boolean } = {}): void {
   describe.skipIf(options.skip ?? false)(`RateLimiter contract: ${name}`, () => {
     let now = Date.UTC(2026, 3, 10, 12, 0, 0);
     let h: RateLimiterHarness;

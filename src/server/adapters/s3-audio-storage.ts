@@ -323,7 +323,9 @@ export class S3AudioStorage implements AudioStorage {
 
   async stat(jobId: string): Promise<{ size: number } | undefined> {
     try {
-      const head = await this.withDeadline((abortSignal) => this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: this.keyOf(jobId) }), { abortSignal }));
+      const head = await this.withDeadline((abortSignal) =>
+        this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: this.keyOf(jobId) }), { abortSignal }),
+      );
       return { size: head.ContentLength ?? 0 };
     } catch (error) {
       if (isNotFound(error)) return undefined;
@@ -389,7 +391,9 @@ export class S3AudioStorage implements AudioStorage {
     const key = this.keyOf(jobId);
     let listed;
     try {
-      listed = await this.withDeadline((abortSignal) => this.client.send(new ListMultipartUploadsCommand({ Bucket: this.bucket, Prefix: key }), { abortSignal }));
+      listed = await this.withDeadline((abortSignal) =>
+        this.client.send(new ListMultipartUploadsCommand({ Bucket: this.bucket, Prefix: key }), { abortSignal }),
+      );
     } catch (error) {
       if (isNotImplemented(error)) return;
       throw this.unavailable('listing multipart uploads', error);

@@ -84,9 +84,7 @@ describe('SqliteStore read cache', () => {
     expect(await api.createJob(job, 100_000)).toEqual({ kind: 'created' });
     expect((await api.getUsage(a.id, job.usageMonth)).usedCentiminutes).toBe(job.reservedCentiminutes);
     expect((await api.getJob(job.id))?.status).toBe('processing');
-    expect(
-      await admin.completeJob(job.id, { durationSeconds: 2, fileSizeBytes: 10, completedAt: 1, processingTimeMs: 5, chargedCentiminutes: 7 }),
-    ).toBe(true);
+    expect(await admin.completeJob(job.id, { durationSeconds: 2, fileSizeBytes: 10, completedAt: 1, processingTimeMs: 5, chargedCentiminutes: 7 })).toBe(true);
     await nextRequest();
     expect((await api.getJob(job.id))?.status).toBe('completed');
     expect((await api.getJob(job.id))?.status).toBe('completed');

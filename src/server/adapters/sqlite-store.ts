@@ -1,15 +1,5 @@
 import { isUniqueViolation, openSqlite, type SqlDatabase, type SqlStatement, type SqliteDriverName } from './sqlite-driver.js';
-import type {
-  Account,
-  ApiKeyRecord,
-  ClaimResult,
-  CreateJobResult,
-  JobRecord,
-  SessionRecord,
-  SignInTokenRecord,
-  Store,
-  UsageFigures,
-} from '../ports.js';
+import type { Account, ApiKeyRecord, ClaimResult, CreateJobResult, JobRecord, SessionRecord, SignInTokenRecord, Store, UsageFigures } from '../ports.js';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS accounts (
@@ -209,9 +199,7 @@ export class SqliteStore implements Store {
     this.db.exec(SCHEMA);
     const db = this.db;
     this.stmts = {
-      insertAccount: db.prepare(
-        'INSERT INTO accounts (id, name, plan, subscription, created_at) VALUES (@id, @name, @plan, @subscription, @created_at)',
-      ),
+      insertAccount: db.prepare('INSERT INTO accounts (id, name, plan, subscription, created_at) VALUES (@id, @name, @plan, @subscription, @created_at)'),
       getAccount: db.prepare('SELECT * FROM accounts WHERE id = ?'),
       listAccounts: db.prepare('SELECT * FROM accounts ORDER BY created_at, id'),
       insertKey: db.prepare(
@@ -223,16 +211,10 @@ export class SqliteStore implements Store {
       listKeysOf: db.prepare('SELECT * FROM api_keys WHERE account_id = ? ORDER BY created_at, public_id'),
       renameKey: db.prepare('UPDATE api_keys SET name = ? WHERE public_id = ?'),
       revokeKey: db.prepare('UPDATE api_keys SET revoked_at = ? WHERE public_id = ? AND revoked_at IS NULL'),
-      useKey: db.prepare(
-        'UPDATE api_keys SET call_count = call_count + ?, last_used_at = MAX(COALESCE(last_used_at, 0), ?) WHERE public_id = ?',
-      ),
+      useKey: db.prepare('UPDATE api_keys SET call_count = call_count + ?, last_used_at = MAX(COALESCE(last_used_at, 0), ?) WHERE public_id = ?'),
       getClaim: db.prepare('SELECT * FROM idempotency WHERE account_id = ? AND idem_key = ?'),
-      insertClaim: db.prepare(
-        'INSERT INTO idempotency (account_id, idem_key, job_id, claimed_at, bound) VALUES (?, ?, ?, ?, 0)',
-      ),
-      replaceClaim: db.prepare(
-        'UPDATE idempotency SET job_id = ?, claimed_at = ?, bound = 0 WHERE account_id = ? AND idem_key = ?',
-      ),
+      insertClaim: db.prepare('INSERT INTO idempotency (account_id, idem_key, job_id, claimed_at, bound) VALUES (?, ?, ?, ?, 0)'),
+      replaceClaim: db.prepare('UPDATE idempotency SET job_id = ?, claimed_at = ?, bound = 0 WHERE account_id = ? AND idem_key = ?'),
       releaseClaim: db.prepare('DELETE FROM idempotency WHERE account_id = ? AND idem_key = ? AND job_id = ? AND bound = 0'),
       bindClaim: db.prepare('UPDATE idempotency SET bound = 1 WHERE account_id = ? AND idem_key = ? AND job_id = ?'),
       insertJob: db.prepare(
@@ -276,9 +258,7 @@ export class SqliteStore implements Store {
       getUsage: db.prepare('SELECT settled_cm, reserved_cm FROM usage WHERE account_id = ? AND month = ?'),
       ensureUsage: db.prepare('INSERT OR IGNORE INTO usage (account_id, month) VALUES (?, ?)'),
       reserve: db.prepare('UPDATE usage SET reserved_cm = reserved_cm + ? WHERE account_id = ? AND month = ?'),
-      settle: db.prepare(
-        'UPDATE usage SET reserved_cm = MAX(0, reserved_cm - ?), settled_cm = settled_cm + ? WHERE account_id = ? AND month = ?',
-      ),
+      settle: db.prepare('UPDATE usage SET reserved_cm = MAX(0, reserved_cm - ?), settled_cm = settled_cm + ? WHERE account_id = ? AND month = ?'),
       setUsage: db.prepare(
         `INSERT INTO usage (account_id, month, settled_cm) VALUES (?, ?, ?)
          ON CONFLICT (account_id, month) DO UPDATE SET settled_cm = excluded.settled_cm`,

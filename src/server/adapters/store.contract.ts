@@ -326,7 +326,13 @@ export function describeStoreContract(name: string, open: () => Promise<StoreHar
         const error = { code: 'TTS_PROVIDER_ERROR' as const, message: 'upstream said no', completedAt: T0 + 1 };
         expect(await store.failJob(job.id, error)).toBe(true);
         expect(await store.failJob(job.id, error)).toBe(false);
-        expect(await store.getJob(job.id)).toMatchObject({ status: 'failed', text: '', errorCode: 'TTS_PROVIDER_ERROR', errorMessage: 'upstream said no', chargedCentiminutes: 0 });
+        expect(await store.getJob(job.id)).toMatchObject({
+          status: 'failed',
+          text: '',
+          errorCode: 'TTS_PROVIDER_ERROR',
+          errorMessage: 'upstream said no',
+          chargedCentiminutes: 0,
+        });
         expect(await store.getUsage(a.id, MONTH)).toEqual({ usedCentiminutes: 10 });
       });
 

@@ -222,9 +222,7 @@ export async function dashboardView(
       durationSeconds: j.durationSeconds,
       createdAt: j.createdAt,
       audioUrl:
-        j.status === 'completed' && (j.legacyExpiresAt === undefined || j.legacyExpiresAt > now)
-          ? deps.signer.sign(deps.publicBaseUrl, j.id, now)
-          : undefined,
+        j.status === 'completed' && (j.legacyExpiresAt === undefined || j.legacyExpiresAt > now) ? deps.signer.sign(deps.publicBaseUrl, j.id, now) : undefined,
     })),
   };
 }

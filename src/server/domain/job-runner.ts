@@ -7,15 +7,7 @@ export const PROVIDER_FAILURE_MESSAGE = `The speech engine failed on this job. R
 /** The message of a job whose audio could not be saved: the audio store stayed unreachable through the outage budget. */
 export const STORE_FAILURE_MESSAGE = `The audio store could not be reached to save this job's audio. Retry with backoff, using a ${NEW_IDEMPOTENCY_KEY_PHRASE}.`;
 import type { Logger } from '../log.js';
-import {
-  AudioStorageUnavailableError,
-  type AudioSpool,
-  type AudioSpoolFile,
-  type AudioStorage,
-  type Clock,
-  type Store,
-  systemClock,
-} from '../ports.js';
+import { AudioStorageUnavailableError, type AudioSpool, type AudioSpoolFile, type AudioStorage, type Clock, type Store, systemClock } from '../ports.js';
 import { secondsToCentiminutes } from './usage.js';
 
 /** The audio store unreachable, whether thrown directly or as the cause of a synthesis failure (a sink write). */
@@ -168,11 +160,7 @@ export class JobRunner implements JobRun {
     };
     let committed = false;
     try {
-      const result = await this.synth.synthesize(
-        { text: job.text, voice: job.voice, language: job.language, speed: job.speed },
-        sink,
-        { onProgress, signal },
-      );
+      const result = await this.synth.synthesize({ text: job.text, voice: job.voice, language: job.language, speed: job.speed }, sink, { onProgress, signal });
       if (!outage) {
         try {
           await (await opening).commit();
@@ -286,7 +274,10 @@ export class JobRunner implements JobRun {
         }
         const wait = Math.min(left, delay / 2 + (Math.random() * delay) / 2);
         delay = Math.min(this.outage.maxDelayMs, delay * 2);
-        this.log.info({ job_id: jobId, attempt, retry_in_ms: Math.round(wait), budget_left_ms: left }, 'audio store unreachable; saving the audio again after a wait');
+        this.log.info(
+          { job_id: jobId, attempt, retry_in_ms: Math.round(wait), budget_left_ms: left },
+          'audio store unreachable; saving the audio again after a wait',
+        );
         if (!(await sleep(wait, signal))) return false;
       }
     }

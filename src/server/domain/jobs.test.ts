@@ -20,7 +20,10 @@ describe('JobService', () => {
   it('applies the defaults: af_heart, speed 1.2, the voice’s language; en for st_* voices; Kokoro ignores `language`', async () => {
     const cases = [
       [{ text: 'a' }, { voice: 'af_heart', speed: 1.2, language: 'en-US' }],
-      [{ text: 'a', voice: 'st_m3' }, { voice: 'st_m3', language: 'en' }],
+      [
+        { text: 'a', voice: 'st_m3' },
+        { voice: 'st_m3', language: 'en' },
+      ],
       [{ text: 'a', voice: 'st_m3', language: 'ko' as const }, { language: 'ko' }],
       [{ text: 'a', voice: 'ff_claire', language: 'de' as const }, { language: 'fr' }],
     ] as const;

@@ -83,7 +83,10 @@ export function createApp(options: AppShellOptions): OpenAPIHono<AppEnv> {
       log.warn({ request_id: c.get('requestId'), error: error.message }, 'store unavailable');
       return sendError(
         c,
-        new ApiError('INTERNAL_ERROR', 'The service\'s data store did not answer in time. Retry with backoff; retry a POST with the same Idempotency-Key, so that it cannot run twice.'),
+        new ApiError(
+          'INTERNAL_ERROR',
+          "The service's data store did not answer in time. Retry with backoff; retry a POST with the same Idempotency-Key, so that it cannot run twice.",
+        ),
       );
     }
     log.error({ request_id: c.get('requestId'), err: error }, 'unhandled error');

@@ -81,4 +81,3 @@ export function closeServer(server: Server): Promise<void> {
     server.closeIdleConnections();
   });
 }
-

@@ -63,14 +63,9 @@ const cache = new Map<string, readonly CatalogVoice[]>();
  * server's full list is unknown here: its catalog is the curated voices of the families it is configured
  * for. Curated voices come first, in the order of docs/api-rules.md#curated-voices.
  */
-export function voiceCatalog(
-  engine: EngineKind = 'espeak',
-  upstream?: { baseUrls: { kokoro?: string; supertonic?: string } },
-): readonly CatalogVoice[] {
+export function voiceCatalog(engine: EngineKind = 'espeak', upstream?: { baseUrls: { kokoro?: string; supertonic?: string } }): readonly CatalogVoice[] {
   const families: VoiceFamily[] =
-    engine === 'espeak' || !upstream
-      ? ['kokoro', 'supertonic']
-      : (['kokoro', 'supertonic'] as const).filter((family) => Boolean(upstream.baseUrls[family]));
+    engine === 'espeak' || !upstream ? ['kokoro', 'supertonic'] : (['kokoro', 'supertonic'] as const).filter((family) => Boolean(upstream.baseUrls[family]));
   const key = `${engine}:${families.join(',')}`;
   let voices = cache.get(key);
   if (!voices) {

@@ -17,12 +17,14 @@ function espeakInstance(): Promise<EspeakNGWorker> {
  * of minutes, say), so it is escaped. Control characters other than line breaks are dropped.
  */
 function escapeForSsml(text: string): string {
-  return text
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: this pattern is the control characters (other than line breaks) to take out of user text
-    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, ' ')
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;');
+  return (
+    text
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: this pattern is the control characters (other than line breaks) to take out of user text
+      .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, ' ')
+      .replace(/&/g, '&amp;')
+      .replace(/</g, '&lt;')
+      .replace(/>/g, '&gt;')
+  );
 }
 
 export async function espeakSynthesize(text: string, settings: EspeakVoiceSettings): Promise<{ samples: Int16Array; sampleRate: number }> {

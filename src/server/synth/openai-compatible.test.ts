@@ -71,7 +71,14 @@ beforeEach(() => {
 });
 
 const engine = (overrides: Partial<ConstructorParameters<typeof OpenAICompatibleEngine>[0]> = {}) =>
-  new OpenAICompatibleEngine({ baseUrls: { kokoro: baseUrl, supertonic: `${baseUrl}/st/` }, apiKey: API_KEY, retries: 2, retryBaseDelayMs: 5, timeoutMs: 2000, ...overrides });
+  new OpenAICompatibleEngine({
+    baseUrls: { kokoro: baseUrl, supertonic: `${baseUrl}/st/` },
+    apiKey: API_KEY,
+    retries: 2,
+    retryBaseDelayMs: 5,
+    timeoutMs: 2000,
+    ...overrides,
+  });
 
 const chunk = { text: 'Hello from upstream.', voice: 'af_heart', language: 'en-US', speed: 1 };
 
@@ -206,7 +213,11 @@ describe('synthesizer with an upstream engine', () => {
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
   const synthesizer = () =>
-    createSynthesizer({ engine: 'openai-compatible', threads: 1, upstream: { baseUrls: { kokoro: baseUrl }, apiKey: API_KEY, retries: 1, retryBaseDelayMs: 5 } });
+    createSynthesizer({
+      engine: 'openai-compatible',
+      threads: 1,
+      upstream: { baseUrls: { kokoro: baseUrl }, apiKey: API_KEY, retries: 1, retryBaseDelayMs: 5 },
+    });
 
   it('resamples the server’s PCM into an MP3 of the expected length', { timeout: 120_000 }, async () => {
     const synth = synthesizer();

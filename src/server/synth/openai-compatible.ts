@@ -89,7 +89,10 @@ export class OpenAICompatibleEngine implements SpeechEngine {
       });
       if (!response.ok) {
         // Redact before shortening, so that no part of a key cut at the end survives either.
-        const detail = this.redact(await response.text().catch(() => '')).replace(/\s+/g, ' ').trim().slice(0, 200);
+        const detail = this.redact(await response.text().catch(() => ''))
+          .replace(/\s+/g, ' ')
+          .trim()
+          .slice(0, 200);
         const status = response.status;
         return {
           reason: `HTTP ${status}${detail ? ` (${detail})` : ''}`,

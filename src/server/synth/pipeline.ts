@@ -31,7 +31,6 @@ export interface PipelineOptions {
   signal?: AbortSignal;
 }
 
-
 function validate(req: SynthesisRequest): void {
   const problem = !parseVoice(req.voice)
     ? `unknown voice "${req.voice}"`
@@ -135,11 +134,7 @@ export async function synthesize(req: SynthesisRequest, sink: AudioSink, options
  * Synthesizes into a file: written as `.<name>.<uuid>.part` in `tempDir` (default: beside `outPath`, on
  * its file system), renamed into place once complete and removed on any failure.
  */
-export async function synthesizeToFile(
-  req: SynthesisRequest,
-  outPath: string,
-  options: PipelineOptions & { tempDir?: string },
-): Promise<SynthesisResult> {
+export async function synthesizeToFile(req: SynthesisRequest, outPath: string, options: PipelineOptions & { tempDir?: string }): Promise<SynthesisResult> {
   const tempPath = join(options.tempDir ?? dirname(outPath), `.${basename(outPath)}.${randomUUID()}.part`);
   const file = await open(tempPath, 'wx').catch((error: unknown) => {
     throw toSynthesisError(error, `Cannot create ${tempPath}`);

@@ -123,7 +123,10 @@ describe('languages and voices', () => {
 
   it('derives any other Kokoro-style id deterministically and speaks it', { timeout: 180_000 }, async () => {
     const text = 'Any voice id that follows the pattern can speak.';
-    const [a, b] = await Promise.all([speak({ text, voice: 'af_zelda', language: 'en-US', speed: 1 }), speak({ text, voice: 'af_zelda', language: 'en-US', speed: 1 })]);
+    const [a, b] = await Promise.all([
+      speak({ text, voice: 'af_zelda', language: 'en-US', speed: 1 }),
+      speak({ text, voice: 'af_zelda', language: 'en-US', speed: 1 }),
+    ]);
     expectSpeech(a, text, 'af_zelda');
     expect(spectralDistance(voiceFeatures(a.audio.samples, 22050), voiceFeatures(b.audio.samples, 22050))).toBeLessThan(0.6);
   });

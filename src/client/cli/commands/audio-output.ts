@@ -25,7 +25,13 @@ export async function checkOutputPath(path: string): Promise<void> {
   const dir = dirname(resolve(path));
   const info = await stat(dir).catch((error: NodeJS.ErrnoException) => error);
   if (info instanceof Error) {
-    throw refuse(info.code === 'ENOENT' ? `the directory ${dir} does not exist` : info.code === 'ENOTDIR' ? `a parent of ${dir} is not a directory` : `${dir}: ${info.code ?? info.message}`);
+    throw refuse(
+      info.code === 'ENOENT'
+        ? `the directory ${dir} does not exist`
+        : info.code === 'ENOTDIR'
+          ? `a parent of ${dir} is not a directory`
+          : `${dir}: ${info.code ?? info.message}`,
+    );
   }
   if (!info.isDirectory()) throw refuse(`${dir} is not a directory`);
   await access(dir, constants.W_OK | constants.X_OK).catch(() => {

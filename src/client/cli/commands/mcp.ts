@@ -8,12 +8,7 @@ import { ProgressDisplay } from '../progress.js';
 
 /** What this command uses of `@agent-tts/mcp`, which is a package of its own (the MCP SDK is heavy). */
 interface AgentToolModule {
-  runStdioServer(options: {
-    client?: AgentTtsClient;
-    redact?: (text: string) => string;
-    log?: (line: string) => void;
-    signal?: AbortSignal;
-  }): Promise<void>;
+  runStdioServer(options: { client?: AgentTtsClient; redact?: (text: string) => string; log?: (line: string) => void; signal?: AbortSignal }): Promise<void>;
 }
 
 /** The agent tool's package, or a usage error that says how to install it. */

@@ -81,9 +81,7 @@ export async function speakCommand(ctx: CliContext, args: string[]): Promise<Exi
   const path = output ?? `${job.job_id}.mp3`;
   ctx.hint = `The job is complete: download its audio later with \`agent-tts status ${job.job_id} -o ${path}\`.`;
   const saved = await saveAudio(path, () =>
-    path === '-'
-      ? downloadToStream(client, job, ctx.output.streams.stdout, { signal: ctx.signal })
-      : downloadToFile(client, job, path, { signal: ctx.signal }),
+    path === '-' ? downloadToStream(client, job, ctx.output.streams.stdout, { signal: ctx.signal }) : downloadToFile(client, job, path, { signal: ctx.signal }),
   );
   if (ctx.output.json) {
     ctx.output.emitJson({ ok: true, job, file: saved });

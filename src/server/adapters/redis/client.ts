@@ -1,13 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { EventEmitter } from 'node:events';
-import {
-  ClientClosedError,
-  ClientOfflineError,
-  ConnectionTimeoutError,
-  SocketClosedUnexpectedlyError,
-  TimeoutError,
-  createClient,
-} from 'redis';
+import { ClientClosedError, ClientOfflineError, ConnectionTimeoutError, SocketClosedUnexpectedlyError, TimeoutError, createClient } from 'redis';
 import type { Logger } from '../../log.js';
 import { redactUrl as redactRedisUrl } from '../../redact.js';
 import { StoreUnavailableError } from '../../ports.js';
@@ -49,12 +42,7 @@ export function reconnectDelay(retries: number): number {
  * one line every 30 s while the outage lasts, and one line when it is back, so an outage of minutes
  * does not flood the log with a line per reconnect attempt.
  */
-export function logConnectionState(
-  client: EventEmitter,
-  name: string,
-  url: string,
-  log: Logger,
-): void {
+export function logConnectionState(client: EventEmitter, name: string, url: string, log: Logger): void {
   let down = false;
   let lastLogged = 0;
   const target = redactRedisUrl(url);
@@ -94,7 +82,15 @@ export function createRedisClient(url: string, options: RedisClientOptions) {
   if (options.log) logConnectionState(client, options.name, url, options.log);
   else client.on('error', () => undefined);
   if (breaker && options.commandTimeoutMs) {
-    const deadline: ClientDeadline = { ms: options.commandTimeoutMs, breaker, clockOffsetMs: 0, lastBreak: 0, refused: false, log: options.log, name: options.name };
+    const deadline: ClientDeadline = {
+      ms: options.commandTimeoutMs,
+      breaker,
+      clockOffsetMs: 0,
+      lastBreak: 0,
+      refused: false,
+      log: options.log,
+      name: options.name,
+    };
     deadlines.set(client, deadline);
     // A torn-down connection (the breaker's AbortError) is not a refusal: Redis may be there, silent.
     client.on('error', (error: Error) => {
@@ -190,7 +186,10 @@ export async function withinDeadline<T>(client: RedisClient, what: string, opera
       if (started >= deadline.lastBreak) {
         deadline.lastBreak = Date.now();
         const sockets = deadline.breaker.break(error);
-        deadline.log?.warn({ client: deadline.name, operation: what, timeout_ms: deadline.ms, connections: sockets }, 'redis did not answer within the command deadline; reconnecting');
+        deadline.log?.warn(
+          { client: deadline.name, operation: what, timeout_ms: deadline.ms, connections: sockets },
+          'redis did not answer within the command deadline; reconnecting',
+        );
       }
       reject(error);
     }, deadline.ms);
@@ -242,9 +241,16 @@ export function asRedisUnavailable(error: unknown, what: string, client?: RedisC
   const torn = error instanceof Error && error.name === 'AbortError';
   if (!torn && !UNAVAILABLE.some((type) => error instanceof type)) return error;
   const detail =
-    error instanceof TimeoutError ? 'no answer within the command timeout' : torn ? 'its connection was reset after a missed deadline' : (error as Error).message;
+    error instanceof TimeoutError
+      ? 'no answer within the command timeout'
+      : torn
+        ? 'its connection was reset after a missed deadline'
+        : (error as Error).message;
   const refused = client !== undefined && deadlines.get(client)?.refused === true;
-  return new RedisUnavailableError(`Redis did not answer (${what}): ${detail}`, { cause: error, timedOut: !refused && (torn || error instanceof TimeoutError) });
+  return new RedisUnavailableError(`Redis did not answer (${what}): ${detail}`, {
+    cause: error,
+    timedOut: !refused && (torn || error instanceof TimeoutError),
+  });
 }
 
 /**

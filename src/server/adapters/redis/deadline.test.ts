@@ -76,13 +76,31 @@ describe.skipIf(!canRun)('Redis command deadlines: a frozen Redis', () => {
     } finally {
       redis.thaw();
     }
-    await eventually(() => store.ping().then(() => true, () => false), 'the store answers again', 100, 100);
+    await eventually(
+      () =>
+        store.ping().then(
+          () => true,
+          () => false,
+        ),
+      'the store answers again',
+      100,
+      100,
+    );
     expect((await store.getAccount(account.id))?.id).toBe(account.id);
     await expect(store.createKey(newKey(account.id))).resolves.toBe(true);
   });
 
   it('never creates a job that Redis only gets to after its caller gave up (the fence)', async () => {
-    await eventually(() => store.ping().then(() => true, () => false), 'the store answers', 100, 100);
+    await eventually(
+      () =>
+        store.ping().then(
+          () => true,
+          () => false,
+        ),
+      'the store answers',
+      100,
+      100,
+    );
     const account = newAccount();
     await store.createAccount(account);
     // Redis knows the script already (else EVALSHA's NOSCRIPT answer would be what the freeze holds up).
@@ -102,7 +120,16 @@ describe.skipIf(!canRun)('Redis command deadlines: a frozen Redis', () => {
     }
     expect(outcome.error).toBeInstanceOf(StoreUnavailableError);
     expect(outcome.ms).toBeLessThan(DEADLINE_MS + MARGIN_MS);
-    await eventually(() => store.ping().then(() => true, () => false), 'the store answers again', 100, 100);
+    await eventually(
+      () =>
+        store.ping().then(
+          () => true,
+          () => false,
+        ),
+      'the store answers again',
+      100,
+      100,
+    );
     // Whatever the frozen Redis read from its socket after the thaw, it did not make the job or reserve minutes.
     expect(await store.getJob(job.id)).toBeUndefined();
     expect((await store.getUsage(account.id, job.usageMonth)).usedCentiminutes).toBe(usedBefore);
@@ -114,7 +141,16 @@ describe.skipIf(!canRun)('Redis command deadlines: a frozen Redis', () => {
   });
 
   it('never claims an Idempotency-Key that Redis only gets to after its caller gave up', async () => {
-    await eventually(() => store.ping().then(() => true, () => false), 'the store answers', 100, 100);
+    await eventually(
+      () =>
+        store.ping().then(
+          () => true,
+          () => false,
+        ),
+      'the store answers',
+      100,
+      100,
+    );
     const account = newAccount();
     await store.createAccount(account);
     await store.claimIdempotencyKey(account.id, 'warm-up', 'job-0', Date.now(), 30_000);
@@ -127,12 +163,21 @@ describe.skipIf(!canRun)('Redis command deadlines: a frozen Redis', () => {
       redis.thaw();
     }
     expect(outcome.error).toBeInstanceOf(StoreUnavailableError);
-    await eventually(() => store.ping().then(() => true, () => false), 'the store answers again', 100, 100);
+    await eventually(
+      () =>
+        store.ping().then(
+          () => true,
+          () => false,
+        ),
+      'the store answers again',
+      100,
+      100,
+    );
     // Not left pending for 30 s (the stale-claim takeover): the retry claims the key at once.
     expect((await store.claimIdempotencyKey(account.id, 'fenced-2', 'job-2', Date.now(), 30_000)).kind).toBe('claimed');
   });
 
-  it('a fence lies one deadline ahead on Redis\'s clock', async () => {
+  it("a fence lies one deadline ahead on Redis's clock", async () => {
     const [seconds, micros] = (await client.sendCommand(['TIME'])) as [string, string];
     const redisNow = Number(seconds) * 1000 + Number(micros) / 1000;
     const fence = fenceAt(client);
@@ -151,7 +196,11 @@ describe.skipIf(!canRun)('Redis command deadlines: a Redis that is gone', () => 
       await redis.kill();
       // The reconnections are refused from now on; the first command may still meet the dying socket.
       await eventually(
-        () => store.ping().then(() => false, (error: unknown) => error instanceof StoreUnavailableError && !error.timedOut),
+        () =>
+          store.ping().then(
+            () => false,
+            (error: unknown) => error instanceof StoreUnavailableError && !error.timedOut,
+          ),
         'a refused Redis reported as unreachable',
         20,
         50,

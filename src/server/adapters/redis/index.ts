@@ -35,9 +35,7 @@ export function openRedisBackends(config: Config, log: Logger, name: string, opt
     store,
     limiter: () => new RedisRateLimiter(client, config.redisPrefix),
     queue: () => new RedisJobQueue({ url, prefix: config.redisPrefix, store, publisher: client, settings, log }),
-    worker: (runner, concurrency) =>
-      new SynthesisWorker({ url, prefix: config.redisPrefix, runner, publisher: client, concurrency, settings, log }),
+    worker: (runner, concurrency) => new SynthesisWorker({ url, prefix: config.redisPrefix, runner, publisher: client, concurrency, settings, log }),
     close: () => closeRedisClient(client),
   };
 }
-

@@ -54,9 +54,7 @@ async function openDistributed(
     },
   };
   const queue = new RedisJobQueue({ url, prefix, store, publisher: client, settings, log });
-  const worker = options.worker
-    ? new SynthesisWorker({ url, prefix, runner: counting, publisher: client, concurrency: 2, settings, log })
-    : undefined;
+  const worker = options.worker ? new SynthesisWorker({ url, prefix, runner: counting, publisher: client, concurrency: 2, settings, log }) : undefined;
   await worker?.ready();
   return {
     queue,

@@ -51,9 +51,11 @@ export class RedisJobQueue implements JobQueue {
     this.subscriber = createRedisClient(opts.url, { name: 'agent-tts-api-events', log: opts.log });
     // node-redis keeps the subscription across reconnects; announcements made while it was away are
     // lost, so every wait is re-checked against the store when it comes back (and every second anyway).
-    this.subscriber.subscribe(this.keys.jobFinishedChannel(), (jobId) => this.wake(jobId)).catch((error: unknown) => {
-      opts.log.error({ err: error }, 'cannot subscribe to job announcements; inline waits rely on store re-checks');
-    });
+    this.subscriber
+      .subscribe(this.keys.jobFinishedChannel(), (jobId) => this.wake(jobId))
+      .catch((error: unknown) => {
+        opts.log.error({ err: error }, 'cannot subscribe to job announcements; inline waits rely on store re-checks');
+      });
     this.subscriber.on('ready', () => void this.recheckWaiting());
     this.recheckTimer = setInterval(() => void this.recheckWaiting(), STORE_RECHECK_MS);
     this.recheckTimer.unref();

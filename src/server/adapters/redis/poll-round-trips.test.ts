@@ -66,7 +66,10 @@ describe.skipIf(!redis)('a poll in the distributed mode', () => {
     const keyWrites = others.filter((line) => isScript(line) && line.includes(keyRecord));
     const keyReads = others.filter((line) => line.includes(keyRecord) && name(line) === 'hgetall');
     expect(limiter, roundTrips.join('\n')).toHaveLength(polls);
-    expect(others.filter((line) => !keyWrites.includes(line) && !keyReads.includes(line)), roundTrips.join('\n')).toEqual([]);
+    expect(
+      others.filter((line) => !keyWrites.includes(line) && !keyReads.includes(line)),
+      roundTrips.join('\n'),
+    ).toEqual([]);
     expect(keyReads.length, roundTrips.join('\n')).toBeLessThanOrEqual(keyWrites.length + 1);
   });
 });

@@ -55,11 +55,7 @@ export class RedisRateLimiter implements RateLimiter {
     // Unique per request even within one millisecond, so no two admissions collapse into one member.
     const member = `${Date.now()}-${randomBytes(6).toString('hex')}`;
     const reply = (await this.bounded('rate limit check', () =>
-      SLIDING_WINDOW.run(
-        this.client,
-        [this.keys.rateBucket(bucket)],
-        [windowMs, limit, consume ? '1' : '0', member, this.now ? String(this.now()) : ''],
-      ),
+      SLIDING_WINDOW.run(this.client, [this.keys.rateBucket(bucket)], [windowMs, limit, consume ? '1' : '0', member, this.now ? String(this.now()) : '']),
     )) as number[];
     const [allowed, count, resetSeconds] = reply.map(Number);
     const decision: RateLimitDecision = { allowed: allowed === 1, limit, remaining: Math.max(0, limit - count), resetSeconds };

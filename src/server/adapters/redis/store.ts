@@ -1,17 +1,7 @@
 import { RedisKeys } from './keys.js';
 import { LuaScript, RedisUnavailableError, asRedisUnavailable, closeRedisClient, fenceAt, withinDeadline, type RedisClient } from './client.js';
 import { type DecodedRecords, decodedRecordsOf } from './decoded-records.js';
-import type {
-  Account,
-  ApiKeyRecord,
-  ClaimResult,
-  CreateJobResult,
-  JobRecord,
-  SessionRecord,
-  SignInTokenRecord,
-  Store,
-  UsageFigures,
-} from '../../ports.js';
+import type { Account, ApiKeyRecord, ClaimResult, CreateJobResult, JobRecord, SessionRecord, SignInTokenRecord, Store, UsageFigures } from '../../ports.js';
 
 /**
  * A job record outlives its retention by this much: the retention sweep deletes it (and its audio) on
@@ -198,7 +188,19 @@ const JOB_NUMBERS = [
   'fileSizeBytes',
   'legacyExpiresAt',
 ] as const;
-const JOB_STRINGS = ['id', 'accountId', 'keyPublicId', 'status', 'text', 'voice', 'language', 'usageMonth', 'errorCode', 'errorMessage', 'idempotencyKey'] as const;
+const JOB_STRINGS = [
+  'id',
+  'accountId',
+  'keyPublicId',
+  'status',
+  'text',
+  'voice',
+  'language',
+  'usageMonth',
+  'errorCode',
+  'errorMessage',
+  'idempotencyKey',
+] as const;
 
 function pairs(record: object): string[] {
   const out: string[] = [];
@@ -326,11 +328,11 @@ export class RedisStore implements Store {
 
   async createAccount(a: Account): Promise<void> {
     return this.guard('createAccount', async () => {
-      await CREATE_ACCOUNT.run(this.client, [this.keys.account(a.id), this.keys.accounts()], [
-        a.id,
-        a.createdAt,
-        ...pairs({ id: a.id, name: a.name, plan: a.plan, subscription: a.subscription, createdAt: a.createdAt }),
-      ]);
+      await CREATE_ACCOUNT.run(
+        this.client,
+        [this.keys.account(a.id), this.keys.accounts()],
+        [a.id, a.createdAt, ...pairs({ id: a.id, name: a.name, plan: a.plan, subscription: a.subscription, createdAt: a.createdAt })],
+      );
     });
   }
 

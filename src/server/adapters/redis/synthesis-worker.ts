@@ -63,7 +63,10 @@ export class SynthesisWorker {
     this.worker.on('failed', (job: Job | undefined, error: Error) => {
       if (!job) return;
       const final = job.attemptsMade >= (job.opts.attempts ?? 1);
-      opts.log[final ? 'error' : 'warn']({ job_id: job.id, attempt: job.attemptsMade, err: error }, final ? 'job run failed for good' : 'job run failed; it will be retried');
+      opts.log[final ? 'error' : 'warn'](
+        { job_id: job.id, attempt: job.attemptsMade, err: error },
+        final ? 'job run failed for good' : 'job run failed; it will be retried',
+      );
     });
   }
 
@@ -96,9 +99,11 @@ export class SynthesisWorker {
         this.opts.log.info({ job_id: jobId }, 'job handed back to the queue (shutdown)');
         throw new WaitingError();
       }
-      await withinDeadline(this.opts.publisher, 'announce', () => this.opts.publisher.publish(this.keys.jobFinishedChannel(), jobId)).catch((error: unknown) => {
-        this.opts.log.warn({ job_id: jobId, err: error }, 'finish not announced; waiting requests see it in the store');
-      });
+      await withinDeadline(this.opts.publisher, 'announce', () => this.opts.publisher.publish(this.keys.jobFinishedChannel(), jobId)).catch(
+        (error: unknown) => {
+          this.opts.log.warn({ job_id: jobId, err: error }, 'finish not announced; waiting requests see it in the store');
+        },
+      );
     } finally {
       this.running.delete(jobId);
     }

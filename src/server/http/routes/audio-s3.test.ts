@@ -126,7 +126,13 @@ describe('audio kept in an S3 store, in process', () => {
       connectTimeoutMs: 3_000,
       requestTimeoutMs: 10_000,
     });
-    const tuned = loadConfig({ ...base, AUDIO_STORE: 's3://ok-bucket', S3_CONNECT_TIMEOUT_MS: '1500', S3_REQUEST_TIMEOUT_MS: '4000', AUDIO_STORE_OUTAGE_BUDGET_SECONDS: '300' });
+    const tuned = loadConfig({
+      ...base,
+      AUDIO_STORE: 's3://ok-bucket',
+      S3_CONNECT_TIMEOUT_MS: '1500',
+      S3_REQUEST_TIMEOUT_MS: '4000',
+      AUDIO_STORE_OUTAGE_BUDGET_SECONDS: '300',
+    });
     expect(tuned.s3).toMatchObject({ connectTimeoutMs: 1_500, requestTimeoutMs: 4_000 });
     expect(tuned.audioStoreOutageBudgetMs).toBe(300_000);
     expect(loadConfig(base).audioStoreOutageBudgetMs).toBe(120_000);

@@ -54,35 +54,41 @@ export function registerAudioRoutes(app: OpenAPIHono<AppEnv>, deps: AudioRouteDe
   app.openapi(
     routed,
     async (c) => {
-    const file = /^(.+)\.mp3$/.exec(c.req.param('file') ?? '');
-    const parsed = file ? AudioPathParams.safeParse({ job_id: file[1] }) : undefined;
-    if (!parsed?.success) throw new ApiError('NOT_FOUND', AUDIO_URL_INVALID_MESSAGE);
-    const jobId = parsed.data.job_id.toLowerCase();
-    const { expires, sig } = c.req.valid('query');
-    const now = clock.now();
-    if (!signer.verify(jobId, expires, sig, now)) throw new ApiError('NOT_FOUND', AUDIO_URL_INVALID_MESSAGE);
-    const job = await store.getJob(jobId);
-    const legacyExpired = job?.legacyExpiresAt !== undefined && job.legacyExpiresAt <= now;
-    const stat = job && job.status === 'completed' && !legacyExpired ? await fromStore(() => audio.stat(jobId)) : undefined;
-    if (!stat) throw new ApiError('NOT_FOUND', AUDIO_URL_INVALID_MESSAGE);
+      const file = /^(.+)\.mp3$/.exec(c.req.param('file') ?? '');
+      const parsed = file ? AudioPathParams.safeParse({ job_id: file[1] }) : undefined;
+      if (!parsed?.success) throw new ApiError('NOT_FOUND', AUDIO_URL_INVALID_MESSAGE);
+      const jobId = parsed.data.job_id.toLowerCase();
+      const { expires, sig } = c.req.valid('query');
+      const now = clock.now();
+      if (!signer.verify(jobId, expires, sig, now)) throw new ApiError('NOT_FOUND', AUDIO_URL_INVALID_MESSAGE);
+      const job = await store.getJob(jobId);
+      const legacyExpired = job?.legacyExpiresAt !== undefined && job.legacyExpiresAt <= now;
+      const stat = job && job.status === 'completed' && !legacyExpired ? await fromStore(() => audio.stat(jobId)) : undefined;
+      if (!stat) throw new ApiError('NOT_FOUND', AUDIO_URL_INVALID_MESSAGE);
 
-    c.header('Content-Type', 'audio/mpeg');
-    c.header('Accept-Ranges', 'bytes');
-    c.header('Cache-Control', `private, max-age=${signer.secondsLeft(expires, now)}`);
-    const range = parseRange(c.req.header('range'), stat.size);
-    if (range === 'unsatisfiable') {
-      // HTTP's range protocol fixes 416 here; the body is INVALID_REQUEST's (a documented exception).
-      throw new ApiError('INVALID_REQUEST', `The requested range is not within the file of ${stat.size} bytes.`, undefined, { 'Content-Range': `bytes */${stat.size}` }, 416);
-    }
-    const { start, end } = range ?? { start: 0, end: stat.size - 1 };
-    c.header('Content-Length', String(end - start + 1));
-    if (range) c.header('Content-Range', `bytes ${start}-${end}/${stat.size}`);
-    const status = range ? 206 : 200;
-    if (c.req.method === 'HEAD' || stat.size === 0) return c.body(null, status);
-    const stream = await fromStore(() => audio.open(jobId, { start, end }));
-    if (!stream) throw new ApiError('NOT_FOUND', AUDIO_URL_INVALID_MESSAGE);
-    const failed = 'audio store failed during a download; the connection was closed short of Content-Length';
-    return c.body(guardedStream(c, stream, log, failed, { job_id: jobId }), status);
+      c.header('Content-Type', 'audio/mpeg');
+      c.header('Accept-Ranges', 'bytes');
+      c.header('Cache-Control', `private, max-age=${signer.secondsLeft(expires, now)}`);
+      const range = parseRange(c.req.header('range'), stat.size);
+      if (range === 'unsatisfiable') {
+        // HTTP's range protocol fixes 416 here; the body is INVALID_REQUEST's (a documented exception).
+        throw new ApiError(
+          'INVALID_REQUEST',
+          `The requested range is not within the file of ${stat.size} bytes.`,
+          undefined,
+          { 'Content-Range': `bytes */${stat.size}` },
+          416,
+        );
+      }
+      const { start, end } = range ?? { start: 0, end: stat.size - 1 };
+      c.header('Content-Length', String(end - start + 1));
+      if (range) c.header('Content-Range', `bytes ${start}-${end}/${stat.size}`);
+      const status = range ? 206 : 200;
+      if (c.req.method === 'HEAD' || stat.size === 0) return c.body(null, status);
+      const stream = await fromStore(() => audio.open(jobId, { start, end }));
+      if (!stream) throw new ApiError('NOT_FOUND', AUDIO_URL_INVALID_MESSAGE);
+      const failed = 'audio store failed during a download; the connection was closed short of Content-Length';
+      return c.body(guardedStream(c, stream, log, failed, { job_id: jobId }), status);
     },
     // A malformed or cut-short query (expires or sig missing, or not of the issued form) is refused
     // like every other audio URL that does not work: 404 NOT_FOUND, whose remedy (GET the job for a

@@ -25,7 +25,9 @@ afterAll(async () => {
  * `app.request()` sees a client address. Sign-in attempts are limited per address: each sign-in of
  * these tests comes from an address of its own unless a test says otherwise.
  */
-const peer = (address: string) => ({ incoming: { socket: { remoteAddress: address, remotePort: 40_000, remoteFamily: address.includes(':') ? 'IPv6' : 'IPv4' } } });
+const peer = (address: string) => ({
+  incoming: { socket: { remoteAddress: address, remotePort: 40_000, remoteFamily: address.includes(':') ? 'IPv6' : 'IPv4' } },
+});
 let addresses = 0;
 const freshAddress = () => `10.${Math.floor(++addresses / 250)}.${addresses % 250}.1`;
 
@@ -338,7 +340,12 @@ describe('dashboard pages when the store fails', () => {
       expect(page).toContain('Something went wrong');
       expect(page).toContain(broken.headers.get('x-request-id'));
       expect(page).not.toContain('SQLITE');
-      expect(logged[2]).toMatchObject({ level: 50, msg: 'dashboard: unhandled error', request_id: broken.headers.get('x-request-id'), err: { message: outage.error.message } });
+      expect(logged[2]).toMatchObject({
+        level: 50,
+        msg: 'dashboard: unhandled error',
+        request_id: broken.headers.get('x-request-id'),
+        err: { message: outage.error.message },
+      });
     } finally {
       outage.error = undefined;
     }
@@ -448,10 +455,12 @@ describe('dashboard forms', () => {
     const now = new Date();
     const reset = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1)).toISOString();
     expect(page).toContain(`datetime="${reset}"`);
-    expect(page).toMatch(/<audio controls preload="none" src="https:\/\/tts\.example\.test\/v1\/audio\/[0-9a-f-]{36}\.mp3\?expires=\d+&amp;sig=[A-Za-z0-9_-]{43}"/);
+    expect(page).toMatch(
+      /<audio controls preload="none" src="https:\/\/tts\.example\.test\/v1\/audio\/[0-9a-f-]{36}\.mp3\?expires=\d+&amp;sig=[A-Za-z0-9_-]{43}"/,
+    );
   }, 60_000);
 
-  it("names each job by a short id and the start of its text (escaped, cut with an ellipsis) while the store keeps it; durations as m:ss", async () => {
+  it('names each job by a short id and the start of its text (escaped, cut with an ellipsis) while the store keeps it; durations as m:ss', async () => {
     const { key, accountId } = await s.newKey({ plan: 'pro' });
     const submitted = await s.request('POST', '/v1/agent-tts', { key, body: { text: 'Hello dashboard.', voice: 'af_heart' } });
     expect(submitted.status).toBe(200);
@@ -460,7 +469,8 @@ describe('dashboard forms', () => {
     // A job still running keeps its text (the store deletes it when the job finishes).
     const text = 'A <b>bold</b> & "quoted" start,\n then enough words to go past sixty characters of text.';
     const running = { ...done, id: '0f1e2d3c-4b5a-4968-8776-655443322110', status: 'processing' as const, text, progress: 0.5, createdAt: Date.now() + 1000 };
-    for (const field of ['completedAt', 'durationSeconds', 'fileSizeBytes', 'processingTimeMs', 'chargedCentiminutes', 'idempotencyKey'] as const) delete running[field];
+    for (const field of ['completedAt', 'durationSeconds', 'fileSizeBytes', 'processingTimeMs', 'chargedCentiminutes', 'idempotencyKey'] as const)
+      delete running[field];
     expect(await s.services.store.createJob(running, 1_000_000)).toEqual({ kind: 'created' });
     const { cookie } = await signIn(accountId);
     const page = await (await get('/dashboard', cookie)).text();

@@ -46,8 +46,7 @@ type Ctx = Context<AppEnv>;
  * origin (the sign-in token never leaves in a Referer). Not `no-referrer`: under it, browsers send
  * `Origin: null` with a form's POST, which the Origin check of dashboard POSTs must refuse.
  */
-const PAGE_CSP =
-  "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+const PAGE_CSP = "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 export function pageHeaders(c: Ctx, csp = PAGE_CSP): void {
   c.header('Content-Security-Policy', csp);
@@ -110,15 +109,17 @@ function keyRow(key: KeyView, csrf: string): Html {
     <td data-label="Calls">${key.callCount}</td>
     <td data-label="Status" class="status-${key.active ? 'active' : 'revoked'}">${key.active ? 'active' : html`revoked ${when(key.revokedAt)}`}</td>
     <td data-label="Actions">
-      ${key.active
-        ? html`<form class="inline" method="post" action="${DASHBOARD_PATH}/keys/${id}/rename">
+      ${
+        key.active
+          ? html`<form class="inline" method="post" action="${DASHBOARD_PATH}/keys/${id}/rename">
               <input type="hidden" name="csrf" value="${csrf}" />
               <label for="rename-${id}" class="sr-only">New name for ${id}</label>
               <input type="text" id="rename-${id}" name="name" value="${key.name}" required maxlength="${KEY_NAME_MAX}" size="14" />
               <button class="secondary" type="submit">Rename</button>
             </form>
             <p><a class="button danger" href="${DASHBOARD_PATH}/keys/${id}/revoke">Revoke…</a></p>`
-        : ''}
+          : ''
+      }
     </td>
   </tr>`;
 }
@@ -144,18 +145,22 @@ function dashboardPage(view: DashboardView, csrf: string, extra: { notice?: stri
           ${view.jobs.map(
             (j) => html`<tr>
               <td data-label="Job"><code class="job-id" title="${j.id}" data-job-id="${j.id}">${j.id.slice(0, 8)}</code></td>
-              <td data-label="Text" class="text">${j.textSnippet
-                ? j.textSnippet
-                : html`<span class="muted" title="A job's text is deleted when the job finishes.">not kept</span>`}</td>
+              <td data-label="Text" class="text">${
+                j.textSnippet ? j.textSnippet : html`<span class="muted" title="A job's text is deleted when the job finishes.">not kept</span>`
+              }</td>
               <td data-label="Status" class="status-${j.status}">${j.status}</td>
               <td data-label="Voice"><code>${j.voice}</code></td>
-              <td data-label="Duration">${j.durationSeconds === undefined
-                ? '—'
-                : html`<time datetime="PT${round3(j.durationSeconds)}S" title="${round3(j.durationSeconds)} s">${formatDuration(j.durationSeconds)}</time>`}</td>
+              <td data-label="Duration">${
+                j.durationSeconds === undefined
+                  ? '—'
+                  : html`<time datetime="PT${round3(j.durationSeconds)}S" title="${round3(j.durationSeconds)} s">${formatDuration(j.durationSeconds)}</time>`
+              }</td>
               <td data-label="Created">${when(j.createdAt)}</td>
-              <td data-label="Audio">${j.audioUrl
-                ? html`<audio controls preload="none" src="${j.audioUrl}" aria-label="Audio of job ${j.id}"></audio>`
-                : html`<span class="muted">—</span>`}</td>
+              <td data-label="Audio">${
+                j.audioUrl
+                  ? html`<audio controls preload="none" src="${j.audioUrl}" aria-label="Audio of job ${j.id}"></audio>`
+                  : html`<span class="muted">—</span>`
+              }</td>
             </tr>`,
           )}
         </tbody>
@@ -167,24 +172,30 @@ function dashboardPage(view: DashboardView, csrf: string, extra: { notice?: stri
     ${created}
     <section id="keys" aria-labelledby="keys-title">
       <h2 id="keys-title">API keys</h2>
-      ${view.keys.length
-        ? html`<table>
+      ${
+        view.keys.length
+          ? html`<table>
             <thead><tr><th scope="col">Key</th><th scope="col">Name</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Calls</th><th scope="col">Status</th><th scope="col">Actions</th></tr></thead>
             <tbody>${view.keys.map((k) => keyRow(k, csrf))}</tbody>
           </table>`
-        : html`<p class="muted">No keys yet.</p>`}
+          : html`<p class="muted">No keys yet.</p>`
+      }
       <h3>Create a key</h3>
-      ${view.hasActiveKey
-        ? html`<p class="muted" id="create-hint">This account has an active key, and an account can have only one. Revoke it first, then create another.</p>`
-        : ''}
+      ${
+        view.hasActiveKey
+          ? html`<p class="muted" id="create-hint">This account has an active key, and an account can have only one. Revoke it first, then create another.</p>`
+          : ''
+      }
       <form class="inline" method="post" action="${DASHBOARD_PATH}/keys">
         <input type="hidden" name="csrf" value="${csrf}" />
         <label for="new-key-name">Name</label>
-        ${view.hasActiveKey
-          ? html`<input type="text" id="new-key-name" name="name" value="default" required maxlength="${KEY_NAME_MAX}" size="16" disabled aria-describedby="create-hint" />
+        ${
+          view.hasActiveKey
+            ? html`<input type="text" id="new-key-name" name="name" value="default" required maxlength="${KEY_NAME_MAX}" size="16" disabled aria-describedby="create-hint" />
               <button type="submit" disabled aria-describedby="create-hint">Create key</button>`
-          : html`<input type="text" id="new-key-name" name="name" value="default" required maxlength="${KEY_NAME_MAX}" size="16" />
-              <button type="submit">Create key</button>`}
+            : html`<input type="text" id="new-key-name" name="name" value="default" required maxlength="${KEY_NAME_MAX}" size="16" />
+              <button type="submit">Create key</button>`
+        }
       </form>
     </section>
     <section id="usage" aria-labelledby="usage-title">
@@ -362,7 +373,10 @@ export function registerDashboardRoutes(app: OpenAPIHono<AppEnv>, deps: Dashboar
     if (origin !== undefined && origin !== publicOrigin && origin !== new URL(c.req.url).origin) {
       return render(
         c,
-        problemPage('Request refused', 'This form was sent from another site, so it was refused and nothing was changed. Open the dashboard and use its own forms.'),
+        problemPage(
+          'Request refused',
+          'This form was sent from another site, so it was refused and nothing was changed. Open the dashboard and use its own forms.',
+        ),
         403,
       );
     }
@@ -417,8 +431,8 @@ export function registerDashboardRoutes(app: OpenAPIHono<AppEnv>, deps: Dashboar
     return c.redirect(DASHBOARD_PATH, 303);
   });
 
-  const guarded = (handler: (c: Ctx, s: { id: string; account: Account; csrf: string }, form: Record<string, unknown>) => Promise<Response>) =>
-    async (c: Ctx) => {
+  const guarded =
+    (handler: (c: Ctx, s: { id: string; account: Account; csrf: string }, form: Record<string, unknown>) => Promise<Response>) => async (c: Ctx) => {
       const s = await sessionOf(c);
       if (!s) return render(c, landing({ error: true, text: 'Your session has ended. Sign in again with a new link.' }), 401);
       const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);

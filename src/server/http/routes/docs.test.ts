@@ -125,7 +125,8 @@ describe('/docs: the init script gives every Try-it-out submission a fresh Idemp
 
   it('replaces the example key or an empty field with a fresh UUID each time, and keeps a key the reader typed', async () => {
     const intercept = await interceptor();
-    const submit = (headers: Record<string, string>) => intercept({ method: 'POST', url: 'http://127.0.0.1:8080/v1/agent-tts', headers: { ...headers } }).headers!;
+    const submit = (headers: Record<string, string>) =>
+      intercept({ method: 'POST', url: 'http://127.0.0.1:8080/v1/agent-tts', headers: { ...headers } }).headers!;
     const first = submit({ 'idempotency-key': IDEMPOTENCY_KEY_EXAMPLE });
     const second = submit({ 'idempotency-key': IDEMPOTENCY_KEY_EXAMPLE });
     const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;

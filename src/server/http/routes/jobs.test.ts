@@ -58,7 +58,11 @@ describe('POST and GET /v1/agent-tts, in process', () => {
   it('completes a short text inline; a replay answers the same job; another submission is rate limited', async () => {
     const { key } = await server.newKey();
     const first = await json(
-      await server.request('POST', '/v1/agent-tts', { key, body: { text: 'Hello from the reference.', voice: 'st_f2' }, headers: { 'idempotency-key': 'one' } }),
+      await server.request('POST', '/v1/agent-tts', {
+        key,
+        body: { text: 'Hello from the reference.', voice: 'st_f2' },
+        headers: { 'idempotency-key': 'one' },
+      }),
     );
     expect(first.status, JSON.stringify(first.body)).toBe(200);
     expect(first.body).toMatchObject({
@@ -70,7 +74,9 @@ describe('POST and GET /v1/agent-tts, in process', () => {
     expect(first.body.meta.processing_time_ms).toBeGreaterThanOrEqual(0);
     expect(first.headers.get('ratelimit')).toMatch(/^"post";r=0;t=\d+$/);
 
-    const replay = await json(await server.request('POST', '/v1/agent-tts', { key, body: { text: 'Hello from the reference.' }, headers: { 'idempotency-key': 'one' } }));
+    const replay = await json(
+      await server.request('POST', '/v1/agent-tts', { key, body: { text: 'Hello from the reference.' }, headers: { 'idempotency-key': 'one' } }),
+    );
     expect(replay.status).toBe(200);
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     expect(replay.body.job_id).toBe(first.body.job_id);

@@ -44,7 +44,9 @@ export function registerJobRoutes(app: OpenAPIHono<AppEnv>, deps: JobRouteDeps):
     const limit = jobs.rateLimits[kind];
     // The wait the message names is the Retry-After sent (at least 1 s).
     const wait = Math.max(1, resetSeconds);
-    return new ApiError('RATE_LIMITED', rateLimitedMessage(kind === 'post' ? 'POST' : 'GET', limit, windowMs / 1000, wait), undefined, { 'Retry-After': String(wait) });
+    return new ApiError('RATE_LIMITED', rateLimitedMessage(kind === 'post' ? 'POST' : 'GET', limit, windowMs / 1000, wait), undefined, {
+      'Retry-After': String(wait),
+    });
   };
 
   // A refused voice is answered with the closest voices of the deployment's catalog and its address.

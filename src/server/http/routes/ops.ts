@@ -85,11 +85,10 @@ export function registerOpsRoutes(app: OpenAPIHono<AppEnv>, deps: OpsDeps): void
     const { ready, checks } = await readiness(deps);
     if (ready) return sendJson(c, 200, { success: true, status: 'ready', checks });
     log.warn({ request_id: c.get('requestId'), checks }, 'not ready');
-    const failing = Object.entries(checks).filter(([, v]) => v !== 'ok').map(([k, v]) => `${k} ${v}`);
-    return sendError(
-      c,
-      new ApiError('INTERNAL_ERROR', `The service is not ready: ${failing.join(', ')}. Retry with backoff.`, { checks }, {}, 503),
-    );
+    const failing = Object.entries(checks)
+      .filter(([, v]) => v !== 'ok')
+      .map(([k, v]) => `${k} ${v}`);
+    return sendError(c, new ApiError('INTERNAL_ERROR', `The service is not ready: ${failing.join(', ')}. Retry with backoff.`, { checks }, {}, 503));
   });
 
   app.get('/metrics', async (c) => {
