@@ -136,4 +136,11 @@ describe('publishing order', () => {
     const documented = [...section.matchAll(/^\d+\. `(@agent-tts\/[a-z-]+)`/gm)].map((m) => m[1]);
     expect(documented).toEqual(order);
   });
+
+  it('every published package carries the licence (npm packs the LICENSE of the package folder, not the root one)', () => {
+    const licence = readFileSync(join(ROOT, 'LICENSE'), 'utf8');
+    for (const m of manifests.filter((p) => p.private !== true)) {
+      expect(readFileSync(join(ROOT, m.dir, 'LICENSE'), 'utf8'), m.dir).toBe(licence);
+    }
+  });
 });
