@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { ApiError } from './errors.js';
+import { SpeechRequests } from './speech-request.js';
+
+const CATALOG = { ids: ['af_heart', 'ff_claire', 'st_m3', 'st_f1'], url: 'http://voices.example.com/api/v1/voices' };
+
+function refusal(requests: SpeechRequests, voice: string): ApiError {
+  try {
+    requests.resolve({ text: 'a', voice });
+  } catch (error) {
+    if (error instanceof ApiError) return error;
+    throw error;
+  }
+  throw new Error(`${voice} was accepted`);
+}
+
+describe('SpeechRequests', () => {
+  const both = new SpeechRequests(new Set(['kokoro', 'supertonic']), CATALOG);
+
+  it('applies the defaults: af_heart, speed 1.2, the voice’s language; en for st_* voices; Kokoro ignores `language`', () => {
+    expect(both.resolve({ text: 'hello' })).toEqual({ text: 'hello', voice: 'af_heart', language: 'en-US', speed: 1.2 });
+    expect(both.resolve({ text: 'a', voice: 'st_m3' })).toEqual({ text: 'a', voice: 'st_m3', language: 'en', speed: 1.2 });
+    expect(both.resolve({ text: 'a', voice: 'st_m3', language: 'ko', speed: 0.8 })).toEqual({ text: 'a', voice: 'st_m3', language: 'ko', speed: 0.8 });
+    expect(both.resolve({ text: 'a', voice: 'ff_claire', language: 'de' }).language).toBe('fr');
+  });
+
+  it('refuses a voice the catalog does not list, naming the catalog', () => {
+    const error = refusal(both, 'am_adam');
+    expect([error.code, error.status]).toEqual(['INVALID_REQUEST', 400]);
+    expect(error.message).toMatch(/^voice "am_adam" is not offered by this deployment: it is not in the deployment's voice catalog/);
+    expect(error.message).toContain(CATALOG.url);
+  });
+
+  it('refuses a voice of a family without an engine, even when listed', () => {
+    const kokoroOnly = new SpeechRequests(new Set(['kokoro']), CATALOG);
+    const error = refusal(kokoroOnly, 'st_f1');
+    expect(error.code).toBe('INVALID_REQUEST');
+    expect(error.message).toMatch(/^Voice "st_f1" is not available on this deployment: no speech server is configured for its supertonic voices\./);
+    expect(kokoroOnly.resolve({ text: 'a', voice: 'af_heart' }).voice).toBe('af_heart');
+  });
+});
