@@ -1,4 +1,4 @@
-import type { Clock } from '@agent-tts/server/ports.js';
+import type { Clock } from '@agent-tts/server/ports/index.js';
 
 interface Timer {
   at: number;

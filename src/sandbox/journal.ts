@@ -2,7 +2,7 @@ import type { MiddlewareHandler } from 'hono';
 import { asksForNewIdempotencyKey, NEW_IDEMPOTENCY_KEY_PHRASE } from '@agent-tts/contract/errors.js';
 import { API_KEY_PATTERN, API_PATH } from '@agent-tts/contract/limits.js';
 import type { AppEnv } from '@agent-tts/server/http/context.js';
-import type { Clock } from '@agent-tts/server/ports.js';
+import type { Clock } from '@agent-tts/server/ports/index.js';
 
 /** Texts longer than this are cut in the journal (`text_truncated: true`, `text_length` the full length). */
 const JOURNAL_TEXT_CHARS = 200;

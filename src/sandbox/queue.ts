@@ -1,5 +1,4 @@
-import type { JobRun } from '@agent-tts/server/domain/job-runner.js';
-import type { JobQueue, QueueStats, Store } from '@agent-tts/server/ports.js';
+import type { JobQueue, JobRun, QueueStats, Store } from '@agent-tts/server/ports/index.js';
 import type { SandboxClock } from './clock.js';
 import type { SandboxClocks } from './clocks.js';
 import { endSeconds } from './outcomes.js';

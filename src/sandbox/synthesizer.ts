@@ -2,14 +2,14 @@ import { availableParallelism } from 'node:os';
 import { setTimeout as delay } from 'node:timers/promises';
 import { encodeChunk, type EncodedChunk } from '@agent-tts/server/synth/mp3-encode.js';
 import {
-  Estimator,
-  SynthesisError,
   type AudioSink,
+  SynthesisError,
   type SynthesisRequest,
   type SynthesisResult,
   type SynthesisRunOptions,
   type Synthesizer,
-} from '@agent-tts/server/synth/index.js';
+} from '@agent-tts/server/ports/index.js';
+import { Estimator } from '@agent-tts/server/synth/index.js';
 import { outcomeOf, type Outcome } from './outcomes.js';
 
 const RATE = 24_000;

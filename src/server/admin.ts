@@ -6,7 +6,7 @@ import { parseVoice, resolveLanguage } from '@agent-tts/contract/voices.js';
 import { isLanguageCode } from '@agent-tts/contract/languages.js';
 import { ConfigError, loadConfig } from './config.js';
 import { AccountAdmin, AdminError } from './domain/accounts.js';
-import type { Account } from './ports.js';
+import type { Account } from './ports/index.js';
 import { DashboardSessions } from './domain/dashboard.js';
 import { displayKey } from './domain/keys.js';
 import { DEFAULT_ACCEPTANCE_KEYS, DEFAULT_FIXTURES_PATH, seed, writeFixtures } from './seed.js';

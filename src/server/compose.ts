@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { VOICES_PATH } from '@agent-tts/contract/limits.js';
-import { Estimator, createSynthesizer, voiceCatalog, type SynthesisEstimator, type Synthesizer } from './synth/index.js';
+import { Estimator, createSynthesizer, voiceCatalog } from './synth/index.js';
 import { FileSpool } from './adapters/file-spool.js';
 import { LocalAudioStorage, SHARED_PART_STALE_MS } from './adapters/local-audio-storage.js';
 import { LocalJobQueue } from './adapters/local-queue.js';
@@ -12,14 +12,24 @@ import { SqliteStore } from './adapters/sqlite-store.js';
 import { ConfigError, type Config } from './config.js';
 import { redactText } from './redact.js';
 import { Authenticator } from './domain/auth.js';
-import { JobRunner, type JobRun, type JobRunnerOptions } from './domain/job-runner.js';
+import { JobRunner, type JobRunnerOptions } from './domain/job-runner.js';
 import { JobService } from './domain/jobs.js';
 import { KeyUsageRecorder } from './domain/key-usage.js';
 import { AudioUrlSigner } from './domain/signing.js';
 import { SpeechRequests } from './domain/speech-request.js';
 import type { Logger } from './log.js';
 import { createOpsMetrics, instrumentRunner, type OpsMetrics } from './metrics.js';
-import { type AudioStorage, type Clock, type JobQueue, type RateLimiter, type Store, systemClock } from './ports.js';
+import {
+  type AudioStorage,
+  type Clock,
+  type JobQueue,
+  type JobRun,
+  type RateLimiter,
+  type Store,
+  type SynthesisEstimator,
+  type Synthesizer,
+  systemClock,
+} from './ports/index.js';
 
 /**
  * The one assembly of ports into services, for every process kind: the API (embedded or distributed),

@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { LIMITS } from '@agent-tts/contract/limits.js';
 import { PLANS, type PlanId } from '@agent-tts/contract/plans.js';
+import type { PlanSettings } from './ports/index.js';
 import { NOT_A_URL, redactText, redactUrl } from './redact.js';
 
 const port = z.coerce.number().int().min(0).max(65535);
@@ -155,12 +156,6 @@ const EnvSchema = z.object({
 
 /** The name of every setting, as docs/configuration.md lists them. */
 export const CONFIG_VARIABLES: readonly string[] = Object.keys(EnvSchema.shape);
-
-export interface PlanSettings {
-  apiAccess: boolean;
-  retentionDays: number;
-  monthlyMinutes: number;
-}
 
 export interface Config {
   host: string;

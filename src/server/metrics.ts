@@ -1,6 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { JobRun } from './domain/job-runner.js';
-import type { QueueStats, Store } from './ports.js';
+import type { JobRun, QueueStats, Store } from './ports/index.js';
 import { PROBE_TIMEOUT_MS, withTimeout } from './timeout.js';
 
 /**

@@ -7,7 +7,7 @@ import { usageMonth } from './domain/usage.js';
 import type { ConformanceFixturesT } from '@agent-tts/contract/fixtures.js';
 import type { Config } from './config.js';
 import { AccountAdmin } from './domain/accounts.js';
-import { type AudioStorage, type Clock, type JobRecord, type Store, systemClock } from './ports.js';
+import { type AudioStorage, type Clock, type JobRecord, type Store, systemClock } from './ports/index.js';
 
 export interface SeedCounts {
   /** Active keys (each its own account) for the rules that create and compare jobs. */

@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AudioStorage } from '../ports.js';
+import type { AudioStorage } from '../ports/index.js';
 
 /**
  * The behaviour every AudioStorage adapter owes the job runner, the audio route, the retention sweep

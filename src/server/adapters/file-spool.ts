@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, open, readdir, rm, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { AudioSpool, AudioSpoolFile } from '../ports.js';
+import type { AudioSpool, AudioSpoolFile } from '../ports/index.js';
 
 /** Spool files untouched this long belong to a process that died (a live one writes, then uploads within its outage budget). */
 export const SPOOL_STALE_MS = 24 * 3600_000;

@@ -3,7 +3,7 @@ import { access, copyFile, mkdir, open, readdir, rename, rm, rmdir, stat } from 
 import { constants } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import type { AudioStorage, AudioWriter, ByteRange } from '../ports.js';
+import type { AudioStorage, AudioWriter, ByteRange } from '../ports/index.js';
 
 /** Partial files untouched this long are leftovers of a dead run, in a directory shared by processes. */
 export const SHARED_PART_STALE_MS = 60_000;

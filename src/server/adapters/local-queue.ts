@@ -1,7 +1,6 @@
 import { EventEmitter } from 'node:events';
-import type { JobRun } from '../domain/job-runner.js';
 import type { Logger } from '../log.js';
-import type { JobQueue, QueueStats } from '../ports.js';
+import type { JobQueue, JobRun, QueueStats } from '../ports/index.js';
 
 /**
  * In-process queue of the embedded default: jobs run FIFO, a few at a time (their chunks share the

@@ -1,4 +1,4 @@
-import type { RateLimitDecision, RateLimiter } from '../ports.js';
+import type { RateLimitDecision, RateLimiter } from '../ports/index.js';
 
 /**
  * The times of the requests a bucket admitted within the window, oldest first, as a queue: expired

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RateLimiter } from '../ports.js';
+import type { RateLimiter } from '../ports/index.js';
 
 /**
  * The behaviour every RateLimiter adapter owes the domain: a rolling window per bucket, exact under

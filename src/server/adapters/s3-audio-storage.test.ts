@@ -9,7 +9,7 @@ import { startTcpProxy, type TcpProxy } from '../../../test/helpers/tcp-proxy.js
 import { describeAudioStorageContract } from './audio-storage.contract.js';
 import { parseS3Url } from '../config.js';
 import { createS3Client, S3AudioStorage, S3_DELETE_BATCH, S3_PART_BYTES } from './s3-audio-storage.js';
-import { AudioStorageUnavailableError } from '../ports.js';
+import { AudioStorageUnavailableError } from '../ports/index.js';
 
 Object.assign(process.env, S3RVER_CREDENTIALS);
 

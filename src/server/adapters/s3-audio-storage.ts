@@ -17,7 +17,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import type { S3Location } from '../config.js';
-import { AudioStorageUnavailableError, type AudioStorage, type AudioWriter, type ByteRange } from '../ports.js';
+import { AudioStorageUnavailableError, type AudioStorage, type AudioWriter, type ByteRange } from '../ports/index.js';
 
 /** S3's smallest part (except the last): the most a writer holds in memory per part. */
 export const S3_PART_BYTES = 5 * 1024 * 1024;

@@ -1,5 +1,5 @@
 import { isUniqueViolation, openSqlite, type SqlDatabase, type SqlStatement, type SqliteDriverName } from './sqlite-driver.js';
-import type { Account, ApiKeyRecord, ClaimResult, CreateJobResult, JobRecord, SessionRecord, SignInTokenRecord, Store, UsageFigures } from '../ports.js';
+import type { Account, ApiKeyRecord, ClaimResult, CreateJobResult, JobRecord, SessionRecord, SignInTokenRecord, Store, UsageFigures } from '../ports/index.js';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS accounts (

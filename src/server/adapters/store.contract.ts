@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Account, ApiKeyRecord, JobRecord, Store } from '../ports.js';
+import type { Account, ApiKeyRecord, JobRecord, Store } from '../ports/index.js';
 
 /**
  * The behaviour every Store adapter owes the domain, written once and run against each adapter

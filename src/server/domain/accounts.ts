@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { PlanId, SubscriptionStatus } from '@agent-tts/contract/plans.js';
-import { type Account, type ApiKeyRecord, type Clock, type JobRecord, type Store, systemClock } from '../ports.js';
+import { type Account, type ApiKeyRecord, type Clock, type JobRecord, type Store, systemClock } from '../ports/index.js';
 import { generateKey } from './keys.js';
 import { usageMonth } from './usage.js';
 

@@ -1,6 +1,5 @@
 import type { ErrorCode } from '@agent-tts/contract/errors.js';
-import type { PlanSettings } from '../config.js';
-import type { Account, ApiKeyRecord, Store } from '../ports.js';
+import type { Account, ApiKeyRecord, PlanSettings, Store } from '../ports/index.js';
 import type { KeyUsageRecorder } from './key-usage.js';
 import { DUMMY_HASH, displayKey, parseKey, secretMatches } from './keys.js';
 

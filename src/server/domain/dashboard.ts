@@ -1,6 +1,5 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { PlanSettings } from '../config.js';
-import type { Account, JobRecord, Store } from '../ports.js';
+import type { Account, JobRecord, PlanSettings, Store } from '../ports/index.js';
 import { displayKey } from './keys.js';
 import type { AudioUrlSigner } from './signing.js';
 import { centiminutesToMinutes, usageMonth } from './usage.js';

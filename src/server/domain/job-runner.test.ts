@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSynthesizer, SynthesisError, type Synthesizer } from '../synth/index.js';
+import { createSynthesizer } from '../synth/index.js';
 import { decodeMp3 } from '../../../test/helpers/http.js';
 import { startS3Server, S3RVER_CREDENTIALS, type S3Server } from '../../../test/helpers/s3.js';
 import { FileSpool } from '../adapters/file-spool.js';
@@ -13,7 +13,7 @@ import { createS3Client, S3AudioStorage } from '../adapters/s3-audio-storage.js'
 import { SqliteStore } from '../adapters/sqlite-store.js';
 import { newAccount, newJob } from '../adapters/store.contract.js';
 import { createLogger } from '../log.js';
-import { AudioStorageUnavailableError } from '../ports.js';
+import { AudioStorageUnavailableError, SynthesisError, type Synthesizer } from '../ports/index.js';
 import { JobRunner, PROVIDER_FAILURE_MESSAGE, STORE_FAILURE_MESSAGE, type JobRunnerOptions } from './job-runner.js';
 import { sweepExpiredJobs } from './retention.js';
 

@@ -1,5 +1,3 @@
-import type { AudioSink, Synthesizer, SynthesisProgress } from '../synth/index.js';
-import { SynthesisError } from '../synth/index.js';
 import { NEW_IDEMPOTENCY_KEY_PHRASE } from '@agent-tts/contract/errors.js';
 
 /** The message of a job the speech engine failed (docs/api-rules.md#idempotency rule 5: retry with a new key). */
@@ -7,7 +5,20 @@ export const PROVIDER_FAILURE_MESSAGE = `The speech engine failed on this job. R
 /** The message of a job whose audio could not be saved: the audio store stayed unreachable through the outage budget. */
 export const STORE_FAILURE_MESSAGE = `The audio store could not be reached to save this job's audio. Retry with backoff, using a ${NEW_IDEMPOTENCY_KEY_PHRASE}.`;
 import type { Logger } from '../log.js';
-import { AudioStorageUnavailableError, type AudioSpool, type AudioSpoolFile, type AudioStorage, type Clock, type Store, systemClock } from '../ports.js';
+import {
+  type AudioSink,
+  type AudioSpool,
+  type AudioSpoolFile,
+  type AudioStorage,
+  AudioStorageUnavailableError,
+  type Clock,
+  type JobRun,
+  type Store,
+  SynthesisError,
+  type SynthesisProgress,
+  type Synthesizer,
+  systemClock,
+} from '../ports/index.js';
 import { secondsToCentiminutes } from './usage.js';
 
 /** The audio store unreachable, whether thrown directly or as the cause of a synthesis failure (a sink write). */
@@ -21,12 +32,6 @@ function storeUnreachable(error: unknown): error is Error {
 export interface LiveProgress {
   fraction: number;
   elapsedMs: number;
-}
-
-/** What runs a job to its end (the runner itself, or the runner instrumented with metrics). */
-export interface JobRun {
-  /** False when the job was interrupted (shutdown) and stays processing. */
-  run(jobId: string, signal?: AbortSignal): Promise<boolean>;
 }
 
 /**

@@ -1,8 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { LIMITS } from '@agent-tts/contract/limits.js';
 import type { TtsRequestBody } from '@agent-tts/contract/schemas.js';
-import type { SynthesisEstimator } from '../synth/index.js';
-import { type AudioStorage, type Clock, type JobQueue, type JobRecord, type RateLimitDecision, type RateLimiter, type Store, systemClock } from '../ports.js';
+import {
+  type AudioStorage,
+  type Clock,
+  type JobQueue,
+  type JobRecord,
+  type RateLimitDecision,
+  type RateLimiter,
+  type Store,
+  type SynthesisEstimator,
+  systemClock,
+} from '../ports/index.js';
 import type { Principal } from './auth.js';
 import { ANSWER_UNWANTED_MESSAGE, ClientClosedError } from './errors.js';
 import type { LiveProgress } from './job-runner.js';

@@ -1,4 +1,4 @@
-import type { Store } from '../ports.js';
+import type { Store } from '../ports/index.js';
 
 /**
  * Keeps each key's call count and last-used time. Counted in memory and written once a second, so

@@ -1,5 +1,5 @@
 import type { Logger } from '../log.js';
-import type { AudioStorage, Store } from '../ports.js';
+import type { AudioStorage, Store } from '../ports/index.js';
 
 /** Jobs deleted per round: their audio goes in one batch (an S3 DeleteObjects takes up to 1000 keys). */
 const BATCH = 1000;

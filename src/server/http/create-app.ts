@@ -4,7 +4,7 @@ import type { MiddlewareHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { StatusCode } from 'hono/utils/http-status';
 import { ApiError, ClientClosedError } from '../domain/errors.js';
-import { StoreUnavailableError } from '../ports.js';
+import { StoreUnavailableError } from '../ports/index.js';
 import type { Logger } from '../log.js';
 import { type AppEnv, sendError } from './context.js';
 import { cors } from './middleware/cors.js';

@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import { formatRateLimit, formatRateLimitPolicy } from '@agent-tts/contract/ratelimit-headers.js';
 import type { BucketKind } from '../domain/jobs.js';
-import type { RateLimitDecision } from '../ports.js';
+import type { RateLimitDecision } from '../ports/index.js';
 
 /**
  * The rate-limit headers of draft-ietf-httpapi-ratelimit-headers-11 on every response to an

@@ -1,20 +1,4 @@
-export type SynthErrorCode = 'TTS_PROVIDER_ERROR' | 'INTERNAL_ERROR';
-
-/**
- * The one error type synthesis rejects with (besides an abort, which rejects with the signal's reason).
- * `retryable` tells the job layer whether running the same request again may succeed.
- */
-export class SynthesisError extends Error {
-  override readonly name = 'SynthesisError';
-  readonly code: SynthErrorCode;
-  readonly retryable: boolean;
-
-  constructor(code: SynthErrorCode, message: string, options: { retryable?: boolean; cause?: unknown } = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.code = code;
-    this.retryable = options.retryable ?? code === 'TTS_PROVIDER_ERROR';
-  }
-}
+import { SynthesisError } from '../ports/index.js';
 
 /** Turns anything thrown below the synthesis layer into a SynthesisError, keeping ones that already are. */
 export function toSynthesisError(error: unknown, context: string): SynthesisError {

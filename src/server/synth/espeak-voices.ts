@@ -1,5 +1,5 @@
 import { parseVoice, type Gender } from '@agent-tts/contract/voices.js';
-import { SynthesisError } from './errors.js';
+import { SynthesisError } from '../ports/index.js';
 
 /** What the eSpeak NG worker needs to speak one chunk in a voice. */
 export interface EspeakVoiceSettings {

@@ -1,14 +1,4 @@
-/** Speech synthesis: text in, MP3 out (to a sink or a file). What the server and the workers import. */
-export { SynthesisError } from './errors.js';
-export type {
-  AudioSink,
-  SynthesisEstimator,
-  SynthesisRunOptions,
-  SynthesisProgress,
-  SynthesisRequest,
-  SynthesisResult,
-  Synthesizer,
-} from './types.js';
+/** Speech synthesis: text in, MP3 out (to a sink or a file), implementing the Synthesizer port (ports/synthesis.ts). What the server and the workers import. */
 export { createSynthesizer } from './synthesizer.js';
 export { voiceCatalog } from './catalog.js';
 export { Estimator } from './estimate.js';

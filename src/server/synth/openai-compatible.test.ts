@@ -5,7 +5,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { SynthesisError, createSynthesizer } from './index.js';
+import { SynthesisError } from '../ports/index.js';
+import { createSynthesizer } from './index.js';
 import { OpenAICompatibleEngine, decodeAudio } from './openai-compatible.js';
 import { decodeMp3File, rms } from '../../../test/helpers/audio.js';
 

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseVoice } from '@agent-tts/contract/voices.js';
 import type { SpeechChunk, SpeechEngine } from './engine.js';
-import { SynthesisError } from './errors.js';
+import { SynthesisError } from '../ports/index.js';
 import type { PcmAudio } from './pcm.js';
 import type { UpstreamOptions } from './types.js';
 

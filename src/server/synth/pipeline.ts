@@ -5,11 +5,11 @@ import { LIMITS } from '@agent-tts/contract/limits.js';
 import { parseVoice } from '@agent-tts/contract/voices.js';
 import { chunkText, type TextChunk } from './chunker.js';
 import type { SpeechEngine } from './engine.js';
-import { SynthesisError, toSynthesisError } from './errors.js';
+import { type AudioSink, SynthesisError, type SynthesisProgress, type SynthesisRequest, type SynthesisResult } from '../ports/index.js';
+import { toSynthesisError } from './errors.js';
 import { ENCODER_JOIN_SAMPLES, type EncodedChunk, type Mp3Bitrate } from './mp3-encode.js';
 import type { Limiter } from './limiter.js';
 import type { SynthesisPool } from './pool.js';
-import type { AudioSink, SynthesisProgress, SynthesisRequest, SynthesisResult } from './types.js';
 
 /** eSpeak's native rate; upstream audio is resampled to it so that every file is alike. */
 const OUTPUT_SAMPLE_RATE = 22050;

@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LANGUAGE_CODES } from '../../contract/languages.js';
 import { CURATED_VOICES, parseVoice, resolveLanguage } from '../../contract/voices.js';
 import { chunkText } from './chunker.js';
-import { SynthesisError, createSynthesizer, type SynthesisProgress, type SynthesisRequest, type SynthesisResult, type Synthesizer } from './index.js';
+import { SynthesisError, type SynthesisProgress, type SynthesisRequest, type SynthesisResult, type Synthesizer } from '../ports/index.js';
+import { createSynthesizer } from './index.js';
 import { SAMPLE_TEXTS } from './sample-texts.js';
 import { correlation, decodeMp3File, envelope, rms, spectralDistance, voiceFeatures, type DecodedAudio } from '../../../test/helpers/audio.js';
 

@@ -1,12 +1,19 @@
 import { availableParallelism } from 'node:os';
 import { EspeakEngine, type SpeechEngine } from './engine.js';
-import { SynthesisError } from './errors.js';
+import {
+  SynthesisError,
+  type SynthesisProgress,
+  type SynthesisRequest,
+  type SynthesisResult,
+  type SynthesisRunOptions,
+  type Synthesizer,
+} from '../ports/index.js';
 import { Estimator } from './estimate.js';
 import { Limiter } from './limiter.js';
 import { OpenAICompatibleEngine } from './openai-compatible.js';
 import { type PipelineOptions, synthesize, synthesizeToFile } from './pipeline.js';
 import { SynthesisPool } from './pool.js';
-import type { SynthesisProgress, SynthesisRequest, SynthesisResult, SynthesisRunOptions, Synthesizer, SynthesizerOptions } from './types.js';
+import type { SynthesizerOptions } from './types.js';
 
 /**
  * The synthesizer of a process: one worker pool shared by every job, an engine, and estimates that learn

@@ -3,7 +3,7 @@ import type { EventEmitter } from 'node:events';
 import { ClientClosedError, ClientOfflineError, ConnectionTimeoutError, SocketClosedUnexpectedlyError, TimeoutError, createClient } from 'redis';
 import type { Logger } from '../../log.js';
 import { redactUrl as redactRedisUrl } from '../../redact.js';
-import { StoreUnavailableError } from '../../ports.js';
+import { StoreUnavailableError } from '../../ports/index.js';
 
 export type RedisClient = ReturnType<typeof createRedisClient>;
 

@@ -1,5 +1,5 @@
 import type { Logger } from '../../log.js';
-import type { JobRun } from '../../domain/job-runner.js';
+import type { JobRun } from '../../ports/index.js';
 import type { Config } from '../../config.js';
 import { closeRedisClient, createRedisClient, type RedisClient } from './client.js';
 import { RedisJobQueue } from './job-queue.js';

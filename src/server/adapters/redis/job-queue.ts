@@ -6,7 +6,7 @@ import { closeRedisClient, createRedisClient, logConnectionState, withinDeadline
 import type { DistributedSettings } from './settings.js';
 import { withTimeout } from '../../timeout.js';
 import type { Logger } from '../../log.js';
-import type { JobQueue, QueueStats } from '../../ports.js';
+import type { JobQueue, QueueStats } from '../../ports/index.js';
 import type { RedisStore } from './store.js';
 
 /** Waiting requests re-read their job from the store this often, in case an announcement was lost. */

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { RedisKeys } from './keys.js';
 import { LuaScript, asRedisUnavailable, withinDeadline, type RedisClient } from './client.js';
-import type { RateLimitDecision, RateLimiter } from '../../ports.js';
+import type { RateLimitDecision, RateLimiter } from '../../ports/index.js';
 
 /**
  * Sliding log in a sorted set: one member per admitted request, scored by its time. Trimming, counting,

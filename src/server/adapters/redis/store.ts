@@ -1,7 +1,17 @@
 import { RedisKeys } from './keys.js';
 import { LuaScript, RedisUnavailableError, asRedisUnavailable, closeRedisClient, fenceAt, withinDeadline, type RedisClient } from './client.js';
 import { type DecodedRecords, decodedRecordsOf } from './decoded-records.js';
-import type { Account, ApiKeyRecord, ClaimResult, CreateJobResult, JobRecord, SessionRecord, SignInTokenRecord, Store, UsageFigures } from '../../ports.js';
+import type {
+  Account,
+  ApiKeyRecord,
+  ClaimResult,
+  CreateJobResult,
+  JobRecord,
+  SessionRecord,
+  SignInTokenRecord,
+  Store,
+  UsageFigures,
+} from '../../ports/index.js';
 
 /**
  * A job record outlives its retention by this much: the retention sweep deletes it (and its audio) on

@@ -1,5 +1,5 @@
 import { WaitingError, Worker, type Job } from 'bullmq';
-import type { JobRun } from '../../domain/job-runner.js';
+import type { JobRun } from '../../ports/index.js';
 import type { Logger } from '../../log.js';
 import { bullConnection } from './bullmq.js';
 import { RedisKeys, SYNTHESIS_QUEUE } from './keys.js';

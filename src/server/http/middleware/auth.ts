@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
 import type { Authenticator } from '../../domain/auth.js';
 import { ApiError } from '../../domain/errors.js';
-import { StoreUnavailableError } from '../../ports.js';
+import { StoreUnavailableError } from '../../ports/index.js';
 import type { BucketKind, JobService } from '../../domain/jobs.js';
 import type { AppEnv } from '../context.js';
 import { hasRateHeaders, setRateHeaders } from '../rate-headers.js';

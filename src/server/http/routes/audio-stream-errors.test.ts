@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { composeApi, type ApiServices } from '../../compose.js';
 import { loadConfig } from '../../config.js';
 import { AccountAdmin } from '../../domain/accounts.js';
-import type { AudioStorage } from '../../ports.js';
+import type { AudioStorage } from '../../ports/index.js';
 import { createApiApp } from '../apps.js';
 import { closeServer, listen } from '../listen.js';
 

@@ -7,7 +7,7 @@ import { AudioPathParams } from '@agent-tts/contract/schemas.js';
 import { ApiError } from '../../domain/errors.js';
 import type { AudioUrlSigner } from '../../domain/signing.js';
 import type { Logger } from '../../log.js';
-import { AudioStorageUnavailableError, type AudioStorage, type ByteRange, type Clock, type Store, systemClock } from '../../ports.js';
+import { AudioStorageUnavailableError, type AudioStorage, type ByteRange, type Clock, type Store, systemClock } from '../../ports/index.js';
 import type { AppEnv } from '../context.js';
 import { answerOtherMethods } from '../create-app.js';
 import { guardedStream } from '../streamed-body.js';

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startInProcess, type InProcessServer } from '../../../../test/helpers/in-process.js';
 import { RedisUnavailableError } from '../../adapters/redis/client.js';
 import { DashboardSessions, SIGN_IN_ATTEMPTS, SIGN_IN_TTL_MS } from '../../domain/dashboard.js';
-import type { Store } from '../../ports.js';
+import type { Store } from '../../ports/index.js';
 import { createApiApp } from '../apps.js';
 import { closeServer, listen } from '../listen.js';
 

@@ -5,7 +5,6 @@ import { bodyLimit } from 'hono/body-limit';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { html } from 'hono/html';
 import type { HtmlEscapedString } from 'hono/utils/html';
-import type { PlanSettings } from '../../config.js';
 import { AccountAdmin, AdminError } from '../../domain/accounts.js';
 import {
   DASHBOARD_PATH,
@@ -23,7 +22,7 @@ import {
 } from '../../domain/dashboard.js';
 import type { AudioUrlSigner } from '../../domain/signing.js';
 import type { Logger } from '../../log.js';
-import type { Account, RateLimiter, Store } from '../../ports.js';
+import type { Account, PlanSettings, RateLimiter, Store } from '../../ports/index.js';
 import type { AppEnv } from '../context.js';
 import { DASHBOARD_CSS, DASHBOARD_JS, FAVICON_SVG } from './dashboard-assets.js';
 

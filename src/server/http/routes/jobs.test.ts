@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeMp3 } from '../../../../test/helpers/http.js';
 import { startInProcess, type InProcessServer } from '../../../../test/helpers/in-process.js';
-import { StoreUnavailableError } from '../../ports.js';
+import { StoreUnavailableError } from '../../ports/index.js';
 
 const json = async (res: Response) => ({ status: res.status, headers: res.headers, body: await res.json() });
 

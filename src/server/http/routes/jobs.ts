@@ -13,7 +13,7 @@ import { jobBody } from '../job-bodies.js';
 import { requireApiKey } from '../middleware/auth.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { setRateHeaders } from '../rate-headers.js';
-import { StoreUnavailableError } from '../../ports.js';
+import { StoreUnavailableError } from '../../ports/index.js';
 
 /** A rejection handler: `fallback` when the store was unavailable, the error otherwise. */
 const orUnavailable =

@@ -5,7 +5,7 @@ import { PROBE_TIMEOUT_MS, TimeoutError, withTimeout } from '../../timeout.js';
 import { ApiError } from '../../domain/errors.js';
 import type { Logger } from '../../log.js';
 import type { OpsMetrics } from '../../metrics.js';
-import { type AudioStorage, type JobQueue, type Store, StoreUnavailableError } from '../../ports.js';
+import { type AudioStorage, type JobQueue, type Store, StoreUnavailableError } from '../../ports/index.js';
 import { type AppEnv, sendError, sendJson } from '../context.js';
 
 /**
