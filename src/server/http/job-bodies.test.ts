@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { newJob } from '../adapters/store.contract.js';
+import { AudioUrlSigner } from '../domain/signing.js';
+import { jobBody } from './job-bodies.js';
+
+const NOW = Date.UTC(2026, 3, 10, 12);
+const signer = new AudioUrlSigner('s'.repeat(32), 3600);
+const BASE = 'https://api.example.com';
+
+describe('jobBody', () => {
+  const job = newJob('acct', { status: 'completed', durationSeconds: 2.5, voice: 'af_heart', speed: 1.2, language: 'en-US' });
+
+  it('a completed job: a freshly signed audio URL, its audio and the month’s billing in minutes', () => {
+    const { kind, body } = jobBody({ kind: 'completed', job, usedCentiminutes: 1234, limitCentiminutes: 1000 }, signer, BASE, NOW);
+    expect(kind).toBe('completed');
+    expect(body).toEqual({
+      success: true,
+      status: 'completed',
+      job_id: job.id,
+      audio_url: signer.sign(BASE, job.id, NOW),
+      audio: { duration_seconds: 2.5, format: 'mp3', voice: 'af_heart', speed: 1.2, language: 'en-US' },
+      billing: { mode: 'subscription', estimated_cost_cents: 0, monthly_minutes_used: 12.34, monthly_minutes_limit: 10, monthly_minutes_remaining: 0 },
+    });
+  });
+
+  it('a legacy job adds when its audio expires and its size', () => {
+    const legacy = { ...job, legacyExpiresAt: NOW + 60_000, fileSizeBytes: 4096 };
+    const { body } = jobBody({ kind: 'completed', job: legacy, usedCentiminutes: 0, limitCentiminutes: 500 }, signer, BASE, NOW);
+    expect(body).toMatchObject({
+      audio: { expires_at: new Date(NOW + 60_000).toISOString(), file_size_bytes: 4096 },
+      billing: { monthly_minutes_remaining: 5 },
+    });
+  });
+
+  it('a processing job: where to poll, when, and how far it is', () => {
+    expect(jobBody({ kind: 'processing', job, retryAfterSeconds: 3, progressPercent: 40 }, signer, BASE, NOW)).toEqual({
+      kind: 'processing',
+      body: { success: true, status: 'processing', job_id: job.id, status_url: `/v1/agent-tts?id=${job.id}`, retry_after_seconds: 3, progress_percent: 40 },
+    });
+  });
+
+  it('a failed job carries its error; an expired one FILE_EXPIRED', () => {
+    expect(jobBody({ kind: 'failed', job, code: 'TTS_PROVIDER_ERROR', message: 'upstream down' }, signer, BASE, NOW).body).toEqual({
+      success: false,
+      status: 'failed',
+      job_id: job.id,
+      error: { code: 'TTS_PROVIDER_ERROR', message: 'upstream down' },
+    });
+    expect(jobBody({ kind: 'expired', job }, signer, BASE, NOW).body).toEqual({
+      success: false,
+      status: 'expired',
+      job_id: job.id,
+      error: { code: 'FILE_EXPIRED', message: 'The audio file of this job was deleted. Submit a new request.' },
+    });
+  });
+});
