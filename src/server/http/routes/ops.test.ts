@@ -1,0 +1,71 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startInProcess, type InProcessServer } from '../../../../test/helpers/in-process.js';
+import { API_VERSION } from '@agent-tts/contract/limits.js';
+import { createLogger } from '../../log.js';
+import { createOpsMetrics } from '../../metrics.js';
+import { StoreUnavailableError } from '../../ports/index.js';
+import { createApp } from '../create-app.js';
+import { type OpsDeps, registerOpsRoutes } from './ops.js';
+
+/** The operations routes over the real SQLite store and local audio directory, in an app of their own. */
+describe('operations routes', () => {
+  let server: InProcessServer;
+  beforeAll(async () => {
+    server = await startInProcess();
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  function app(overrides: Partial<OpsDeps> = {}) {
+    const { store, audio } = server.services;
+    const a = createApp({ log: createLogger('silent'), notFoundHint: 'none' });
+    registerOpsRoutes(a, { store, audio, log: createLogger('silent'), ...overrides });
+    return a;
+  }
+
+  it('/healthz: the process answers, with its uptime and meta', async () => {
+    const res = await app().request('/healthz');
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({
+      success: true,
+      status: 'ok',
+      uptime_seconds: 0,
+      meta: { request_id: res.headers.get('x-request-id'), api_version: API_VERSION },
+    });
+  });
+
+  it('/readyz: 200 naming each check when every backend answers', async () => {
+    const res = await app({ queue: { ping: () => Promise.resolve() } }).request('/readyz');
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ success: true, status: 'ready', checks: { store: 'ok', queue: 'ok', audio_storage: 'ok' } });
+    // Without a queue or audio storage to ask, only the store is checked.
+    expect((await (await app({ audio: undefined }).request('/readyz')).json()).checks).toEqual({ store: 'ok' });
+  });
+
+  it('/readyz: 503 INTERNAL_ERROR naming what failed and how (timeout or unreachable), never the backend’s words', async () => {
+    const res = await app({
+      store: { ping: () => Promise.reject(new StoreUnavailableError('redis://user:pw@10.0.0.1 timed out', { timedOut: true })) },
+      queue: { ping: () => Promise.reject(new Error('ECONNREFUSED 10.0.0.2:6379')) },
+    }).request('/readyz');
+    expect(res.status).toBe(503);
+    const body = await res.json();
+    expect(body.error).toEqual({
+      code: 'INTERNAL_ERROR',
+      message: 'The service is not ready: store timeout, queue unreachable. Retry with backoff.',
+      details: { checks: { store: 'timeout', queue: 'unreachable', audio_storage: 'ok' } },
+    });
+    expect(JSON.stringify(body)).not.toMatch(/10\.0\.0|pw/);
+  });
+
+  it('/metrics: Prometheus text when metrics are on, 404 NOT_FOUND when not', async () => {
+    const metrics = createOpsMetrics();
+    const res = await app({ metrics }).request('/metrics');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe(metrics.registry.contentType);
+    expect(await res.text()).toMatch(/^# HELP /m);
+    const off = await app().request('/metrics');
+    expect(off.status).toBe(404);
+    expect((await off.json()).error).toEqual({ code: 'NOT_FOUND', message: 'Metrics are not enabled in this process.' });
+  });
+});
