@@ -6,7 +6,7 @@ import { parseVoice, resolveLanguage } from '@agent-tts/contract/voices.js';
 import { isLanguageCode } from '@agent-tts/contract/languages.js';
 import { ConfigError, loadConfig } from './config.js';
 import { AccountAdmin, AdminError } from './domain/accounts.js';
-import type { Account } from './ports/index.js';
+import { type Account, systemClock } from './ports/index.js';
 import { DashboardSessions } from './domain/dashboard.js';
 import { displayKey } from './domain/keys.js';
 import { DEFAULT_ACCEPTANCE_KEYS, DEFAULT_FIXTURES_PATH, seed, writeFixtures } from './seed.js';
@@ -175,7 +175,7 @@ async function main(argv: string[]): Promise<void> {
       case 'account sign-in-link': {
         const id = rest[0] ?? fail('account sign-in-link needs an account id', 2);
         await admin.requireAccount(id);
-        const link = await new DashboardSessions(store).createSignInLink(id, config.publicBaseUrl);
+        const link = await new DashboardSessions(store, systemClock).createSignInLink(id, config.publicBaseUrl);
         const expires = new Date(link.expiresAt).toISOString();
         print(`${link.url}\nvalid until ${expires}, for one sign-in`, { url: link.url, expires_at: expires, account_id: id });
         break;
@@ -253,7 +253,7 @@ async function main(argv: string[]): Promise<void> {
       }
       case 'storage sweep': {
         const log = createLogger('silent');
-        const jobs = await sweepExpiredJobs(store, audio, log);
+        const jobs = await sweepExpiredJobs(store, audio, log, systemClock.now());
         const leftovers = await sweepLeftovers(audio, log);
         print(`${jobs} expired jobs deleted; stale partial audio of ${leftovers} jobs removed`, { expired_jobs: jobs, leftover_jobs: leftovers });
         break;

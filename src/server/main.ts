@@ -42,7 +42,9 @@ async function main(): Promise<void> {
   );
 
   const sweep = async () => {
-    await sweepExpiredJobs(services.store, services.audio, log).catch((error: unknown) => log.error({ err: error }, 'retention sweep failed'));
+    await sweepExpiredJobs(services.store, services.audio, log, services.clock.now()).catch((error: unknown) =>
+      log.error({ err: error }, 'retention sweep failed'),
+    );
     await sweepLeftovers(services.audio, log).catch((error: unknown) => log.error({ err: error }, 'leftover sweep failed'));
   };
   await sweep();

@@ -1,5 +1,5 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Account, JobRecord, PlanSettings, Store } from '../ports/index.js';
+import type { Account, Clock, JobRecord, PlanSettings, Store } from '../ports/index.js';
 import { displayKey } from './keys.js';
 import type { AudioUrlSigner } from './signing.js';
 import { centiminutesToMinutes, usageMonth } from './usage.js';
@@ -58,12 +58,16 @@ export interface SignedIn {
  * Dashboard sign-in and sessions. The operator creates a one-time sign-in link for an account (the
  * token in it is 256 random bits; the store keeps only its SHA-256, and hands it out once, within
  * 15 minutes). Signing in always starts a new session (a fresh id: the id is rotated at sign-in);
- * the session expires on the server. Forms carry a CSRF token derived from the session id.
+ * the session expires on the server. Forms carry a CSRF token derived from the session id. Expiry is
+ * judged on `clock` (the deployment's: a test clock under the sandbox).
  */
 export class DashboardSessions {
-  constructor(private readonly store: Store) {}
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+  ) {}
 
-  async createSignInLink(accountId: string, publicBaseUrl: string, now = Date.now()): Promise<{ url: string; expiresAt: number }> {
+  async createSignInLink(accountId: string, publicBaseUrl: string, now = this.clock.now()): Promise<{ url: string; expiresAt: number }> {
     if (!(await this.store.getAccount(accountId))) throw new Error(`No account ${accountId}.`);
     const token = randomBytes(32).toString('base64url');
     const expiresAt = now + SIGN_IN_TTL_MS;
@@ -72,7 +76,7 @@ export class DashboardSessions {
   }
 
   /** Takes the token and starts a session; undefined when the token is unknown, used or expired. */
-  async signIn(token: string, now = Date.now()): Promise<SignedIn | undefined> {
+  async signIn(token: string, now = this.clock.now()): Promise<SignedIn | undefined> {
     if (!TOKEN_PATTERN.test(token)) return undefined;
     const accountId = await this.store.consumeSignInToken(sha256(token), now);
     if (!accountId) return undefined;
@@ -85,7 +89,7 @@ export class DashboardSessions {
   }
 
   /** The signed-in account of a session id (from the cookie), unless it is unknown or expired. */
-  async resolve(sessionId: string | undefined, now = Date.now()): Promise<Account | undefined> {
+  async resolve(sessionId: string | undefined, now = this.clock.now()): Promise<Account | undefined> {
     if (!sessionId || !TOKEN_PATTERN.test(sessionId)) return undefined;
     const session = await this.store.getSession(sha256(sessionId), now);
     return session ? this.store.getAccount(session.accountId) : undefined;
@@ -173,11 +177,11 @@ export function formatDuration(seconds: number): string {
   return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${s}` : `${m}:${s}`;
 }
 
-/** Everything the dashboard shows for an account, read through the store (never cached). */
+/** Everything the dashboard shows for an account, read through the store (never cached), at the time of `deps.clock`. */
 export async function dashboardView(
   account: Account,
-  deps: { store: Store; plans: Record<string, PlanSettings>; signer: AudioUrlSigner; publicBaseUrl: string; billingUrl: string },
-  now = Date.now(),
+  deps: { store: Store; plans: Record<string, PlanSettings>; signer: AudioUrlSigner; publicBaseUrl: string; billingUrl: string; clock: Clock },
+  now = deps.clock.now(),
 ): Promise<DashboardView> {
   const { store } = deps;
   const [keys, usage, jobs] = await Promise.all([

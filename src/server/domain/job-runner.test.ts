@@ -330,7 +330,7 @@ describe('JobRunner and the in-process queue with the audio store unreachable (S
       if (job !== expired[0]) await w.commit();
     }
     commands.length = 0;
-    expect(await sweepExpiredJobs(store, swept, createLogger('silent'))).toBe(3);
+    expect(await sweepExpiredJobs(store, swept, createLogger('silent'), Date.now())).toBe(3);
     expect(commands.filter((c) => c === 'DeleteObjectsCommand')).toHaveLength(1);
     // One single delete: the dead run's marker, not one per job's audio.
     expect(commands.filter((c) => c === 'DeleteObjectCommand')).toHaveLength(1);

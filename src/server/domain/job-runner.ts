@@ -101,13 +101,14 @@ export class JobRunner implements JobRun {
     const job = await this.store.getJob(jobId);
     if (job?.status !== 'processing') return true;
     const started = this.clock.now();
-    let lastWrite = 0;
+    let lastWrite = Number.NEGATIVE_INFINITY;
     let shown = job.progress;
     this.live.set(jobId, { fraction: shown, elapsedMs: 0 });
     // This process shows only what the store holds: a run that dies, and the run after it, then
     // never show less than was shown.
     const onProgress = (p: SynthesisProgress) => {
-      const now = Date.now();
+      // Real time elapsed (monotonic), not the injected clock: the throttle spares the store's writes.
+      const now = performance.now();
       if (now - lastWrite < PROGRESS_WRITE_INTERVAL_MS) return;
       lastWrite = now;
       shown = Math.max(shown, p.fraction);
@@ -261,26 +262,30 @@ export class JobRunner implements JobRun {
    * failure once the budget is spent; false when shutdown interrupted the wait.
    */
   private async saveFromSpool(jobId: string, path: string, signal?: AbortSignal): Promise<boolean> {
-    const since = Date.now();
+    // The outage budget is real time (monotonic), not the injected clock: it bounds how long a run waits.
+    const since = performance.now();
     const deadline = since + this.outage.budgetMs;
     let delay = this.outage.firstDelayMs;
     for (let attempt = 1; ; attempt++) {
       if (signal?.aborted) return false;
       try {
         await this.audio.putFile(jobId, path);
-        this.log.info({ job_id: jobId, attempts: attempt, waited_ms: Date.now() - since }, 'audio saved from the spool');
+        this.log.info({ job_id: jobId, attempts: attempt, waited_ms: Math.round(performance.now() - since) }, 'audio saved from the spool');
         return true;
       } catch (error) {
         if (!storeUnreachable(error)) throw error;
-        const left = deadline - Date.now();
+        const left = deadline - performance.now();
         if (left <= 0) {
-          this.log.warn({ job_id: jobId, attempts: attempt, waited_ms: Date.now() - since }, 'audio store still unreachable; the outage budget is spent');
+          this.log.warn(
+            { job_id: jobId, attempts: attempt, waited_ms: Math.round(performance.now() - since) },
+            'audio store still unreachable; the outage budget is spent',
+          );
           throw error;
         }
         const wait = Math.min(left, delay / 2 + (Math.random() * delay) / 2);
         delay = Math.min(this.outage.maxDelayMs, delay * 2);
         this.log.info(
-          { job_id: jobId, attempt, retry_in_ms: Math.round(wait), budget_left_ms: left },
+          { job_id: jobId, attempt, retry_in_ms: Math.round(wait), budget_left_ms: Math.round(left) },
           'audio store unreachable; saving the audio again after a wait',
         );
         if (!(await sleep(wait, signal))) return false;

@@ -108,17 +108,19 @@ export class JobService {
 
     if (idem !== undefined) {
       // Claim the key first, so concurrent requests with one key all end up on one job. A holder that
-      // died is taken over after STALE_CLAIM_MS, so this wait is bounded.
-      const giveUpAt = Date.now() + STALE_CLAIM_MS + 5_000;
+      // died is taken over after STALE_CLAIM_MS, so this wait is bounded. Claims are stamped and judged
+      // in real time (systemClock, not the injected clock): a claim goes stale when its holder has been
+      // silent that long, however a test clock moves; the wait is measured on the monotonic clock.
+      const giveUpAt = performance.now() + STALE_CLAIM_MS + 5_000;
       for (;;) {
-        const claim = await store.claimIdempotencyKey(account.id, idem, jobId, Date.now(), STALE_CLAIM_MS);
+        const claim = await store.claimIdempotencyKey(account.id, idem, jobId, systemClock.now(), STALE_CLAIM_MS);
         if (claim.kind === 'claimed') break;
         if (claim.kind === 'existing') {
           const job = await store.getJob(claim.jobId);
           if (job) return { kind: 'job', job, replayed: true, postBucket: await this.peekBucket('post', key.publicId) };
         }
         if (signal?.aborted) throw new ClientClosedError(ANSWER_UNWANTED_MESSAGE);
-        if (Date.now() > giveUpAt) throw new Error(`Idempotency-Key claim of account ${account.id} did not settle`);
+        if (performance.now() > giveUpAt) throw new Error(`Idempotency-Key claim of account ${account.id} did not settle`);
         await new Promise((r) => setTimeout(r, CLAIM_POLL_MS));
       }
     }

@@ -7,8 +7,8 @@ const BATCH = 1000;
 /** Partial writes untouched this long belong to a dead run, whatever the mode. */
 const LEFTOVER_STALE_MS = 10 * 60_000;
 
-/** Deletes jobs (record and audio) whose plan retention has passed, in batches. */
-export async function sweepExpiredJobs(store: Pick<Store, 'deleteExpiredJobs'>, audio: AudioStorage, log: Logger, now = Date.now()): Promise<number> {
+/** Deletes jobs (record and audio) whose plan retention has passed at `now` (the deployment's clock), in batches. */
+export async function sweepExpiredJobs(store: Pick<Store, 'deleteExpiredJobs'>, audio: AudioStorage, log: Logger, now: number): Promise<number> {
   let total = 0;
   for (;;) {
     const ids = await store.deleteExpiredJobs(now, BATCH);

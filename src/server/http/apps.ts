@@ -67,6 +67,7 @@ export function createApiApp({ services, log, shutdown, withOps, extend }: ApiAp
     signer: services.signer,
     publicBaseUrl: config.publicBaseUrl,
     billingUrl: config.billingUrl,
+    clock: services.clock,
     limiter: services.limiter,
     log,
   });

@@ -14,7 +14,7 @@ let sessions: DashboardSessions;
 
 beforeAll(async () => {
   s = await startInProcess({ PUBLIC_BASE_URL: 'https://tts.example.test', BILLING_URL: 'https://tts.example.test/billing' });
-  sessions = new DashboardSessions(s.services.store);
+  sessions = new DashboardSessions(s.services.store, s.services.clock);
 }, 60_000);
 afterAll(async () => {
   await s?.close();

@@ -22,7 +22,7 @@ import {
 } from '../../domain/dashboard.js';
 import type { AudioUrlSigner } from '../../domain/signing.js';
 import type { Logger } from '../../log.js';
-import type { Account, PlanSettings, RateLimiter, Store } from '../../ports/index.js';
+import type { Account, Clock, PlanSettings, RateLimiter, Store } from '../../ports/index.js';
 import type { AppEnv } from '../context.js';
 import { DASHBOARD_CSS, DASHBOARD_JS, FAVICON_SVG } from './dashboard-assets.js';
 
@@ -32,6 +32,8 @@ export interface DashboardDeps {
   signer: AudioUrlSigner;
   publicBaseUrl: string;
   billingUrl: string;
+  /** The time sessions, sign-in links, the usage month and audio URLs are judged on. */
+  clock: Clock;
   /** Counts sign-in attempts per client address (the deployment's limiter: shared by every instance with Redis). */
   limiter: RateLimiter;
   log: Logger;
@@ -277,7 +279,7 @@ function landing(message?: { text: string; error?: boolean }): Html {
  */
 export function registerDashboardRoutes(app: OpenAPIHono<AppEnv>, deps: DashboardDeps): void {
   const dash = new Hono<AppEnv>();
-  const sessions = new DashboardSessions(deps.store);
+  const sessions = new DashboardSessions(deps.store, deps.clock);
   const admin = new AccountAdmin(deps.store);
   const secure = deps.publicBaseUrl.startsWith('https:');
   const cookieName = secure ? '__Host-agent_tts_session' : 'agent_tts_session';
