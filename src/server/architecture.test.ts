@@ -4,55 +4,100 @@ import madge from 'madge';
 import { beforeAll, describe, expect, it } from 'vitest';
 
 /**
- * The layering of the code, checked on its import graph (type-only imports included): data flows one
- * way, route → domain → port → adapter, and the contract depends on nothing of the server.
+ * The layering of the server, checked on its import graph (type-only imports included; tests and
+ * contract suites left out): data flows one way, http → domain → ports ← adapters, with compose.ts
+ * wiring adapters to the domain, and the contract depends on nothing of the server. Module names are
+ * relative to src/server; the contract's modules show as `../contract/…`.
  */
-const root = fileURLToPath(new URL('../', import.meta.url));
-let graph: Record<string, string[]>;
-let cycles: string[][];
+const serverRoot = fileURLToPath(new URL('./', import.meta.url));
+const contractRoot = fileURLToPath(new URL('../contract/', import.meta.url));
+const excludeRegExp = [/\.test\.ts$/, /\.contract\.ts$/, /\.typecheck\.ts$/, /(^|\/)dist\//, /__fixtures__/];
+
+let server: Record<string, string[]>;
+let serverCycles: string[][];
+let contract: Record<string, string[]>;
+let contractCycles: string[][];
 
 beforeAll(async () => {
-  const result = await madge(root, { fileExtensions: ['ts'], tsConfig: fileURLToPath(new URL('../../tsconfig.json', import.meta.url)) });
-  graph = result.obj();
-  cycles = result.circular();
+  const [s, c] = await Promise.all([
+    madge(serverRoot, { fileExtensions: ['ts'], tsConfig: `${serverRoot}tsconfig.json`, excludeRegExp }),
+    madge(contractRoot, { fileExtensions: ['ts'], tsConfig: `${contractRoot}tsconfig.json`, excludeRegExp }),
+  ]);
+  server = s.obj();
+  serverCycles = s.circular();
+  contract = c.obj();
+  contractCycles = c.circular();
 }, 120_000);
 
-const modulesUnder = (prefix: string) => Object.keys(graph).filter((m) => m.startsWith(prefix) && !m.endsWith('.test.ts'));
-const importsOf = (prefix: string, forbidden: RegExp) =>
-  modulesUnder(prefix).flatMap((m) => graph[m]!.filter((dep) => forbidden.test(dep)).map((dep) => `${m} → ${dep}`));
+/** The graph's own modules under `prefixes` (not those of another package it reached, named `../…`). */
+const modulesUnder = (graph: Record<string, string[]>, prefixes: readonly string[]) =>
+  Object.keys(graph).filter((m) => !m.startsWith('../') && prefixes.some((p) => m.startsWith(p)));
+/** The edges from modules under `prefixes` to modules `allowed` does not accept, as "from → to". */
+const edgesOutside = (graph: Record<string, string[]>, prefixes: readonly string[], allowed: (dep: string) => boolean) =>
+  modulesUnder(graph, prefixes).flatMap((m) => graph[m]!.filter((dep) => !allowed(dep)).map((dep) => `${m} → ${dep}`));
 
-async function packageImports(prefix: string): Promise<Map<string, string[]>> {
-  const found = new Map<string, string[]>();
-  for (const module of modulesUnder(prefix)) {
-    const text = await readFile(root + module, 'utf8');
-    const specifiers = [...text.matchAll(/^\s*(?:import|export)[^'"]*from\s+'([^'.][^']*)'/gm)].map((m) => m[1]!);
-    found.set(module, specifiers);
-  }
-  return found;
+/** The package specifiers (not relative paths) each module under `prefixes` imports or re-exports. */
+async function packageImports(root: string, graph: Record<string, string[]>, prefixes: readonly string[]): Promise<[string, string[]][]> {
+  return Promise.all(
+    modulesUnder(graph, prefixes).map(async (m): Promise<[string, string[]]> => {
+      const text = await readFile(root + m, 'utf8');
+      return [m, [...text.matchAll(/^\s*(?:import|export)[^'"]*from\s+'([^'.][^']*)'/gm)].map((x) => x[1]!)];
+    }),
+  );
 }
 
-describe('architecture', () => {
+const inContract = (dep: string) => dep.startsWith('../contract/');
+
+describe('architecture of the server', () => {
   it('has no import cycle', () => {
-    expect(Object.keys(graph).length).toBeGreaterThan(50);
-    expect(cycles).toEqual([]);
+    expect(Object.keys(server).length).toBeGreaterThan(50);
+    expect(serverCycles).toEqual([]);
+    expect(contractCycles).toEqual([]);
   });
 
-  it('the contract imports nothing of the server, the clients or synthesis', () => {
-    expect(importsOf('contract/', /^(server|client|cli|mcp|synth)\//)).toEqual([]);
+  it('the ports import only one another and the contract: nothing of adapters, HTTP, the domain or synthesis', () => {
+    expect(modulesUnder(server, ['ports/']).length).toBeGreaterThan(5);
+    expect(edgesOutside(server, ['ports/'], (dep) => dep.startsWith('ports/') || inContract(dep))).toEqual([]);
   });
 
-  it('the domain imports neither HTTP, adapters nor the assembly', () => {
-    expect(importsOf('server/domain/', /^server\/(http|adapters)\/|^server\/compose\.ts$/)).toEqual([]);
+  it('the adapters (synthesis among them) implement ports: they never import the domain, HTTP or the assembly', () => {
+    // Shared plumbing below every layer (config.ts, log.ts, redact.ts, timeout.ts) stays allowed.
+    const upward = (dep: string) => /^(domain|http)\//.test(dep) || /^(compose|main|worker-main|admin|seed|metrics)\.ts$/.test(dep);
+    expect(edgesOutside(server, ['adapters/', 'synth/'], (dep) => !upward(dep))).toEqual([]);
+    // Each adapter module that implements a port imports it from ports/ (not a copy of its types).
+    const implementers = modulesUnder(server, ['adapters/']).filter((m) => server[m]!.some((dep) => dep.startsWith('ports/')));
+    expect(implementers.length).toBeGreaterThan(8);
   });
 
-  it('the domain uses no web framework, database, queue or file system', async () => {
-    const offending = [...(await packageImports('server/domain/'))].flatMap(([m, specs]) =>
+  it('the domain imports only the domain, the ports, the contract and the logger type: nothing of HTTP, adapters, synthesis, configuration or the assembly', () => {
+    expect(edgesOutside(server, ['domain/'], (dep) => /^(domain|ports)\//.test(dep) || inContract(dep) || dep === 'log.ts')).toEqual([]);
+  });
+
+  it('the domain and the ports use no web framework, database, queue or file system', async () => {
+    const offending = (await packageImports(serverRoot, server, ['domain/', 'ports/'])).flatMap(([m, specs]) =>
       specs.filter((s) => /^(hono|@hono\/|redis|better-sqlite3|node:sqlite|bullmq|@aws-sdk\/|node:fs)/.test(s)).map((s) => `${m} → ${s}`),
     );
     expect(offending).toEqual([]);
   });
 
-  it('adapters never reach up into HTTP', () => {
-    expect(importsOf('server/adapters/', /^server\/http\//)).toEqual([]);
+  it('the domain reads the time only from the injected Clock: no Date.now(), no new Date() without an argument', async () => {
+    const offending: string[] = [];
+    for (const m of modulesUnder(server, ['domain/'])) {
+      const lines = (await readFile(serverRoot + m, 'utf8')).split('\n');
+      lines.forEach((line, i) => {
+        if (/\bDate\.now\s*\(\s*\)|\bnew\s+Date\s*(?:\(\s*\)|[;,)\]}]|$)/.test(line)) offending.push(`${m}:${i + 1}: ${line.trim()}`);
+      });
+    }
+    expect(offending).toEqual([]);
+  });
+
+  it('the contract imports nothing of the server, the sandbox, the clients or synthesis', async () => {
+    expect(Object.keys(contract).length).toBeGreaterThan(10);
+    // Every module the contract imports is its own (madge names another package's module `../…`).
+    expect(edgesOutside(contract, [''], (dep) => !dep.startsWith('../'))).toEqual([]);
+    const offending = (await packageImports(contractRoot, contract, [''])).flatMap(([m, specs]) =>
+      specs.filter((s) => /^@agent-tts\//.test(s) && !s.startsWith('@agent-tts/contract/')).map((s) => `${m} → ${s}`),
+    );
+    expect(offending).toEqual([]);
   });
 });
