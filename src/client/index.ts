@@ -21,6 +21,10 @@ export {
   type RateLimitInfo,
 } from './errors.js';
 export { parseRateLimit, parseRateLimitPolicy, readRateLimitHeaders, RATELIMIT_DRAFT } from '../contract/ratelimit-headers.js';
+// The API's path and request limits, and the agent tool's defaults (spec §4.9), for callers that check input
+// before sending it (the agent tool among them).
+export { API_PATH, LIMITS } from '../contract/limits.js';
+export { AGENT_TOOL_DEFAULT_VOICE, DEFAULT_SUPERTONIC_LANGUAGE } from '../contract/voices.js';
 export { systemClock, type ClientClock } from './clock.js';
 export { DEFAULT_POLL_TIMEOUT_MS, type PollOptions } from './poll.js';
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry.js';

@@ -8,8 +8,7 @@ import { AgentTtsError } from '@agent-tts/client/errors.js';
 import { abortReason } from '@agent-tts/client/retry.js';
 import type { CompletedJob, RetryEvent } from '@agent-tts/client/types.js';
 import { CLIENT_VERSION } from '@agent-tts/client/version.js';
-import { API_PATH, LIMITS } from '../contract/limits.js';
-import { AGENT_TOOL_DEFAULT_VOICE, DEFAULT_SUPERTONIC_LANGUAGE } from '../contract/voices.js';
+import { AGENT_TOOL_DEFAULT_VOICE, API_PATH, DEFAULT_SUPERTONIC_LANGUAGE, LIMITS } from '@agent-tts/client';
 
 export const TOOL_NAME = 'text_to_speech';
 
