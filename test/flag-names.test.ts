@@ -11,7 +11,15 @@ import { ROOT, runNode } from './helpers/server.js';
  * writes, `--out-dir <dir>` for a directory of reports, `--fixtures <file>` for a fixtures file it
  * reads. The names used before still work, each with one line on stderr saying what it is now.
  */
-const bin = (name: string) => join(ROOT, 'bin', `${name}.js`);
+/** Where each command's bin lives: in the folder of the package that ships it. */
+const BIN_DIRS: Record<string, string> = {
+  'agent-tts': 'src/client',
+  'agent-tts-admin': 'src/server',
+  'agent-tts-conformance': 'conformance',
+  'agent-tts-load': 'src/load',
+  'agent-tts-sandbox': 'src/sandbox',
+};
+const bin = (name: string) => join(ROOT, BIN_DIRS[name], 'bin', `${name}.js`);
 const NOTICE = (old: string, now: string) => `${old} is now ${now}; the old name still works for now.`;
 
 describe('flag names across the commands', () => {

@@ -1,4 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { API_VERSION } from '@agent-tts/contract/limits.js';
 import { loadConfig } from '../../config.js';
 import { createLogger } from '../../log.js';
@@ -8,7 +11,10 @@ import { registerVoiceRoutes } from './voices.js';
 
 /** The public voice catalog route, with the catalog the embedded engine offers. */
 describe('GET /api/v1/voices', () => {
-  const config = loadConfig({ DATA_DIR: '/nonexistent', LOG_LEVEL: 'silent' });
+  // loadConfig makes DATA_DIR and its URL-signing secret: a directory of this test's own, removed after.
+  const dataDir = mkdtempSync(join(tmpdir(), 'agent-tts-voices-'));
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
   const voices = voiceCatalog(config.engine, config.upstream);
   function app() {
     const a = createApp({ log: createLogger('silent'), notFoundHint: 'The catalog is at /api/v1/voices.' });
