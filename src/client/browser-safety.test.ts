@@ -12,7 +12,11 @@ describe('client core', () => {
     for (const spec of imports) {
       expect(spec.startsWith('node:')).toBe(false);
       if (spec.startsWith('.'))
-        expect(['./', '../contract/errors.js', '../contract/limits.js', '../contract/ratelimit-headers.js', '../contract/voices.js'].some((ok) => spec.startsWith(ok))).toBe(true);
+        expect(
+          ['./', '../contract/errors.js', '../contract/limits.js', '../contract/ratelimit-headers.js', '../contract/voices.js'].some((ok) =>
+            spec.startsWith(ok),
+          ),
+        ).toBe(true);
       else expect(['openapi-fetch'].includes(spec)).toBe(true);
     }
   });
