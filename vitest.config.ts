@@ -12,6 +12,8 @@ const ROOT = fileURLToPath(new URL('.', import.meta.url));
  * its conditions to Node as --conditions, and worker threads started under a test (the synthesis pool
  * runs built JavaScript) would then be sent to .ts files Node cannot load.
  */
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+
 function workspaceSources(): Alias[] {
   const { workspaces } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { workspaces: string[] };
   const aliases: Alias[] = [];
@@ -21,7 +23,6 @@ function workspaceSources(): Alias[] {
       const source = typeof target === 'object' && target !== null ? (target as Record<string, string>)['agent-tts-source'] : undefined;
       if (!source) continue;
       const specifier = pkg.name + key.slice(1);
-      const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
       const find = new RegExp(`^${escapeRegExp(specifier).replace('\\*', '(.+)')}$`);
       aliases.push({ find, replacement: join(ROOT, dir, source).replace('*', '$1') });
     }

@@ -12,7 +12,7 @@ const openApiYamlPath = (): string => createRequire(import.meta.url).resolve('@a
 
 const HELP = `Usage: agent-tts-mock [--port 4010] [--host 127.0.0.1] [--dynamic] [--errors]
 
-Serves the package's OpenAPI document (openapi/openapi.yaml) with Prism: every operation answers
+Serves the OpenAPI document of @agent-tts/contract (openapi.yaml) with Prism: every operation answers
 with its named examples, and an audio URL downloads a real (silent) MP3. Choose an example with the
 Prefer header, e.g.
   Prefer: code=202, example=processing

@@ -18,7 +18,9 @@ async function loadAgentTool(): Promise<AgentToolModule> {
   try {
     return (await import(specifier)) as AgentToolModule;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw error;
+    // Only the package itself being absent: a module missing inside an installed agent tool is its own error.
+    const missing = (error as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND' && String((error as Error).message).includes("'@agent-tts/mcp'");
+    if (!missing) throw error;
     throw usageError(
       'The agent tool is a package of its own: install it with `npm install @agent-tts/mcp` ' +
         '(then `agent-tts mcp` or its own command `agent-tts-mcp` runs it)',
