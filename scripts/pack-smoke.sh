@@ -148,9 +148,8 @@ has_readmes() {
 echo "== build once (the packages' prepack scripts would each run the root build), then pack"
 (cd "$root" && npm run build --silent)
 mkdir -p "$packs"
-published="$(cd "$root" && node -e '
-  const root = require("./package.json");
-  for (const ws of root.workspaces) { const p = require(`./${ws}/package.json`); if (!p.private) console.log(p.name); }')"
+# The published packages: the release's own list (folder, name, version), names only.
+published="$(node "$root/scripts/publish-order.mjs" | cut -f2)"
 # --ignore-scripts: prepack is the build just done.
 (cd "$root" && npm pack --silent --ignore-scripts --pack-destination "$packs" $(printf -- '-w %s ' $published) >/dev/null)
 for name in $published; do tarball "${name#@agent-tts/}" >/dev/null || fail "npm pack wrote no tarball of $name"; done

@@ -31,16 +31,10 @@ function publishOrder(root) {
     return levels.get(p.name);
   };
   for (const p of packages) level(p);
+  // A stable sort: within one level, packages keep the order of `workspaces`.
   return packages
     .filter((p) => p.private !== true)
-    .map((p, index) => ({
-      dir: p.dir,
-      name: p.name,
-      version: p.version,
-      level: levels.get(p.name),
-      index,
-    }))
-    .sort((a, b) => a.level - b.level || a.index - b.index)
+    .sort((a, b) => levels.get(a.name) - levels.get(b.name))
     .map(({ dir, name, version }) => ({ dir, name, version }));
 }
 

@@ -64,10 +64,11 @@ for line in "${order[@]}"; do
     echo "release: $name@$version is already published, skipped"
     continue
   fi
-  # Access public comes from each package's publishConfig; prepack rebuilds, which after the clean
-  # build above finds nothing to do. npm asks for a one-time password when the account needs one.
+  # Access public comes from each package's publishConfig. --ignore-scripts: what is published is the
+  # clean build above (each package's prepack would run the whole root build again). npm asks for a
+  # one-time password when the account needs one.
   echo "release: publishing $name@$version"
-  npm publish --workspace "$dir"
+  npm publish --ignore-scripts --workspace "$dir"
 done
 
 if $dry_run; then
