@@ -76,7 +76,8 @@ export class DashboardSessions {
   }
 
   /** Takes the token and starts a session; undefined when the token is unknown, used or expired. */
-  async signIn(token: string, now = this.clock.now()): Promise<SignedIn | undefined> {
+  async signIn(token: string): Promise<SignedIn | undefined> {
+    const now = this.clock.now();
     if (!TOKEN_PATTERN.test(token)) return undefined;
     const accountId = await this.store.consumeSignInToken(sha256(token), now);
     if (!accountId) return undefined;
@@ -89,7 +90,8 @@ export class DashboardSessions {
   }
 
   /** The signed-in account of a session id (from the cookie), unless it is unknown or expired. */
-  async resolve(sessionId: string | undefined, now = this.clock.now()): Promise<Account | undefined> {
+  async resolve(sessionId: string | undefined): Promise<Account | undefined> {
+    const now = this.clock.now();
     if (!sessionId || !TOKEN_PATTERN.test(sessionId)) return undefined;
     const session = await this.store.getSession(sha256(sessionId), now);
     return session ? this.store.getAccount(session.accountId) : undefined;
@@ -181,9 +183,9 @@ export function formatDuration(seconds: number): string {
 export async function dashboardView(
   account: Account,
   deps: { store: Store; plans: Record<string, PlanSettings>; signer: AudioUrlSigner; publicBaseUrl: string; billingUrl: string; clock: Clock },
-  now = deps.clock.now(),
 ): Promise<DashboardView> {
   const { store } = deps;
+  const now = deps.clock.now();
   const [keys, usage, jobs] = await Promise.all([
     store.listKeys(account.id),
     store.getUsage(account.id, usageMonth(now)),
