@@ -18,7 +18,7 @@ const WORKSPACES = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
 describe('the build', () => {
   it('is tsc -b over the packages (tsconfig.json references each), each recorded under its own dist/', () => {
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
-    expect(pkg.scripts.build).toBe('node scripts/copy-openapi.mjs && tsc -b');
+    expect(pkg.scripts.build).toBe('node scripts/copy-assets.mjs && tsc -b');
     for (const name of ['start', 'test', 'conformance', 'load', 'sandbox', 'bench']) expect(pkg.scripts[name], name).toMatch(/^npm run build && /);
     const solution = JSON.parse(readFileSync(join(ROOT, 'tsconfig.json'), 'utf8')) as { files: string[]; references: { path: string }[] };
     expect(solution.files).toEqual([]);

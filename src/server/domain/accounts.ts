@@ -1,6 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type { PlanId, SubscriptionStatus } from '@agent-tts/contract/plans.js';
-import { type Account, type ApiKeyRecord, type Clock, type JobRecord, type Store, systemClock } from '../ports/index.js';
+import {
+  type Account,
+  type AccountRepository,
+  type ApiKeyRecord,
+  type Clock,
+  type JobRecord,
+  type JobRepository,
+  type KeyRepository,
+  systemClock,
+  type UsageRepository,
+} from '../ports/index.js';
 import { generateKey } from './keys.js';
 import { usageMonth } from './usage.js';
 
@@ -9,7 +19,7 @@ export class AdminError extends Error {}
 /** The dashboard operations of docs/api-rules.md#key-management (create, list, rename, revoke keys) and account upkeep. */
 export class AccountAdmin {
   constructor(
-    private readonly store: Store,
+    private readonly store: AccountRepository & KeyRepository & Pick<JobRepository, 'importLegacyJob'> & UsageRepository,
     private readonly clock: Clock = systemClock,
   ) {}
 

@@ -1,5 +1,5 @@
 import type { ErrorCode } from '@agent-tts/contract/errors.js';
-import type { Account, ApiKeyRecord, PlanSettings, Store } from '../ports/index.js';
+import type { Account, AccountRepository, ApiKeyRecord, KeyRepository, PlanSettings } from '../ports/index.js';
 import type { KeyUsageRecorder } from './key-usage.js';
 import { DUMMY_HASH, displayKey, parseKey, secretMatches } from './keys.js';
 
@@ -31,7 +31,7 @@ const INVALID = 'The API key is missing, malformed, unknown or revoked. Send `Au
  */
 export class Authenticator {
   constructor(
-    private readonly store: Store,
+    private readonly store: AccountRepository & KeyRepository,
     private readonly plans: Record<string, PlanSettings>,
     private readonly usage: KeyUsageRecorder,
   ) {}

@@ -1,5 +1,15 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Account, Clock, JobRecord, PlanSettings, Store } from '../ports/index.js';
+import type {
+  Account,
+  AccountRepository,
+  Clock,
+  JobRecord,
+  JobRepository,
+  KeyRepository,
+  PlanSettings,
+  SessionRepository,
+  UsageRepository,
+} from '../ports/index.js';
 import { displayKey } from './keys.js';
 import type { AudioUrlSigner } from './signing.js';
 import { centiminutesToMinutes, usageMonth } from './usage.js';
@@ -63,7 +73,7 @@ export interface SignedIn {
  */
 export class DashboardSessions {
   constructor(
-    private readonly store: Store,
+    private readonly store: AccountRepository & KeyRepository & SessionRepository & UsageRepository & Pick<JobRepository, 'listRecentJobs'>,
     private readonly clock: Clock,
   ) {}
 
@@ -182,7 +192,14 @@ export function formatDuration(seconds: number): string {
 /** Everything the dashboard shows for an account, read through the store (never cached), at the time of `deps.clock`. */
 export async function dashboardView(
   account: Account,
-  deps: { store: Store; plans: Record<string, PlanSettings>; signer: AudioUrlSigner; publicBaseUrl: string; billingUrl: string; clock: Clock },
+  deps: {
+    store: AccountRepository & KeyRepository & SessionRepository & UsageRepository & Pick<JobRepository, 'listRecentJobs'>;
+    plans: Record<string, PlanSettings>;
+    signer: AudioUrlSigner;
+    publicBaseUrl: string;
+    billingUrl: string;
+    clock: Clock;
+  },
 ): Promise<DashboardView> {
   const { store } = deps;
   const now = deps.clock.now();

@@ -12,8 +12,8 @@ import {
   type AudioStorage,
   AudioStorageUnavailableError,
   type Clock,
+  type JobRepository,
   type JobRun,
-  type Store,
   SynthesisError,
   type SynthesisProgress,
   type Synthesizer,
@@ -84,7 +84,7 @@ export class JobRunner implements JobRun {
   private readonly outage: StoreOutagePolicy;
 
   constructor(
-    private readonly store: Store,
+    private readonly store: JobRepository,
     private readonly audio: AudioStorage,
     private readonly synth: Synthesizer,
     private readonly log: Logger,

@@ -4,13 +4,15 @@ import type { TtsRequestBody } from '@agent-tts/contract/schemas.js';
 import {
   type AudioStorage,
   type Clock,
+  type IdempotencyRepository,
   type JobQueue,
   type JobRecord,
+  type JobRepository,
   type RateLimitDecision,
   type RateLimiter,
-  type Store,
   type SynthesisEstimator,
   systemClock,
+  type UsageRepository,
 } from '../ports/index.js';
 import type { Principal } from './auth.js';
 import { ANSWER_UNWANTED_MESSAGE, ClientClosedError } from './errors.js';
@@ -49,7 +51,7 @@ interface LiveProgressSource {
 }
 
 export interface JobServiceDeps {
-  store: Store;
+  store: IdempotencyRepository & JobRepository & UsageRepository;
   queue: JobQueue;
   limiter: RateLimiter;
   audio: AudioStorage;

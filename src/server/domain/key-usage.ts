@@ -1,4 +1,4 @@
-import type { Store } from '../ports/index.js';
+import type { KeyRepository } from '../ports/index.js';
 
 /**
  * Keeps each key's call count and last-used time. Counted in memory and written once a second, so
@@ -9,7 +9,7 @@ export class KeyUsageRecorder {
   private readonly timer: NodeJS.Timeout;
 
   constructor(
-    private readonly store: Store,
+    private readonly store: Pick<KeyRepository, 'recordKeyUse'>,
     flushMs = 1000,
   ) {
     this.timer = setInterval(() => void this.flush(), flushMs);

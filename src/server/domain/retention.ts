@@ -1,5 +1,5 @@
 import type { Logger } from '../log.js';
-import type { AudioStorage, Store } from '../ports/index.js';
+import type { AudioStorage, JobRepository } from '../ports/index.js';
 
 /** Jobs deleted per round: their audio goes in one batch (an S3 DeleteObjects takes up to 1000 keys). */
 const BATCH = 1000;
@@ -8,7 +8,7 @@ const BATCH = 1000;
 const LEFTOVER_STALE_MS = 10 * 60_000;
 
 /** Deletes jobs (record and audio) whose plan retention has passed at `now` (the deployment's clock), in batches. */
-export async function sweepExpiredJobs(store: Pick<Store, 'deleteExpiredJobs'>, audio: AudioStorage, log: Logger, now: number): Promise<number> {
+export async function sweepExpiredJobs(store: Pick<JobRepository, 'deleteExpiredJobs'>, audio: AudioStorage, log: Logger, now: number): Promise<number> {
   let total = 0;
   for (;;) {
     const ids = await store.deleteExpiredJobs(now, BATCH);

@@ -14,3 +14,14 @@ export interface SignInTokenRecord {
   accountId: string;
   expiresAt: number;
 }
+
+/** Dashboard sessions and the one-time sign-in tokens that start them. */
+export interface SessionRepository {
+  createSession(session: SessionRecord): Promise<void>;
+  /** The session, unless absent or expired at `now`. */
+  getSession(idHash: string, now: number): Promise<SessionRecord | undefined>;
+  deleteSession(idHash: string): Promise<void>;
+  createSignInToken(token: SignInTokenRecord): Promise<void>;
+  /** Atomically takes the token (single use): its account, unless absent, already used or expired at `now`. */
+  consumeSignInToken(tokenHash: string, now: number): Promise<string | undefined>;
+}
