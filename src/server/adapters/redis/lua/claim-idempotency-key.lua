@@ -1,4 +1,3 @@
-
 -- KEYS: claim hash. ARGV: jobId, now, staleAfterMs, claimTtlMs, job key prefix, fence (see CREATE_JOB)
 if tonumber(ARGV[6]) > 0 then
   local t = redis.call('TIME')

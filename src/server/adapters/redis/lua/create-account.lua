@@ -1,4 +1,3 @@
-
 -- KEYS: account hash, accounts index. ARGV: id, createdAt, then field/value pairs
 if redis.call('EXISTS', KEYS[1]) == 1 then return redis.error_reply('ERR account ' .. ARGV[1] .. ' exists') end
 local fields = {}

@@ -1,4 +1,3 @@
-
 -- KEYS: usage hash, job hash, processing index, expiry index, claim hash
 -- ARGV: limit, reserve, jobId, createdAt, deleteAfter, expireAt ('' = never), bind ('1'/'0'), fence, job field/value pairs...
 -- The fence (ms on Redis's clock, 0 = none) is when the caller gave up waiting for this answer: a

@@ -1,4 +1,3 @@
-
 -- KEYS: key hash, account's active-key marker, keys index, account's keys index, account hash
 -- ARGV: publicId, accountId, secretHash, name, createdAt
 if redis.call('EXISTS', KEYS[5]) == 0 then return redis.error_reply('ERR no account ' .. ARGV[2]) end

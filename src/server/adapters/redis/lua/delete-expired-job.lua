@@ -1,4 +1,3 @@
-
 -- KEYS: job hash, expiry index, processing index, usage hash, claim hash. ARGV: jobId
 -- Removing the id from the expiry index is the claim: one sweeping instance deletes each job once.
 if redis.call('ZREM', KEYS[2], ARGV[1]) == 0 then return 0 end

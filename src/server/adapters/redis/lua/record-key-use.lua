@@ -1,4 +1,3 @@
-
 -- KEYS: key hash. ARGV: calls, lastUsedAt
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 redis.call('HINCRBY', KEYS[1], 'callCount', ARGV[1])

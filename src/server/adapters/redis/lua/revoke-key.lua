@@ -1,4 +1,3 @@
-
 -- KEYS: key hash, account's active-key marker. ARGV: revokedAt, publicId
 if redis.call('EXISTS', KEYS[1]) == 0 or redis.call('HEXISTS', KEYS[1], 'revokedAt') == 1 then return 0 end
 redis.call('HSET', KEYS[1], 'revokedAt', ARGV[1])

@@ -1,4 +1,3 @@
-
 -- KEYS: job hash, usage hash, processing index. ARGV: jobId, charged, job field/value pairs...
 -- Completion and failure alike: the reservation leaves the ledger, the charge (0 on failure) enters it.
 if redis.call('HGET', KEYS[1], 'status') ~= 'processing' then return 0 end

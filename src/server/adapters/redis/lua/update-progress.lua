@@ -1,4 +1,3 @@
-
 -- KEYS: job hash. ARGV: progress
 -- Only ever raised: a run started again, or a write that arrives late, never lowers what was shown.
 if redis.call('HGET', KEYS[1], 'status') ~= 'processing' then return 0 end
