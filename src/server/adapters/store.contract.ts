@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Store } from '../ports/index.js';
+import type { Store, StoreConnection } from '../ports/index.js';
 import { describeAccountRepositoryContract } from './contracts/accounts.contract.js';
 import { type Harness, openedStore } from './contracts/fixtures.contract.js';
 import { describeJobRepositoryContract } from './contracts/jobs.contract.js';
@@ -17,7 +17,7 @@ export type StoreHarness = Harness<Store>;
 
 export function describeStoreContract(name: string, open: () => Promise<StoreHarness>, options: { skip?: boolean } = {}): void {
   describe.skipIf(options.skip ?? false)(`Store contract: ${name}`, () => {
-    const current = openedStore(open);
+    const current = openedStore<StoreConnection>(open);
 
     it('answers a ping', async () => {
       await expect(current().ping()).resolves.toBeUndefined();
