@@ -17,6 +17,13 @@ export interface AudioStorageHarness {
   close(): Promise<void>;
 }
 
+/** What a test works with: the harness, its storage, and a directory for files to store. */
+interface Opened {
+  h: AudioStorageHarness;
+  storage: AudioStorage;
+  scratch: string;
+}
+
 async function readAll(stream: ReadableStream<Uint8Array> | undefined): Promise<Buffer | undefined> {
   if (!stream) return undefined;
   const parts: Uint8Array[] = [];
@@ -29,145 +36,168 @@ const bytes = (n: number, seed = 7) => Buffer.from(Array.from({ length: n }, (_,
 export function describeAudioStorageContract(name: string, open: () => Promise<AudioStorageHarness>): void {
   describe(`AudioStorage contract: ${name}`, () => {
     let h: AudioStorageHarness;
-    let storage: AudioStorage;
     let scratch: string;
     beforeAll(async () => {
       h = await open();
-      storage = h.storage;
       scratch = await mkdtemp(join(tmpdir(), 'agent-tts-audio-contract-'));
     });
     afterAll(async () => {
       await h?.close();
       await rm(scratch, { recursive: true, force: true });
     });
+    const current = (): Opened => ({ h, storage: h.storage, scratch });
 
     it('answers ping', async () => {
+      const { storage } = current();
       await expect(storage.ping()).resolves.toBeUndefined();
     });
 
-    it('shows nothing of a job until its writer commits, then all of it', async () => {
-      const job = randomUUID();
-      const writer = await storage.createWriter(job);
-      await writer.write(bytes(1000));
-      await writer.write(bytes(2345, 11));
-      expect(await storage.stat(job)).toBeUndefined();
-      expect(await storage.open(job)).toBeUndefined();
-      expect(await writer.commit()).toEqual({ size: 3345 });
-      expect(await storage.stat(job)).toEqual({ size: 3345 });
-      expect(await readAll(await storage.open(job))).toEqual(Buffer.concat([bytes(1000), bytes(2345, 11)]));
-    });
+    writing(current);
+    deleting(current);
+    leftovers(current);
+  });
+}
 
-    it('serves byte ranges, first, middle and last byte included', async () => {
-      const job = randomUUID();
-      const content = bytes(5000, 13);
-      const writer = await storage.createWriter(job);
-      await writer.write(content);
-      await writer.commit();
-      expect(await readAll(await storage.open(job, { start: 0, end: 0 }))).toEqual(content.subarray(0, 1));
-      expect(await readAll(await storage.open(job, { start: 100, end: 4099 }))).toEqual(content.subarray(100, 4100));
-      expect(await readAll(await storage.open(job, { start: 4999, end: 4999 }))).toEqual(content.subarray(4999));
-    });
+/** Audio is seen whole once committed, never before; aborted and repeated runs; ranges; finished files. */
+function writing(current: () => Opened): void {
+  it('shows nothing of a job until its writer commits, then all of it', async () => {
+    const { storage } = current();
+    const job = randomUUID();
+    const writer = await storage.createWriter(job);
+    await writer.write(bytes(1000));
+    await writer.write(bytes(2345, 11));
+    expect(await storage.stat(job)).toBeUndefined();
+    expect(await storage.open(job)).toBeUndefined();
+    expect(await writer.commit()).toEqual({ size: 3345 });
+    expect(await storage.stat(job)).toEqual({ size: 3345 });
+    expect(await readAll(await storage.open(job))).toEqual(Buffer.concat([bytes(1000), bytes(2345, 11)]));
+  });
 
-    it('an aborted writer leaves neither audio nor leftovers, and a committed audio survives a later aborted run', async () => {
-      const job = randomUUID();
-      const first = await storage.createWriter(job);
-      await first.write(bytes(10));
-      await first.abort();
-      await first.abort();
-      expect(await storage.stat(job)).toBeUndefined();
-      expect(await storage.listLeftovers(0)).not.toContain(job);
+  it('serves byte ranges, first, middle and last byte included', async () => {
+    const { storage } = current();
+    const job = randomUUID();
+    const content = bytes(5000, 13);
+    const writer = await storage.createWriter(job);
+    await writer.write(content);
+    await writer.commit();
+    expect(await readAll(await storage.open(job, { start: 0, end: 0 }))).toEqual(content.subarray(0, 1));
+    expect(await readAll(await storage.open(job, { start: 100, end: 4099 }))).toEqual(content.subarray(100, 4100));
+    expect(await readAll(await storage.open(job, { start: 4999, end: 4999 }))).toEqual(content.subarray(4999));
+  });
 
-      const ok = await storage.createWriter(job);
-      await ok.write(bytes(64));
-      await ok.commit();
-      const failed = await storage.createWriter(job);
-      await failed.write(bytes(8));
-      await failed.abort();
-      expect(await readAll(await storage.open(job))).toEqual(bytes(64));
-    });
+  it('an aborted writer leaves neither audio nor leftovers, and a committed audio survives a later aborted run', async () => {
+    const { storage } = current();
+    const job = randomUUID();
+    const first = await storage.createWriter(job);
+    await first.write(bytes(10));
+    await first.abort();
+    await first.abort();
+    expect(await storage.stat(job)).toBeUndefined();
+    expect(await storage.listLeftovers(0)).not.toContain(job);
 
-    it('a second commit replaces the audio (a duplicate run), whole', async () => {
-      const job = randomUUID();
-      for (const size of [300, 120]) {
-        const w = await storage.createWriter(job);
-        await w.write(bytes(size, size));
-        await w.commit();
-      }
-      expect(await readAll(await storage.open(job))).toEqual(bytes(120, 120));
-    });
+    const ok = await storage.createWriter(job);
+    await ok.write(bytes(64));
+    await ok.commit();
+    const failed = await storage.createWriter(job);
+    await failed.write(bytes(8));
+    await failed.abort();
+    expect(await readAll(await storage.open(job))).toEqual(bytes(64));
+  });
 
-    it('stores a finished file', async () => {
-      const job = randomUUID();
-      const path = join(scratch, 'in.mp3');
-      await writeFile(path, bytes(777));
-      expect(await storage.putFile(job, path)).toEqual({ size: 777 });
-      expect(await readAll(await storage.open(job))).toEqual(bytes(777));
-    });
-
-    it('deletes audio, and deleting what is absent is not an error', async () => {
-      const job = randomUUID();
+  it('a second commit replaces the audio (a duplicate run), whole', async () => {
+    const { storage } = current();
+    const job = randomUUID();
+    for (const size of [300, 120]) {
       const w = await storage.createWriter(job);
-      await w.write(bytes(5));
+      await w.write(bytes(size, size));
       await w.commit();
-      await storage.delete(job);
-      expect(await storage.stat(job)).toBeUndefined();
-      await expect(storage.delete(job)).resolves.toBeUndefined();
-      await expect(storage.delete(randomUUID())).resolves.toBeUndefined();
-    });
+    }
+    expect(await readAll(await storage.open(job))).toEqual(bytes(120, 120));
+  });
 
-    it('deletes the audio of several jobs in one call, leaving other jobs alone; absent ids and an empty list are no error', async () => {
-      const gone = [randomUUID(), randomUUID(), randomUUID()];
-      const kept = randomUUID();
-      for (const job of [...gone, kept]) {
-        const w = await storage.createWriter(job);
-        await w.write(bytes(9));
-        await w.commit();
-      }
-      await storage.deleteMany([...gone, randomUUID()]);
-      for (const job of gone) expect(await storage.stat(job)).toBeUndefined();
-      expect(await storage.stat(kept)).toEqual({ size: 9 });
-      await expect(storage.deleteMany(gone)).resolves.toBeUndefined();
-      await expect(storage.deleteMany([])).resolves.toBeUndefined();
-    });
+  it('stores a finished file', async () => {
+    const { storage, scratch } = current();
+    const job = randomUUID();
+    const path = join(scratch, 'in.mp3');
+    await writeFile(path, bytes(777));
+    expect(await storage.putFile(job, path)).toEqual({ size: 777 });
+    expect(await readAll(await storage.open(job))).toEqual(bytes(777));
+  });
+}
 
-    it('finds and removes the partial writes of a dead run once stale, and leaves fresh ones and other jobs alone', async () => {
-      const dead = randomUUID();
-      const alive = randomUUID();
-      const deadWriter = await storage.createWriter(dead);
-      await deadWriter.write(bytes(50));
-      const aliveWriter = await storage.createWriter(alive);
-      await aliveWriter.write(bytes(50));
-      await h.age(dead, 10 * 60_000);
+/** Audio is deleted by job, one or several at once; what is absent is no error. */
+function deleting(current: () => Opened): void {
+  it('deletes audio, and deleting what is absent is not an error', async () => {
+    const { storage } = current();
+    const job = randomUUID();
+    const w = await storage.createWriter(job);
+    await w.write(bytes(5));
+    await w.commit();
+    await storage.delete(job);
+    expect(await storage.stat(job)).toBeUndefined();
+    await expect(storage.delete(job)).resolves.toBeUndefined();
+    await expect(storage.delete(randomUUID())).resolves.toBeUndefined();
+  });
 
-      const stale = await storage.listLeftovers(5 * 60_000);
-      expect(stale).toContain(dead);
-      expect(stale).not.toContain(alive);
-      await storage.removeLeftovers(dead, 5 * 60_000);
-      await storage.removeLeftovers(alive, 5 * 60_000);
-      expect(await storage.listLeftovers(0)).not.toContain(dead);
-      expect(await storage.listLeftovers(0)).toContain(alive);
-
-      // The live run still commits.
-      await aliveWriter.write(bytes(10));
-      expect(await aliveWriter.commit()).toEqual({ size: 60 });
-      expect(await storage.listLeftovers(0)).not.toContain(alive);
-    });
-
-    it('removes every partial write of a job when told to take them all', async () => {
-      const job = randomUUID();
+  it('deletes the audio of several jobs in one call, leaving other jobs alone; absent ids and an empty list are no error', async () => {
+    const { storage } = current();
+    const gone = [randomUUID(), randomUUID(), randomUUID()];
+    const kept = randomUUID();
+    for (const job of [...gone, kept]) {
       const w = await storage.createWriter(job);
-      await w.write(bytes(20));
-      await storage.removeLeftovers(job, 0);
-      expect(await storage.listLeftovers(0)).not.toContain(job);
-      expect(await storage.stat(job)).toBeUndefined();
-      await w.abort();
-    });
+      await w.write(bytes(9));
+      await w.commit();
+    }
+    await storage.deleteMany([...gone, randomUUID()]);
+    for (const job of gone) expect(await storage.stat(job)).toBeUndefined();
+    expect(await storage.stat(kept)).toEqual({ size: 9 });
+    await expect(storage.deleteMany(gone)).resolves.toBeUndefined();
+    await expect(storage.deleteMany([])).resolves.toBeUndefined();
+  });
+}
 
-    it('copes with a job that never had anything', async () => {
-      const job = randomUUID();
-      await expect(storage.removeLeftovers(job)).resolves.toBeUndefined();
-      expect(await storage.open(job)).toBeUndefined();
-      expect(await storage.stat(job)).toBeUndefined();
-    });
+/** The partial writes a dead run left behind are found once stale and removed. */
+function leftovers(current: () => Opened): void {
+  it('finds and removes the partial writes of a dead run once stale, and leaves fresh ones and other jobs alone', async () => {
+    const { h, storage } = current();
+    const dead = randomUUID();
+    const alive = randomUUID();
+    const deadWriter = await storage.createWriter(dead);
+    await deadWriter.write(bytes(50));
+    const aliveWriter = await storage.createWriter(alive);
+    await aliveWriter.write(bytes(50));
+    await h.age(dead, 10 * 60_000);
+
+    const stale = await storage.listLeftovers(5 * 60_000);
+    expect(stale).toContain(dead);
+    expect(stale).not.toContain(alive);
+    await storage.removeLeftovers(dead, 5 * 60_000);
+    await storage.removeLeftovers(alive, 5 * 60_000);
+    expect(await storage.listLeftovers(0)).not.toContain(dead);
+    expect(await storage.listLeftovers(0)).toContain(alive);
+
+    // The live run still commits.
+    await aliveWriter.write(bytes(10));
+    expect(await aliveWriter.commit()).toEqual({ size: 60 });
+    expect(await storage.listLeftovers(0)).not.toContain(alive);
+  });
+
+  it('removes every partial write of a job when told to take them all', async () => {
+    const { storage } = current();
+    const job = randomUUID();
+    const w = await storage.createWriter(job);
+    await w.write(bytes(20));
+    await storage.removeLeftovers(job, 0);
+    expect(await storage.listLeftovers(0)).not.toContain(job);
+    expect(await storage.stat(job)).toBeUndefined();
+    await w.abort();
+  });
+
+  it('copes with a job that never had anything', async () => {
+    const { storage } = current();
+    const job = randomUUID();
+    await expect(storage.removeLeftovers(job)).resolves.toBeUndefined();
+    expect(await storage.open(job)).toBeUndefined();
+    expect(await storage.stat(job)).toBeUndefined();
   });
 }
