@@ -7,7 +7,7 @@ import type { Logger } from '../log.js';
 import type { AppEnv } from './context.js';
 import { createApp } from './create-app.js';
 import { registerAudioRoutes } from './routes/audio.js';
-import { registerDashboardRoutes } from './routes/dashboard.js';
+import { registerDashboardRoutes } from './routes/dashboard/index.js';
 import { registerDocsRoutes } from './routes/docs.js';
 import { registerJobRoutes } from './routes/jobs.js';
 import { type OpsDeps, registerOpsRoutes } from './routes/ops.js';
