@@ -73,6 +73,12 @@ describe('architecture of the server', () => {
     expect(edgesOutside(server, ['domain/'], (dep) => /^(domain|ports)\//.test(dep) || inContract(dep) || dep === 'log.ts')).toEqual([]);
   });
 
+  it('HTTP takes what it needs as its own interface (http/services.ts): nothing under http/ imports the assembly or an entry point', () => {
+    expect(modulesUnder(server, ['http/']).length).toBeGreaterThan(10);
+    const assembly = (dep: string) => /^(compose|main|worker-main|admin|seed)\.ts$/.test(dep);
+    expect(edgesOutside(server, ['http/'], (dep) => !assembly(dep))).toEqual([]);
+  });
+
   it('the domain and the ports use no web framework, database, queue or file system', async () => {
     const offending = (await packageImports(serverRoot, server, ['domain/', 'ports/'])).flatMap(([m, specs]) =>
       specs.filter((s) => /^(hono|@hono\/|redis|better-sqlite3|node:sqlite|bullmq|@aws-sdk\/|node:fs)/.test(s)).map((s) => `${m} → ${s}`),

@@ -10,6 +10,7 @@ import type { RedisBackends } from './adapters/redis/index.js';
 import type { SynthesisWorker } from './adapters/redis/synthesis-worker.js';
 import { SqliteStore } from './adapters/sqlite-store.js';
 import { ConfigError, type Config } from './config.js';
+import type { HttpServices } from './http/services.js';
 import { redactText } from './redact.js';
 import { Authenticator } from './domain/auth.js';
 import { JobRunner, type JobRunnerOptions } from './domain/job-runner.js';
@@ -133,17 +134,9 @@ export interface ComposeOptions {
   limiter?: RateLimiter;
 }
 
-export interface ApiServices {
+/** An assembled API process: what its HTTP layer needs (HttpServices), the full configuration, and its lifecycle. */
+export interface ApiServices extends HttpServices {
   config: Config;
-  clock: Clock;
-  store: Store;
-  audio: AudioStorage;
-  limiter: RateLimiter;
-  queue: JobQueue;
-  jobs: JobService;
-  auth: Authenticator;
-  signer: AudioUrlSigner;
-  metrics: OpsMetrics;
   /** Queues again the jobs a previous run left processing (a crash or a shutdown). */
   resumeInterrupted(): Promise<number>;
   close(): Promise<void>;

@@ -2,19 +2,19 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import { API_PATH, VOICES_PATH } from '@agent-tts/contract/limits.js';
 import type { CatalogVoiceBody } from '@agent-tts/contract/schemas.js';
-import type { ApiServices } from '../compose.js';
 import type { Logger } from '../log.js';
 import type { AppEnv } from './context.js';
 import { createApp } from './create-app.js';
 import { registerAudioRoutes } from './routes/audio.js';
-import { registerDashboardRoutes } from './routes/dashboard.js';
+import { registerDashboardRoutes } from './routes/dashboard/index.js';
 import { registerDocsRoutes } from './routes/docs.js';
 import { registerJobRoutes } from './routes/jobs.js';
 import { type OpsDeps, registerOpsRoutes } from './routes/ops.js';
 import { registerVoiceRoutes } from './routes/voices.js';
+import type { HttpServices } from './services.js';
 
 export interface ApiAppOptions {
-  services: ApiServices;
+  services: HttpServices;
   log: Logger;
   /** Aborted when the server shuts down: inline waits then answer with what they have. */
   shutdown: AbortSignal;
@@ -75,7 +75,7 @@ export function createApiApp({ services, log, shutdown, withOps, extend }: ApiAp
   return app;
 }
 
-export function opsDepsOf(services: ApiServices, log: Logger): OpsDeps {
+export function opsDepsOf(services: HttpServices, log: Logger): OpsDeps {
   return { store: services.store, queue: services.queue, audio: services.audio, metrics: services.metrics, log };
 }
 
@@ -83,7 +83,7 @@ export function opsDepsOf(services: ApiServices, log: Logger): OpsDeps {
 export function createVoicesApp(
   voices: readonly CatalogVoiceBody[],
   log: Logger,
-  cors: ApiServices['config']['cors'],
+  cors: HttpServices['config']['cors'],
   headers?: Readonly<Record<string, string>>,
 ): OpenAPIHono<AppEnv> {
   const app = createApp({ log, cors, headers, notFoundHint: `The catalog is at ${VOICES_PATH}.` });

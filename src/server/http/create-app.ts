@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
@@ -9,7 +8,8 @@ import type { Logger } from '../log.js';
 import { type AppEnv, sendError } from './context.js';
 import { cors } from './middleware/cors.js';
 import type { OpsMetrics } from '../metrics.js';
-import { httpMetrics } from './routes/ops.js';
+import { httpMetrics } from './middleware/metrics.js';
+import { requestContext } from './middleware/request-context.js';
 import { fromHttpException, validationHook } from './validation.js';
 
 /** nginx's status for a request whose client closed the connection first; HTTP defines none. */
@@ -34,35 +34,13 @@ export interface AppShellOptions {
  * The one factory of every listener (API, voice catalog, operations): a request id on every answer
  * (`X-Request-Id`, `meta.request_id`), the request log line, request metrics, CORS where it applies,
  * the error body for every refusal and failure, and the contract's validation hook for every route
- * bound with `app.openapi(route, handler)`.
+ * bound with `app.openapi(route, handler)`. The middlewares run in this order: request context
+ * (middleware/request-context.ts), metrics (middleware/metrics.ts), the guards, CORS (middleware/cors.ts).
  */
 export function createApp(options: AppShellOptions): OpenAPIHono<AppEnv> {
   const { log } = options;
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-  // Listed once, not per request (the server has none; the sandbox marks every answer).
-  const extraHeaders = Object.entries(options.headers ?? {});
-
-  app.use(async (c, next) => {
-    const requestId = randomUUID();
-    c.set('requestId', requestId);
-    c.set('receivedAt', Date.now());
-    c.header('X-Request-Id', requestId);
-    for (const [name, value] of extraHeaders) c.header(name, value);
-    await next();
-    if (options.logRequests) {
-      log.info(
-        {
-          request_id: requestId,
-          method: c.req.method,
-          path: c.req.path,
-          status: c.res.status,
-          ms: Date.now() - c.get('receivedAt'),
-          key: c.get('displayKey'),
-        },
-        'request',
-      );
-    }
-  });
+  app.use(requestContext({ log, logRequests: options.logRequests, headers: options.headers }));
   if (options.metrics) app.use(httpMetrics(options.metrics));
   for (const guard of options.guards ?? []) app.use(guard);
   if (options.cors) app.use(cors(options.cors.origins, options.cors.previewPattern));

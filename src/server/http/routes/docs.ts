@@ -9,7 +9,7 @@ import { html } from 'hono/html';
 import { API_PATH } from '@agent-tts/contract/limits.js';
 import { IDEMPOTENCY_KEY_EXAMPLE } from '@agent-tts/contract/schemas.js';
 import type { AppEnv } from '../context.js';
-import { pageHeaders } from './dashboard.js';
+import { pageHeaders } from './dashboard/respond.js';
 
 /** The committed OpenAPI document's folder: `openapi/` at the package root, found from this module (src or dist). */
 function openapiDir(): string {

@@ -1,8 +1,12 @@
+import type { Hono } from 'hono';
+import { DASHBOARD_PATH } from '../../../domain/dashboard.js';
+import type { AppContext, AppEnv } from '../../context.js';
+
 /**
  * The dashboard's stylesheet and its one script, served by the app itself (no build step, no CDN).
  * Colours meet WCAG AA contrast on their backgrounds; the layout works from a 320 px wide phone up.
  */
-export const DASHBOARD_CSS = `
+const DASHBOARD_CSS = `
 :root { --fg: #1a1a1a; --muted: #4a4a4a; --bg: #ffffff; --panel: #f4f5f7; --line: #c9ccd1; --accent: #0b57d0;
   --danger: #b3261e; --ok: #146c2e; --warn-bg: #fff4ce; --focus: #0b57d0; }
 * { box-sizing: border-box; }
@@ -64,7 +68,7 @@ button:disabled { background: #e3e5e8; border-color: #9aa0a6; color: #3c4043; }
 `;
 
 /** Progressive enhancement: the copy button appears only where the Clipboard API is there. */
-export const DASHBOARD_JS = `
+const DASHBOARD_JS = `
 document.querySelectorAll('button[data-copy]').forEach(function (button) {
   var field = document.getElementById(button.getAttribute('data-copy'));
   var status = document.getElementById(button.getAttribute('data-status'));
@@ -82,9 +86,31 @@ document.querySelectorAll('button[data-copy]').forEach(function (button) {
 `;
 
 /** The pages' icon (a speaker with sound waves), served at /favicon.svg and /favicon.ico. */
-export const FAVICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32" width="32" height="32">
+const FAVICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32" width="32" height="32">
 <rect width="32" height="32" rx="6" fill="#0b57d0"/>
 <path d="M7 13h4l6-5v16l-6-5H7z" fill="#fff"/>
 <path d="M20 12.5a5 5 0 0 1 0 7M23 9.5a9 9 0 0 1 0 13" fill="none" stroke="#fff" stroke-width="2" stroke-linecap="round"/>
 </svg>
 `;
+
+/** Serves the stylesheet, the script and the pages' icon (/favicon.ico answers the same SVG, for clients that ask for it by that name). */
+export function registerAssetRoutes(app: Hono<AppEnv>): void {
+  app.get(`${DASHBOARD_PATH}/assets/dashboard.css`, (c) => {
+    c.header('Cache-Control', 'public, max-age=3600');
+    c.header('X-Content-Type-Options', 'nosniff');
+    return c.body(DASHBOARD_CSS, 200, { 'Content-Type': 'text/css; charset=utf-8' });
+  });
+  app.get(`${DASHBOARD_PATH}/assets/dashboard.js`, (c) => {
+    c.header('Cache-Control', 'public, max-age=3600');
+    c.header('X-Content-Type-Options', 'nosniff');
+    return c.body(DASHBOARD_JS, 200, { 'Content-Type': 'text/javascript; charset=utf-8' });
+  });
+  const favicon = (c: AppContext) => {
+    c.header('Cache-Control', 'public, max-age=86400');
+    c.header('X-Content-Type-Options', 'nosniff');
+    c.header('Content-Security-Policy', "default-src 'none'");
+    return c.body(FAVICON_SVG, 200, { 'Content-Type': 'image/svg+xml' });
+  };
+  app.get('/favicon.svg', favicon);
+  app.get('/favicon.ico', favicon);
+}
