@@ -131,4 +131,24 @@ describe('JobService', () => {
     await jobs().poll(ownerPrincipal, jobId);
     expect((await jobs().poll(ownerPrincipal, jobId)).kind).toBe('rate_limited');
   });
+
+  it('a poll of a legacy job past its expiry answers it expired and deletes its audio; one not yet expired keeps it', async () => {
+    const { key, accountId } = await server.newKey();
+    const principal = await server.principal(key);
+    const legacy = (expiresAt: number) =>
+      server.admin.importLegacyJob({ accountId, keyPublicId: principal.key.publicId, expiresAt, voice: 'af_heart', speed: 1, language: 'en-US' });
+    const expired = await legacy(Date.now() - 1_000);
+    const current = await legacy(Date.now() + 3_600_000);
+    const audio = server.services.audio;
+    const remove = audio.delete;
+    const deleted: string[] = [];
+    audio.delete = async (jobId) => void deleted.push(jobId);
+    try {
+      expect(await jobs().poll(principal, expired.id)).toMatchObject({ kind: 'job', state: { kind: 'expired', job: { id: expired.id } } });
+      expect(await jobs().poll(principal, current.id)).toMatchObject({ kind: 'job', state: { kind: 'completed' } });
+    } finally {
+      audio.delete = remove;
+    }
+    expect(deleted).toEqual([expired.id]);
+  });
 });
