@@ -1,6 +1,25 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startInProcess, type InProcessServer } from '../../../test/helpers/in-process.js';
+import type { TtsRequestBody } from '@agent-tts/contract/schemas.js';
+import type { RateLimitDecision } from '../ports/index.js';
+import type { Principal } from './auth.js';
 import { ApiError } from './errors.js';
+import type { JobService } from './jobs.js';
+
+/** A submission without its inline wait, with the POST bucket it reported. */
+async function submit(jobs: JobService, principal: Principal, body: TtsRequestBody, idempotencyKey: string | undefined) {
+  let bucket: RateLimitDecision | undefined;
+  const running = new AbortController().signal;
+  const outcome = await jobs.submitAndWait(principal, body, idempotencyKey, {
+    signal: running,
+    shutdown: running,
+    inlineWaitMs: 0,
+    onDecided: (decided) => {
+      bucket = decided.bucket.decision;
+    },
+  });
+  return { ...outcome, bucket: bucket! };
+}
 
 /**
  * JobService over the real embedded adapters: the order in which a submission is checked, what each
@@ -16,6 +35,8 @@ describe('JobService', () => {
     await server?.close();
   });
   const jobs = () => server.services.jobs;
+  /** The key's POST bucket as it stands. */
+  const postPlaces = async (service: JobService, principal: Principal) => (await service.rateLimits.peek('post', principal.key.publicId)).decision.remaining;
 
   it('applies the defaults: af_heart, speed 1.2, the voice’s language; en for st_* voices; Kokoro ignores `language`', async () => {
     const cases = [
@@ -29,9 +50,9 @@ describe('JobService', () => {
     ] as const;
     for (const [body, expected] of cases) {
       const { key } = await server.newKey();
-      const outcome = await jobs().submit(await server.principal(key), body, undefined);
+      const outcome = await submit(jobs(), await server.principal(key), body, undefined);
       expect(outcome.kind).toBe('job');
-      if (outcome.kind === 'job') expect(outcome.job).toMatchObject(expected);
+      if (outcome.kind === 'job') expect(outcome.state.job).toMatchObject(expected);
     }
   });
 
@@ -43,12 +64,12 @@ describe('JobService', () => {
     try {
       const { key } = await upstreamOnly.newKey();
       const principal = await upstreamOnly.principal(key);
-      const refusal = await upstreamOnly.services.jobs.submit(principal, { text: 'a', voice: 'st_f1' }, 'k1').catch((e: unknown) => e);
+      const refusal = await submit(upstreamOnly.services.jobs, principal, { text: 'a', voice: 'st_f1' }, 'k1').catch((e: unknown) => e);
       expect(refusal).toBeInstanceOf(ApiError);
       expect((refusal as ApiError).code).toBe('INVALID_REQUEST');
-      expect((await upstreamOnly.services.jobs.peekBucket('post', principal.key.publicId)).remaining).toBe(1);
+      expect(await postPlaces(upstreamOnly.services.jobs, principal)).toBe(1);
       // The key was not claimed: its first real use creates a job rather than replaying anything.
-      const created = await upstreamOnly.services.jobs.submit(principal, { text: 'a', voice: 'af_heart' }, 'k1');
+      const created = await submit(upstreamOnly.services.jobs, principal, { text: 'a', voice: 'af_heart' }, 'k1');
       expect(created).toMatchObject({ kind: 'job', replayed: false });
     } finally {
       await upstreamOnly.close();
@@ -58,15 +79,15 @@ describe('JobService', () => {
   it('checks replay before the rate limit: a replay is answered and consumes nothing; a new key is then rate limited', async () => {
     const { key } = await server.newKey();
     const principal = await server.principal(key);
-    const first = await jobs().submit(principal, { text: 'Once.' }, 'replay-me');
+    const first = await submit(jobs(), principal, { text: 'Once.' }, 'replay-me');
     expect(first).toMatchObject({ kind: 'job', replayed: false });
-    expect(first.postBucket.remaining).toBe(0);
-    const replay = await jobs().submit(principal, { text: 'Whatever the body says.' }, 'replay-me');
+    expect(first.bucket.remaining).toBe(0);
+    const replay = await submit(jobs(), principal, { text: 'Whatever the body says.' }, 'replay-me');
     expect(replay).toMatchObject({ kind: 'job', replayed: true });
-    if (replay.kind === 'job' && first.kind === 'job') expect(replay.job.id).toBe(first.job.id);
-    const limited = await jobs().submit(principal, { text: 'Twice.' }, 'another');
+    if (replay.kind === 'job' && first.kind === 'job') expect(replay.state.job.id).toBe(first.state.job.id);
+    const limited = await submit(jobs(), principal, { text: 'Twice.' }, 'another');
     expect(limited.kind).toBe('rate_limited');
-    expect(limited.postBucket.resetSeconds).toBeGreaterThanOrEqual(1);
+    expect(limited.bucket.resetSeconds).toBeGreaterThanOrEqual(1);
     // The refused request left no claim behind: the key is free for the retry after Retry-After.
     expect(await server.services.store.claimIdempotencyKey(principal.account.id, 'another', 'probe', Date.now(), 30_000)).toEqual({ kind: 'claimed' });
   });
@@ -75,17 +96,17 @@ describe('JobService', () => {
     const { key, accountId } = await server.newKey({ plan: 'free' });
     await server.admin.setUsedMinutes(accountId, server.services.config.plans.free.monthlyMinutes);
     const principal = await server.principal(key);
-    const refused = await jobs().submit(principal, { text: 'No minutes left for this.' }, 'usage');
+    const refused = await submit(jobs(), principal, { text: 'No minutes left for this.' }, 'usage');
     expect(refused.kind).toBe('usage_exceeded');
-    expect((await jobs().peekBucket('post', principal.key.publicId)).remaining).toBe(1);
+    expect(await postPlaces(jobs(), principal)).toBe(1);
     expect(await server.services.store.claimIdempotencyKey(principal.account.id, 'usage', 'probe', Date.now(), 30_000)).toEqual({ kind: 'claimed' });
   });
 
   it('concurrent submissions with one Idempotency-Key make one job and one charge', async () => {
     const { key } = await server.newKey();
     const principal = await server.principal(key);
-    const outcomes = await Promise.all(Array.from({ length: 6 }, () => jobs().submit(principal, { text: 'Together.' }, 'same')));
-    const ids = new Set(outcomes.map((o) => (o.kind === 'job' ? o.job.id : o.kind)));
+    const outcomes = await Promise.all(Array.from({ length: 6 }, () => submit(jobs(), principal, { text: 'Together.' }, 'same')));
+    const ids = new Set(outcomes.map((o) => (o.kind === 'job' ? o.state.job.id : o.kind)));
     expect(ids.size).toBe(1);
     expect(outcomes.filter((o) => o.kind === 'job' && !o.replayed)).toHaveLength(1);
   });
@@ -94,14 +115,40 @@ describe('JobService', () => {
     const owner = await server.newKey();
     const other = await server.newKey();
     const ownerPrincipal = await server.principal(owner.key);
-    const created = await jobs().submit(ownerPrincipal, { text: 'Mine.' }, undefined);
+    const created = await submit(jobs(), ownerPrincipal, { text: 'Mine.' }, undefined);
     if (created.kind !== 'job') throw new Error(created.kind);
-    const polled = await jobs().poll(ownerPrincipal, created.job.id);
-    expect(polled).toMatchObject({ kind: 'job', getBucket: { limit: 3, remaining: 2 } });
-    expect((await jobs().peekBucket('post', ownerPrincipal.key.publicId)).remaining).toBe(0);
-    expect((await jobs().poll(await server.principal(other.key), created.job.id)).kind).toBe('not_found');
-    await jobs().poll(ownerPrincipal, created.job.id);
-    await jobs().poll(ownerPrincipal, created.job.id);
-    expect((await jobs().poll(ownerPrincipal, created.job.id)).kind).toBe('rate_limited');
+    const jobId = created.state.job.id;
+    let getBucket: RateLimitDecision | undefined;
+    const polled = await jobs().poll(ownerPrincipal, jobId, { onDecided: ({ bucket }) => (getBucket = bucket.decision) });
+    expect(polled).toMatchObject({ kind: 'job', state: { job: { id: jobId } } });
+    expect(getBucket).toMatchObject({ limit: 3, remaining: 2 });
+    expect(await postPlaces(jobs(), ownerPrincipal)).toBe(0);
+    expect(await jobs().poll(await server.principal(other.key), jobId)).toEqual({
+      kind: 'not_found',
+      message: 'No job with this id for this account. Check the job id.',
+    });
+    await jobs().poll(ownerPrincipal, jobId);
+    await jobs().poll(ownerPrincipal, jobId);
+    expect((await jobs().poll(ownerPrincipal, jobId)).kind).toBe('rate_limited');
+  });
+
+  it('a poll of a legacy job past its expiry answers it expired and deletes its audio; one not yet expired keeps it', async () => {
+    const { key, accountId } = await server.newKey();
+    const principal = await server.principal(key);
+    const legacy = (expiresAt: number) =>
+      server.admin.importLegacyJob({ accountId, keyPublicId: principal.key.publicId, expiresAt, voice: 'af_heart', speed: 1, language: 'en-US' });
+    const expired = await legacy(Date.now() - 1_000);
+    const current = await legacy(Date.now() + 3_600_000);
+    const audio = server.services.audio;
+    const remove = audio.delete;
+    const deleted: string[] = [];
+    audio.delete = async (jobId) => void deleted.push(jobId);
+    try {
+      expect(await jobs().poll(principal, expired.id)).toMatchObject({ kind: 'job', state: { kind: 'expired', job: { id: expired.id } } });
+      expect(await jobs().poll(principal, current.id)).toMatchObject({ kind: 'job', state: { kind: 'completed' } });
+    } finally {
+      audio.delete = remove;
+    }
+    expect(deleted).toEqual([expired.id]);
   });
 });

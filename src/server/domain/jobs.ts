@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { LIMITS } from '@agent-tts/contract/limits.js';
 import type { TtsRequestBody } from '@agent-tts/contract/schemas.js';
 import {
   type AudioStorage,
@@ -8,47 +7,19 @@ import {
   type JobQueue,
   type JobRecord,
   type JobRepository,
-  type RateLimitDecision,
   type RateLimiter,
+  StoreUnavailableError,
   type SynthesisEstimator,
   systemClock,
   type UsageRepository,
 } from '../ports/index.js';
 import type { Principal } from './auth.js';
 import { ANSWER_UNWANTED_MESSAGE, ClientClosedError } from './errors.js';
-import type { LiveProgress } from './job-runner.js';
+import { JOB_NOT_FOUND_MESSAGE, usageExhaustedMessage } from './job-messages.js';
+import { isLegacyExpired, type JobState, JobStates, type LiveProgressSource } from './job-state.js';
+import { type BucketReport, type RateLimited, type RateLimitSettings, RateLimits } from './rate-limits.js';
 import type { SpeechRequests } from './speech-request.js';
 import { minutesToCentiminutes, secondsToCentiminutes, usageMonth } from './usage.js';
-
-export type BucketKind = 'post' | 'get';
-
-export interface RateLimitSettings {
-  post: number;
-  get: number;
-  windowMs: number;
-}
-
-export type SubmitOutcome =
-  | { kind: 'job'; job: JobRecord; replayed: boolean; postBucket: RateLimitDecision }
-  | { kind: 'rate_limited'; postBucket: RateLimitDecision }
-  | { kind: 'usage_exceeded'; usedCentiminutes: number; limitCentiminutes: number; postBucket: RateLimitDecision };
-
-export type PollOutcome =
-  | { kind: 'job'; job: JobRecord; getBucket: RateLimitDecision }
-  | { kind: 'not_found'; getBucket: RateLimitDecision }
-  | { kind: 'rate_limited'; getBucket: RateLimitDecision };
-
-/** A job as a client sees it now (docs/api-rules.md#job-statuses). */
-export type JobState =
-  | { kind: 'completed'; job: JobRecord; usedCentiminutes: number; limitCentiminutes: number }
-  | { kind: 'processing'; job: JobRecord; retryAfterSeconds: number; progressPercent: number }
-  | { kind: 'failed'; job: JobRecord; code: 'TTS_PROVIDER_ERROR' | 'INTERNAL_ERROR'; message: string }
-  | { kind: 'expired'; job: JobRecord };
-
-/** Progress of the jobs that run in this process (absent for an API process without workers). */
-interface LiveProgressSource {
-  get(jobId: string): LiveProgress | undefined;
-}
 
 export interface JobServiceDeps {
   store: IdempotencyRepository & JobRepository & UsageRepository;
@@ -63,31 +34,62 @@ export interface JobServiceDeps {
   clock?: Clock;
 }
 
+/**
+ * Told once a request's bucket is decided (and, for a submission, whether it replays a job), before
+ * the rest of the call runs: every answer from there on, a failure included, reports them.
+ */
+type OnDecided = (decided: { bucket: BucketReport; replayed: boolean }) => void;
+
+export interface SubmitOptions {
+  /** The client's request: aborted when it goes away. */
+  signal: AbortSignal;
+  /** Aborted when the server shuts down: the inline wait then answers with what there is. */
+  shutdown: AbortSignal;
+  /** How long a new job is waited for before the answer is its processing state. */
+  inlineWaitMs: number;
+  onDecided?: OnDecided;
+}
+
+interface UsageExceeded {
+  kind: 'usage_exceeded';
+  message: string;
+  usedMinutes: number;
+  limitMinutes: number;
+}
+
+export type SubmitOutcome = { kind: 'job'; state: JobState; replayed: boolean } | RateLimited | UsageExceeded;
+
+export type PollOutcome = { kind: 'job'; state: JobState } | { kind: 'not_found'; message: string } | RateLimited;
+
+/** A submission once it is admitted or refused, before its inline wait. */
+type Admission = { bucket: BucketReport; result: { kind: 'job'; job: JobRecord; replayed: boolean } | RateLimited | UsageExceeded };
+
 /** A claim never bound to a job (its holder died) is taken over after this long. */
 const STALE_CLAIM_MS = 30_000;
 const CLAIM_POLL_MS = 20;
 const DAY_MS = 86_400_000;
 
-const bucketName = (kind: BucketKind, publicId: string) => `${kind}:${publicId}`;
-
 /** Best-effort clean-up that the answer does not wait for. */
 const inBackground = (work: Promise<unknown>) => void work.catch(() => undefined);
 
 /**
- * Submission and lookup of jobs. A submission is checked in a fixed order after authentication
- * (docs/api-rules.md#order-of-checks): the request itself → idempotent replay → rate limit → usage →
- * new job. A rejected or replayed request consumes no POST quota.
+ * Submission and lookup of jobs, one call per request. A submission is checked in a fixed order after
+ * authentication (docs/api-rules.md#order-of-checks): the request itself → idempotent replay → rate
+ * limit → usage → new job. A rejected or replayed request consumes no POST quota.
  */
 export class JobService {
-  constructor(private readonly deps: JobServiceDeps) {}
+  /** The keys' buckets, which authentication reports too. */
+  readonly rateLimits: RateLimits;
+  private readonly states: JobStates;
+
+  constructor(private readonly deps: JobServiceDeps) {
+    this.rateLimits = new RateLimits(deps.limiter, deps.rateLimits);
+    this.states = new JobStates(deps);
+  }
 
   /** The time of the deployment's clock (the sandbox's test clock, or the system's). */
   now(): number {
     return (this.deps.clock ?? systemClock).now();
-  }
-
-  get rateLimits(): RateLimitSettings {
-    return this.deps.rateLimits;
   }
 
   /** The deployment's rules for a submission's voice, speed and language (its voice catalog among them). */
@@ -95,51 +97,52 @@ export class JobService {
     return this.deps.requests;
   }
 
-  /** The key's bucket of this kind as it stands, taking nothing. */
-  peekBucket(kind: BucketKind, publicId: string): Promise<RateLimitDecision> {
-    const { windowMs } = this.deps.rateLimits;
-    return this.deps.limiter.check(bucketName(kind, publicId), this.deps.rateLimits[kind], windowMs, false);
+  /** A submission: admitted (or refused), then, for a new job, waited for inline; the job's state then. */
+  async submitAndWait(principal: Principal, body: TtsRequestBody, idempotencyKey: string | undefined, options: SubmitOptions): Promise<SubmitOutcome> {
+    const { bucket, result } = await this.admit(principal, body, idempotencyKey, options.signal);
+    options.onDecided?.({ bucket, replayed: result.kind === 'job' && result.replayed });
+    if (result.kind !== 'job') return result;
+    const job = result.replayed ? result.job : await this.waitInline(result.job, options);
+    return { kind: 'job', replayed: result.replayed, state: await this.stateNow(principal, job) };
   }
 
-  async submit(principal: Principal, body: TtsRequestBody, idempotencyKey: string | undefined, signal?: AbortSignal): Promise<SubmitOutcome> {
-    const { store, limiter, queue, estimator, rateLimits } = this.deps;
+  /** A poll: takes a place in the key's GET bucket, then looks the job up for the caller's account. */
+  async poll(principal: Principal, jobId: string, options: { onDecided?: OnDecided } = {}): Promise<PollOutcome> {
+    const bucket = await this.rateLimits.take('get', principal.key.publicId);
+    if (!bucket.decision.allowed) {
+      options.onDecided?.({ bucket, replayed: false });
+      return this.rateLimits.refusal(bucket);
+    }
+    const job = await this.deps.store.getJob(jobId);
+    options.onDecided?.({ bucket, replayed: false });
+    // Unknown ids and other accounts' jobs look the same.
+    if (job?.accountId !== principal.account.id) return { kind: 'not_found', message: JOB_NOT_FOUND_MESSAGE };
+    return { kind: 'job', state: await this.stateNow(principal, job) };
+  }
+
+  private async admit(principal: Principal, body: TtsRequestBody, idem: string | undefined, signal: AbortSignal): Promise<Admission> {
+    const { store, queue, estimator } = this.deps;
     const { account, key, plan } = principal;
     const request = this.deps.requests.resolve(body);
     const jobId = randomUUID();
-    const idem = idempotencyKey;
 
     if (idem !== undefined) {
-      // Claim the key first, so concurrent requests with one key all end up on one job. A holder that
-      // died is taken over after STALE_CLAIM_MS, so this wait is bounded. Claims are stamped and judged
-      // in real time (systemClock, not the injected clock): a claim goes stale when its holder has been
-      // silent that long, however a test clock moves; the wait is measured on the monotonic clock.
-      const giveUpAt = performance.now() + STALE_CLAIM_MS + 5_000;
-      for (;;) {
-        const claim = await store.claimIdempotencyKey(account.id, idem, jobId, systemClock.now(), STALE_CLAIM_MS);
-        if (claim.kind === 'claimed') break;
-        if (claim.kind === 'existing') {
-          const job = await store.getJob(claim.jobId);
-          if (job) return { kind: 'job', job, replayed: true, postBucket: await this.peekBucket('post', key.publicId) };
-        }
-        if (signal?.aborted) throw new ClientClosedError(ANSWER_UNWANTED_MESSAGE);
-        if (performance.now() > giveUpAt) throw new Error(`Idempotency-Key claim of account ${account.id} did not settle`);
-        await new Promise((r) => setTimeout(r, CLAIM_POLL_MS));
-      }
+      const replayed = await this.claimIdempotencyKey(account.id, idem, jobId, signal);
+      if (replayed) return { bucket: await this.rateLimits.peek('post', key.publicId), result: { kind: 'job', job: replayed, replayed: true } };
     }
     const release = () => (idem === undefined ? Promise.resolve() : store.releaseIdempotencyKey(account.id, idem, jobId));
 
-    const postBucket = bucketName('post', key.publicId);
-    let bucket: RateLimitDecision;
+    let bucket: BucketReport;
     try {
-      bucket = await limiter.check(postBucket, rateLimits.post, rateLimits.windowMs, true);
+      bucket = await this.rateLimits.take('post', key.publicId);
     } catch (error) {
       // The store failed: the answer is the error now, not after a clean-up that may wait as long.
       inBackground(release());
       throw error;
     }
-    if (!bucket.allowed) {
+    if (!bucket.decision.allowed) {
       await release();
-      return { kind: 'rate_limited', postBucket: bucket };
+      return { bucket, result: this.rateLimits.refusal(bucket) };
     }
 
     const now = this.now();
@@ -160,10 +163,7 @@ export class JobService {
     // A request refused after its admission (usage exhausted, or the store failed) gives its place
     // back: a rejected request consumes no POST quota. The refusal is the answer whatever happens to
     // the refund (the place then frees with the window).
-    const giveBack = async () => {
-      const refund = bucket.admission === undefined ? undefined : limiter.refund(postBucket, bucket.admission);
-      await Promise.all([release(), refund?.catch(() => undefined)]);
-    };
+    const giveBack = () => Promise.all([release(), this.rateLimits.refund(bucket, key.publicId).catch(() => undefined)]);
     let created;
     try {
       created = await store.createJob(job, minutesToCentiminutes(plan.monthlyMinutes));
@@ -176,19 +176,57 @@ export class JobService {
     }
     if (created.kind === 'usage_exceeded') {
       await giveBack();
-      return {
-        kind: 'usage_exceeded',
-        usedCentiminutes: created.usedCentiminutes,
-        limitCentiminutes: created.limitCentiminutes,
-        postBucket: await this.peekBucket('post', key.publicId),
-      };
+      const usedMinutes = created.usedCentiminutes / 100;
+      const limitMinutes = plan.monthlyMinutes;
+      const result: UsageExceeded = { kind: 'usage_exceeded', message: usageExhaustedMessage(usedMinutes, limitMinutes), usedMinutes, limitMinutes };
+      return { bucket: await this.rateLimits.peek('post', key.publicId), result };
     }
     await queue.enqueue(jobId);
-    return { kind: 'job', job, replayed: false, postBucket: bucket };
+    return { bucket, result: { kind: 'job', job, replayed: false } };
   }
 
-  /** Waits up to `ms` for the job to finish; returns its record as it then stands. */
-  async waitInline(jobId: string, ms: number, signal?: AbortSignal): Promise<JobRecord | undefined> {
+  /**
+   * Claims the Idempotency-Key for `jobId` first, so concurrent requests with one key all end up on
+   * one job: undefined once claimed, or the job the key already names (a replay). A holder that died
+   * is taken over after STALE_CLAIM_MS, so this wait is bounded. Claims are stamped and judged in real
+   * time (systemClock, not the injected clock): a claim goes stale when its holder has been silent
+   * that long, however a test clock moves; the wait is measured on the monotonic clock.
+   */
+  private async claimIdempotencyKey(accountId: string, idem: string, jobId: string, signal: AbortSignal): Promise<JobRecord | undefined> {
+    const { store } = this.deps;
+    const giveUpAt = performance.now() + STALE_CLAIM_MS + 5_000;
+    for (;;) {
+      const claim = await store.claimIdempotencyKey(accountId, idem, jobId, systemClock.now(), STALE_CLAIM_MS);
+      if (claim.kind === 'claimed') return undefined;
+      if (claim.kind === 'existing') {
+        const job = await store.getJob(claim.jobId);
+        if (job) return job;
+      }
+      if (signal.aborted) throw new ClientClosedError(ANSWER_UNWANTED_MESSAGE);
+      if (performance.now() > giveUpAt) throw new Error(`Idempotency-Key claim of account ${accountId} did not settle`);
+      await new Promise((r) => setTimeout(r, CLAIM_POLL_MS));
+    }
+  }
+
+  /**
+   * Waits up to `inlineWaitMs` for a new job to finish; returns its record as it then stands. The job
+   * exists by now: if the store stops answering during the wait, the answer is the job as it was made
+   * (the client polls it later), not an error that would invite a second submission. The wait also
+   * ends at shutdown (the answer is then what there is) and when the client goes away: its job goes
+   * on, and the request is the client's doing, ClientClosedError (499).
+   */
+  private async waitInline(job: JobRecord, { signal, shutdown, inlineWaitMs }: SubmitOptions): Promise<JobRecord> {
+    const waited = await waitUntilEither(shutdown, signal, (either) =>
+      this.waitForFinish(job.id, inlineWaitMs, either).catch((error: unknown) => {
+        if (error instanceof StoreUnavailableError) return undefined;
+        throw error;
+      }),
+    );
+    if (signal.aborted && !shutdown.aborted) throw new ClientClosedError(ANSWER_UNWANTED_MESSAGE, { job_id: job.id });
+    return waited ?? job;
+  }
+
+  private async waitForFinish(jobId: string, ms: number, signal: AbortSignal): Promise<JobRecord | undefined> {
     const finished = this.deps.queue.waitForFinish(jobId, ms, signal);
     const job = await this.deps.store.getJob(jobId);
     if (job?.status !== 'processing') return job;
@@ -196,56 +234,34 @@ export class JobService {
     return this.deps.store.getJob(jobId);
   }
 
-  /** A poll: takes a place in the key's GET bucket, then looks the job up for the caller's account. */
-  async poll(principal: Principal, jobId: string): Promise<PollOutcome> {
-    const { get, windowMs } = this.deps.rateLimits;
-    const bucket = await this.deps.limiter.check(bucketName('get', principal.key.publicId), get, windowMs, true);
-    if (!bucket.allowed) return { kind: 'rate_limited', getBucket: bucket };
-    const job = await this.get(principal.account.id, jobId);
-    return job ? { kind: 'job', job, getBucket: bucket } : { kind: 'not_found', getBucket: bucket };
+  /** The job's state now. Its one command: a legacy job found past its expiry loses its audio first. */
+  private async stateNow(principal: Principal, job: JobRecord): Promise<JobState> {
+    const now = this.now();
+    if (isLegacyExpired(job, now)) await this.deleteExpiredLegacyAudio(job);
+    return this.states.at(principal, job, now);
   }
 
-  /** A job of this account, or undefined (unknown ids and other accounts' jobs look the same). */
-  async get(accountId: string, jobId: string): Promise<JobRecord | undefined> {
-    const job = await this.deps.store.getJob(jobId);
-    return job && job.accountId === accountId ? job : undefined;
+  /** Deletes the audio of a legacy job past its expiry (docs/api-rules.md#audio-urls). */
+  private deleteExpiredLegacyAudio(job: JobRecord): Promise<void> {
+    return this.deps.audio.delete(job.id);
   }
+}
 
-  /** The job as its owner sees it at `now`. A legacy job past its expiry loses its audio here. */
-  async state(principal: Principal, job: JobRecord, now: number): Promise<JobState> {
-    if (job.legacyExpiresAt !== undefined && job.legacyExpiresAt <= now) {
-      await this.deps.audio.delete(job.id);
-      return { kind: 'expired', job };
-    }
-    if (job.status === 'processing') {
-      return { kind: 'processing', job, retryAfterSeconds: this.retryAfterSeconds(job), progressPercent: this.progressPercent(job) };
-    }
-    if (job.status === 'failed') {
-      return { kind: 'failed', job, code: job.errorCode ?? 'INTERNAL_ERROR', message: job.errorMessage ?? 'Synthesis failed.' };
-    }
-    const usage = await this.deps.store.getUsage(job.accountId, usageMonth(now));
-    return {
-      kind: 'completed',
-      job,
-      usedCentiminutes: usage.usedCentiminutes,
-      limitCentiminutes: minutesToCentiminutes(principal.plan.monthlyMinutes),
-    };
-  }
-
-  /** An honest estimate of the seconds left, from live progress when this process runs the job. */
-  retryAfterSeconds(job: JobRecord): number {
-    const live = this.deps.live?.get(job.id);
-    let remaining: number;
-    if (live && live.fraction > 0.02 && live.elapsedMs > 200) {
-      remaining = ((live.elapsedMs / live.fraction) * (1 - live.fraction)) / 1000;
-    } else {
-      remaining = this.deps.estimator.estimateWallSeconds(job.text, job.speed) * (1 - (live?.fraction ?? job.progress));
-    }
-    return Math.min(LIMITS.retryAfterMaxSeconds, Math.max(LIMITS.retryAfterMinSeconds, Math.ceil(remaining)));
-  }
-
-  progressPercent(job: JobRecord): number {
-    const fraction = this.deps.live?.get(job.id)?.fraction ?? job.progress;
-    return Math.round(Math.min(1, Math.max(0, fraction)) * 1000) / 10;
+/**
+ * Runs `wait` with a signal that fires when either signal does. Made per call and its listeners
+ * removed afterwards: the shutdown signal lives as long as the process and must not collect one
+ * listener per request.
+ */
+async function waitUntilEither<T>(a: AbortSignal, b: AbortSignal, wait: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const either = new AbortController();
+  const fire = () => either.abort();
+  if (a.aborted || b.aborted) fire();
+  a.addEventListener('abort', fire, { once: true });
+  b.addEventListener('abort', fire, { once: true });
+  try {
+    return await wait(either.signal);
+  } finally {
+    a.removeEventListener('abort', fire);
+    b.removeEventListener('abort', fire);
   }
 }

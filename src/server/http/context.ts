@@ -4,6 +4,7 @@ import type { VoiceCatalogRef } from '@agent-tts/contract/messages.js';
 import type { ErrorBodyT, MetaBody } from '@agent-tts/contract/schemas.js';
 import type { Principal } from '../domain/auth.js';
 import type { ApiError } from '../domain/errors.js';
+import type { BucketReport } from '../domain/rate-limits.js';
 
 interface RequestVars {
   requestId: string;
@@ -14,6 +15,8 @@ interface RequestVars {
   principal: Principal;
   /** The deployment's voice catalog, for the messages about a refused voice (set by the submission route). */
   voiceCatalog?: VoiceCatalogRef;
+  /** The key's bucket this answer reports (set by the handler or auth; written by rateLimitHeaders). */
+  rateLimit?: BucketReport;
 }
 
 export type AppEnv = { Variables: RequestVars };

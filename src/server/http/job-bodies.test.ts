@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { newJob } from '../adapters/store.contract.js';
+import { FILE_EXPIRED_MESSAGE } from '../domain/job-messages.js';
 import { AudioUrlSigner } from '../domain/signing.js';
 import { jobBody } from './job-bodies.js';
 
@@ -11,7 +12,7 @@ describe('jobBody', () => {
   const job = newJob('acct', { status: 'completed', durationSeconds: 2.5, voice: 'af_heart', speed: 1.2, language: 'en-US' });
 
   it('a completed job: a freshly signed audio URL, its audio and the month’s billing in minutes', () => {
-    const { kind, body } = jobBody({ kind: 'completed', job, usedCentiminutes: 1234, limitCentiminutes: 1000 }, signer, BASE, NOW);
+    const { kind, body } = jobBody({ kind: 'completed', job, now: NOW, usedCentiminutes: 1234, limitCentiminutes: 1000 }, signer, BASE);
     expect(kind).toBe('completed');
     expect(body).toEqual({
       success: true,
@@ -25,7 +26,7 @@ describe('jobBody', () => {
 
   it('a legacy job adds when its audio expires and its size', () => {
     const legacy = { ...job, legacyExpiresAt: NOW + 60_000, fileSizeBytes: 4096 };
-    const { body } = jobBody({ kind: 'completed', job: legacy, usedCentiminutes: 0, limitCentiminutes: 500 }, signer, BASE, NOW);
+    const { body } = jobBody({ kind: 'completed', job: legacy, now: NOW, usedCentiminutes: 0, limitCentiminutes: 500 }, signer, BASE);
     expect(body).toMatchObject({
       audio: { expires_at: new Date(NOW + 60_000).toISOString(), file_size_bytes: 4096 },
       billing: { monthly_minutes_remaining: 5 },
@@ -33,20 +34,20 @@ describe('jobBody', () => {
   });
 
   it('a processing job: where to poll, when, and how far it is', () => {
-    expect(jobBody({ kind: 'processing', job, retryAfterSeconds: 3, progressPercent: 40 }, signer, BASE, NOW)).toEqual({
+    expect(jobBody({ kind: 'processing', job, now: NOW, retryAfterSeconds: 3, progressPercent: 40 }, signer, BASE)).toEqual({
       kind: 'processing',
       body: { success: true, status: 'processing', job_id: job.id, status_url: `/v1/agent-tts?id=${job.id}`, retry_after_seconds: 3, progress_percent: 40 },
     });
   });
 
-  it('a failed job carries its error; an expired one FILE_EXPIRED', () => {
-    expect(jobBody({ kind: 'failed', job, code: 'TTS_PROVIDER_ERROR', message: 'upstream down' }, signer, BASE, NOW).body).toEqual({
+  it('a failed job carries its error; an expired one FILE_EXPIRED with the state’s message', () => {
+    expect(jobBody({ kind: 'failed', job, now: NOW, code: 'TTS_PROVIDER_ERROR', message: 'upstream down' }, signer, BASE).body).toEqual({
       success: false,
       status: 'failed',
       job_id: job.id,
       error: { code: 'TTS_PROVIDER_ERROR', message: 'upstream down' },
     });
-    expect(jobBody({ kind: 'expired', job }, signer, BASE, NOW).body).toEqual({
+    expect(jobBody({ kind: 'expired', job, now: NOW, message: FILE_EXPIRED_MESSAGE }, signer, BASE).body).toEqual({
       success: false,
       status: 'expired',
       job_id: job.id,

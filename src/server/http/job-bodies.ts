@@ -1,7 +1,7 @@
 import { API_PATH } from '@agent-tts/contract/limits.js';
 import { BILLING_MODE } from '@agent-tts/contract/plans.js';
 import type { CompletedJobBody, ExpiredJobBody, FailedJobBody, ProcessingJobBody } from '@agent-tts/contract/schemas.js';
-import type { JobState } from '../domain/jobs.js';
+import type { JobState } from '../domain/job-state.js';
 import type { AudioUrlSigner } from '../domain/signing.js';
 import { centiminutesToMinutes } from '../domain/usage.js';
 
@@ -13,8 +13,11 @@ export type JobBody =
   | { kind: 'failed'; body: WithoutMeta<FailedJobBody> }
   | { kind: 'expired'; body: WithoutMeta<ExpiredJobBody> };
 
-/** The body of a job in its state, typed by the contract's schemas (`meta` is added by the route). */
-export function jobBody(state: JobState, signer: AudioUrlSigner, publicBaseUrl: string, now: number): JobBody {
+/**
+ * The body of a job in its state, typed by the contract's schemas (`meta` is added by the route). Its
+ * messages are the state's; a completed job's audio URL is signed at the instant the state was judged.
+ */
+export function jobBody(state: JobState, signer: AudioUrlSigner, publicBaseUrl: string): JobBody {
   const { job } = state;
   switch (state.kind) {
     case 'expired':
@@ -24,7 +27,7 @@ export function jobBody(state: JobState, signer: AudioUrlSigner, publicBaseUrl: 
           success: false,
           status: 'expired',
           job_id: job.id,
-          error: { code: 'FILE_EXPIRED', message: 'The audio file of this job was deleted. Submit a new request.' },
+          error: { code: 'FILE_EXPIRED', message: state.message },
         },
       };
     case 'processing':
@@ -60,7 +63,7 @@ export function jobBody(state: JobState, signer: AudioUrlSigner, publicBaseUrl: 
           success: true,
           status: 'completed',
           job_id: job.id,
-          audio_url: signer.sign(publicBaseUrl, job.id, now),
+          audio_url: signer.sign(publicBaseUrl, job.id, state.now),
           audio,
           billing: {
             mode: BILLING_MODE,

@@ -6,13 +6,15 @@ import { StoreUnavailableError } from '../../ports/index.js';
 import type { AppContext } from '../context.js';
 import { createApp } from '../create-app.js';
 import { requireApiKey } from './auth.js';
+import { rateLimitHeaders } from './rate-limit-headers.js';
 
 const INVALID = 'The API key is missing, malformed, unknown or revoked. Send `Authorization: Bearer tts_<public_id>_<secret>`.';
 
 /**
  * requireApiKey over the real embedded adapters (SQLite store, in-process rate limiter), in an app
- * of its own: what a refused key is answered (401/403, error body with `meta`, `WWW-Authenticate`),
- * what a route behind it is given, and the RateLimit headers it adds to answers that lack them.
+ * of its own behind rateLimitHeaders, as the job routes have it: what a refused key is answered
+ * (401/403, error body with `meta`, `WWW-Authenticate`), what a route behind it is given, and the
+ * bucket it reports for answers whose route decided none.
  */
 describe('requireApiKey', () => {
   let server: InProcessServer;
@@ -25,15 +27,17 @@ describe('requireApiKey', () => {
 
   function app() {
     const a = createApp({ log: createLogger('silent'), notFoundHint: 'none' });
-    const guard = requireApiKey(server.services.auth, server.services.jobs);
+    const { jobs, clock } = server.services;
+    a.use(rateLimitHeaders);
+    const guard = requireApiKey(server.services.auth, jobs.rateLimits, clock);
     const answer = (c: AppContext) => c.json({ account: c.get('principal').account.id, displayKey: c.get('displayKey') });
     a.get('/ok', guard, answer);
     a.post('/ok', guard, answer);
     a.get('/refuse', guard, () => {
       throw new ApiError('INVALID_REQUEST', 'refused by the route');
     });
-    a.get('/own-headers', guard, (c) => {
-      c.header('RateLimit', '"get";r=7;t=1');
+    a.get('/own-bucket', guard, (c) => {
+      c.set('rateLimit', { kind: 'get', decision: { allowed: true, limit: 30, remaining: 7, resetSeconds: 1 }, windowMs: 60_000 });
       return c.json({});
     });
     a.get('/outage', guard, () => {
@@ -141,12 +145,12 @@ describe('requireApiKey', () => {
     expect(posted.headers.get('ratelimit')).toMatch(/^"post";r=1;t=\d+$/);
   });
 
-  it('keeps the headers a route set, and adds none after a store outage', async () => {
+  it('keeps the bucket a route decided, and reports none after a store outage', async () => {
     const { key } = await server.newKey();
     const auth = { authorization: `Bearer ${key}` };
-    const own = await get('/own-headers', auth);
+    const own = await get('/own-bucket', auth);
     expect(own.headers.get('ratelimit')).toBe('"get";r=7;t=1');
-    expect(own.headers.get('ratelimit-policy')).toBeNull();
+    expect(own.headers.get('ratelimit-policy')).toBe('"get";q=30;w=60');
     const outage = await get('/outage', auth);
     expect(outage.status).toBe(500);
     expect((await outage.json()).error.code).toBe('INTERNAL_ERROR');

@@ -5,6 +5,7 @@ import { audioUrlMessage } from '@agent-tts/contract/messages.js';
 import { getAudioRoute } from '@agent-tts/contract/routes.js';
 import { AudioPathParams } from '@agent-tts/contract/schemas.js';
 import { ApiError } from '../../domain/errors.js';
+import { isLegacyExpired } from '../../domain/job-state.js';
 import type { AudioUrlSigner } from '../../domain/signing.js';
 import type { Logger } from '../../log.js';
 import { AudioStorageUnavailableError, type AudioStorage, type ByteRange, type Clock, type Store, systemClock } from '../../ports/index.js';
@@ -62,8 +63,7 @@ export function registerAudioRoutes(app: OpenAPIHono<AppEnv>, deps: AudioRouteDe
       const now = clock.now();
       if (!signer.verify(jobId, expires, sig, now)) throw new ApiError('NOT_FOUND', AUDIO_URL_INVALID_MESSAGE);
       const job = await store.getJob(jobId);
-      const legacyExpired = job?.legacyExpiresAt !== undefined && job.legacyExpiresAt <= now;
-      const stat = job && job.status === 'completed' && !legacyExpired ? await fromStore(() => audio.stat(jobId)) : undefined;
+      const stat = job && job.status === 'completed' && !isLegacyExpired(job, now) ? await fromStore(() => audio.stat(jobId)) : undefined;
       if (!stat) throw new ApiError('NOT_FOUND', AUDIO_URL_INVALID_MESSAGE);
 
       c.header('Content-Type', 'audio/mpeg');

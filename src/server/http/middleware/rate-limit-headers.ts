@@ -1,0 +1,20 @@
+import type { MiddlewareHandler } from 'hono';
+import { formatRateLimit, formatRateLimitPolicy } from '@agent-tts/contract/ratelimit-headers.js';
+import type { AppEnv } from '../context.js';
+
+/**
+ * The one place the rate-limit headers of draft-ietf-httpapi-ratelimit-headers-11 are set:
+ * `RateLimit-Policy: "post";q=1;w=60` and `RateLimit: "post";r=0;t=60`, for the bucket the request
+ * belongs to (POST creates jobs, "post"; GET reads them, "get"). They are written after the rest of
+ * the request has run, from the bucket the handler or authentication put on the context
+ * (`rateLimit`), on whatever answer it made: createApp's error handler has by then turned a thrown
+ * error into its answer. An answer without a bucket on the context gets no headers.
+ */
+export const rateLimitHeaders: MiddlewareHandler<AppEnv> = async (c, next) => {
+  await next();
+  const bucket = c.get('rateLimit');
+  if (!bucket) return;
+  const { kind, decision, windowMs } = bucket;
+  c.header('RateLimit-Policy', formatRateLimitPolicy(kind, decision.limit, Math.round(windowMs / 1000)));
+  c.header('RateLimit', formatRateLimit(kind, decision.remaining, decision.resetSeconds));
+};
