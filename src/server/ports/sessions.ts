@@ -1,7 +1,7 @@
 // Dashboard sign-in: one-time sign-in tokens and the sessions they start.
 
 /** A dashboard session: only the SHA-256 of its id is stored. */
-export interface SessionRecord {
+interface SessionRecord {
   idHash: string;
   accountId: string;
   createdAt: number;
@@ -9,7 +9,7 @@ export interface SessionRecord {
 }
 
 /** A one-time sign-in token: only its SHA-256 is stored. */
-export interface SignInTokenRecord {
+interface SignInTokenRecord {
   tokenHash: string;
   accountId: string;
   expiresAt: number;
