@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_TABLE } from '../src/contract/errors.js';
-import { ROOT, freePort, startServer, type RunningServer } from './helpers/server.js';
+import { ROOT, freePort } from './helpers/server.js';
+import { listen, type ListeningServer } from './helpers/in-process.js';
 
 const BIN = join(ROOT, 'src/client/bin/agent-tts.js');
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/;
@@ -31,7 +32,7 @@ function expectReported(stderr: string, code: keyof typeof ERROR_TABLE): void {
 }
 
 describe('agent-tts exit codes against the reference server', () => {
-  let server: RunningServer;
+  let server: ListeningServer;
   let dir: string;
   const env = (key: string | undefined, extra: Record<string, string> = {}) => ({
     AGENT_TTS_BASE_URL: server.baseUrl,
@@ -40,11 +41,11 @@ describe('agent-tts exit codes against the reference server', () => {
     ...extra,
   });
   beforeAll(async () => {
-    server = await startServer();
+    server = await listen();
     dir = await mkdtemp(join(tmpdir(), 'agent-tts-exit-'));
   });
   afterAll(async () => {
-    await server?.stop();
+    await server?.close();
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 

@@ -5,7 +5,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, startServer, type RunningServer } from './helpers/server.js';
+import { ROOT } from './helpers/server.js';
+import { listen, type ListeningServer } from './helpers/in-process.js';
 
 const BIN = join(ROOT, 'src/client/bin/agent-tts.js');
 
@@ -30,7 +31,7 @@ const displayOf = (key: string) => key.split('_').slice(0, 2).join('_');
  * stdout, stderr and in --json, is searched for the secret part of the key.
  */
 describe('key redaction in every output', () => {
-  let server: RunningServer;
+  let server: ListeningServer;
   let echo: Server;
   let echoUrl: string;
   let dir: string;
@@ -42,7 +43,7 @@ describe('key redaction in every output', () => {
   };
 
   beforeAll(async () => {
-    server = await startServer({ env: { RATE_POST_LIMIT: '100' } });
+    server = await listen({ RATE_POST_LIMIT: '100' });
     dir = await mkdtemp(join(tmpdir(), 'agent-tts-redact-'));
     // A hostile service that puts the caller's Authorization header into its error messages and details.
     echo = createServer((req, res) => {
@@ -61,7 +62,7 @@ describe('key redaction in every output', () => {
   });
 
   afterAll(async () => {
-    await server?.stop();
+    await server?.close();
     echo?.closeAllConnections();
     await new Promise((resolve) => echo?.close(resolve));
     if (dir) await rm(dir, { recursive: true, force: true });

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MPEGDecoder } from 'mpg123-decoder';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, startServer, type RunningServer } from './helpers/server.js';
+import { ROOT } from './helpers/server.js';
+import { listen, type ListeningServer } from './helpers/in-process.js';
 
 const BIN = join(ROOT, 'src/client/bin/agent-tts.js');
 
@@ -44,12 +45,12 @@ async function measureMp3(bytes: Uint8Array): Promise<{ seconds: number; nonZero
 const SENTENCE = 'Speech from the command line, saved as an MP3 file.';
 
 describe('agent-tts speak (inline completion)', () => {
-  let server: RunningServer;
+  let server: ListeningServer;
   let dir: string;
   let env: Record<string, string>;
   beforeAll(async () => {
     // A generous POST bucket: this file submits several jobs with one key.
-    server = await startServer({ env: { RATE_POST_LIMIT: '100' } });
+    server = await listen({ RATE_POST_LIMIT: '100' });
     dir = await mkdtemp(join(tmpdir(), 'agent-tts-cli-speak-'));
     env = {
       AGENT_TTS_BASE_URL: server.baseUrl,
@@ -59,7 +60,7 @@ describe('agent-tts speak (inline completion)', () => {
     };
   });
   afterAll(async () => {
-    await server?.stop();
+    await server?.close();
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
@@ -181,14 +182,14 @@ describe('agent-tts speak (inline completion)', () => {
 });
 
 describe('agent-tts speak (202 path)', () => {
-  let server: RunningServer;
+  let server: ListeningServer;
   let dir: string;
   beforeAll(async () => {
-    server = await startServer({ env: { INLINE_WAIT_MS: '1' } });
+    server = await listen({ INLINE_WAIT_MS: '1' });
     dir = await mkdtemp(join(tmpdir(), 'agent-tts-cli-202-'));
   });
   afterAll(async () => {
-    await server?.stop();
+    await server?.close();
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
@@ -234,15 +235,15 @@ describe('agent-tts speak (202 path)', () => {
 });
 
 describe('agent-tts speak --timeout past the inline wait', () => {
-  let server: RunningServer;
+  let server: ListeningServer;
   let dir: string;
   beforeAll(async () => {
     // The service holds the POST for 2 s, then answers 202 with a retry_after_seconds far past --timeout.
-    server = await startServer({ env: { INLINE_WAIT_MS: '2000', SHUTDOWN_GRACE_MS: '1000' } });
+    server = await listen({ INLINE_WAIT_MS: '2000', SHUTDOWN_GRACE_MS: '1000' });
     dir = await mkdtemp(join(tmpdir(), 'agent-tts-cli-timeout-'));
   });
   afterAll(async () => {
-    await server?.stop();
+    await server?.close();
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 

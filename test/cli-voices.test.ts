@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, startServer, type RunningServer } from './helpers/server.js';
+import { ROOT } from './helpers/server.js';
+import { listen, type ListeningServer } from './helpers/in-process.js';
 
 const BIN = join(ROOT, 'src/client/bin/agent-tts.js');
 
@@ -27,14 +28,14 @@ interface Voice {
 }
 
 describe('agent-tts voices', () => {
-  let server: RunningServer;
+  let server: ListeningServer;
   let catalog: Voice[];
   beforeAll(async () => {
-    server = await startServer({ seed: false });
+    server = await listen({}, { seed: false });
     catalog = ((await (await fetch(`${server.voicesUrl}/api/v1/voices`)).json()) as { voices: Voice[] }).voices;
   });
   afterAll(async () => {
-    await server?.stop();
+    await server?.close();
   });
 
   it('lists the whole public catalog without an API key (--voices-url)', async () => {

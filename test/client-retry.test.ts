@@ -3,7 +3,7 @@ import { createServer, request as httpRequest, type IncomingMessage, type Server
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentTtsClient, AgentTtsError, type ProgressEvent, type RetryEvent } from '../src/client/index.js';
-import { startServer, type RunningServer } from './helpers/server.js';
+import { listen, type ListeningServer } from './helpers/in-process.js';
 
 /**
  * The retry rules of docs/api-rules.md#idempotency, over real HTTP: scripted servers answer each request in turn with a
@@ -299,13 +299,13 @@ describe('client retries (§4.7) against scripted servers', () => {
  * exists. Its retry with the same key must get that same job back, not a second one.
  */
 describe('transport failure in front of the reference server', () => {
-  let server: RunningServer;
+  let server: ListeningServer;
   let proxy: Server;
   let proxyUrl: string;
   const seen: Array<{ key: string | undefined; status?: number; jobId?: string; replayed?: string }> = [];
 
   beforeAll(async () => {
-    server = await startServer();
+    server = await listen();
     let posts = 0;
     proxy = createServer((req, res) => {
       const isPost = req.method === 'POST';
@@ -344,7 +344,7 @@ describe('transport failure in front of the reference server', () => {
   afterAll(async () => {
     proxy?.closeAllConnections();
     await new Promise((resolve) => proxy?.close(resolve));
-    await server?.stop();
+    await server?.close();
   });
 
   it('retries with the same key and gets the job the lost answer carried', async () => {

@@ -5,7 +5,7 @@ import { MPEGDecoder } from 'mpg123-decoder';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentTtsClient, AgentTtsError, type ProgressEvent } from '../src/client/index.js';
 import { downloadToFile } from '../src/client/node.js';
-import { startServer, type RunningServer } from './helpers/server.js';
+import { listen, type ListeningServer } from './helpers/in-process.js';
 
 /** Decodes an MP3 and measures it: a file that only looks like MP3 fails here. */
 async function measureMp3(bytes: Uint8Array): Promise<{ seconds: number; nonZero: number; errors: number }> {
@@ -22,14 +22,14 @@ async function measureMp3(bytes: Uint8Array): Promise<{ seconds: number; nonZero
 }
 
 describe('typed client against the reference server', () => {
-  let server: RunningServer;
+  let server: ListeningServer;
   let dir: string;
   beforeAll(async () => {
-    server = await startServer();
+    server = await listen();
     dir = await mkdtemp(join(tmpdir(), 'agent-tts-client-'));
   });
   afterAll(async () => {
-    await server?.stop();
+    await server?.close();
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
@@ -92,12 +92,12 @@ describe('typed client against the reference server', () => {
 });
 
 describe('typed client on the 202 path', () => {
-  let server: RunningServer;
+  let server: ListeningServer;
   beforeAll(async () => {
-    server = await startServer({ env: { INLINE_WAIT_MS: '1' } });
+    server = await listen({ INLINE_WAIT_MS: '1' });
   });
   afterAll(async () => {
-    await server?.stop();
+    await server?.close();
   });
 
   it('submit answers processing; speak polls it to completion with progress', async () => {

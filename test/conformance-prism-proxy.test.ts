@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openApiYamlPath } from '../conformance/package-files.js';
 import { runConformanceCli, type CliRun } from '../conformance/testing/run-cli.js';
 import { prismCliPath } from '../mock/prism-cli.js';
-import { freePort, removeDir, startServer, type RunningServer } from './helpers/server.js';
+import { freePort, removeDir } from './helpers/server.js';
+import { listen, type ListeningServer } from './helpers/in-process.js';
 
 /**
  * A second opinion on the reference server's answers: Prism's own validator, as a proxy with
@@ -38,13 +39,13 @@ const RULES = [
 ];
 
 describe('conformance through `prism proxy --errors`: the reference server breaks no part of the document', () => {
-  let server: RunningServer;
+  let server: ListeningServer;
   let prism: ChildProcess;
   let run: CliRun;
   let prismOutput = '';
 
   beforeAll(async () => {
-    server = await startServer();
+    server = await listen();
     const port = await freePort();
     prism = spawn(process.execPath, [prismCliPath(), 'proxy', openApiYamlPath(), server.baseUrl, '--errors', '--cors=false', '--port', String(port)], {
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -79,7 +80,7 @@ describe('conformance through `prism proxy --errors`: the reference server break
       prism.kill('SIGTERM');
       await exited;
     }
-    await server?.stop();
+    await server?.close();
     if (server) await removeDir(server.dataDir);
     if (run) await removeDir(run.outputDir);
   });

@@ -7,7 +7,8 @@ import type { RunResult } from '../conformance/results.js';
 import { runSuite } from '../conformance/runner.js';
 import { readSettings } from '../conformance/settings.js';
 import { FAULTS, type Fault, FaultyProxy } from '../conformance/testing/faulty-proxy.js';
-import { removeDir, startServer, type RunningServer } from './helpers/server.js';
+import { removeDir } from './helpers/server.js';
+import { listen, type ListeningServer } from './helpers/in-process.js';
 
 /**
  * The suite tests itself: every fault of the faulty proxy, in front of the reference server, must
@@ -28,18 +29,18 @@ const faults = (Object.keys(FAULTS) as (keyof typeof FAULTS)[]).filter((f) => f 
 const groupOf = (rule: string) => rule.split('.')[0]!;
 
 describe('conformance self-test: the faulty proxy against the reference server', () => {
-  let server: RunningServer;
+  let server: ListeningServer;
   let doc: OpenApiDocument;
   let seeding: Promise<unknown> = Promise.resolve();
   const results = new Map<Fault, { run: RunResult; injected: number; caughtBy: string[] }>();
 
   beforeAll(async () => {
-    server = await startServer({ env: { RATE_WINDOW_SECONDS: WINDOW, RATE_GET_LIMIT: GET_LIMIT } });
+    server = await listen({ RATE_WINDOW_SECONDS: WINDOW, RATE_GET_LIMIT: GET_LIMIT });
     doc = OpenApiDocument.load();
   });
 
   afterAll(async () => {
-    await server?.stop();
+    await server?.close();
     if (server) await removeDir(server.dataDir);
   });
 

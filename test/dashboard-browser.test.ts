@@ -7,7 +7,8 @@ import { runConformanceCli } from '../conformance/testing/run-cli.js';
 import { browserAvailable, launchBrowser, openPage, type OpenedPage } from './helpers/browser.js';
 import { call, getJob, postJob } from './helpers/http.js';
 import { runLoadCommand } from './helpers/load.js';
-import { ROOT, removeDir, startServer, type RunningServer } from './helpers/server.js';
+import { ROOT, removeDir } from './helpers/server.js';
+import { listen, type ListeningServer } from './helpers/in-process.js';
 
 /**
  * The account dashboard and the API reference in headless Chromium (Debian's package), against the
@@ -21,7 +22,7 @@ const DESKTOP = { width: 1280, height: 860 };
 const PHONE = { width: 390, height: 844 };
 
 describe.skipIf(!browserAvailable('dashboard and API reference'))('dashboard and API reference in Chromium', () => {
-  let server: RunningServer;
+  let server: ListeningServer;
   let browser: Browser;
   let shots: string;
   let accountId: string;
@@ -58,7 +59,7 @@ describe.skipIf(!browserAvailable('dashboard and API reference'))('dashboard and
     shots = process.env.UPDATE_SCREENSHOTS === '1' ? join(ROOT, 'docs/screenshots') : await mkdtemp(join(tmpdir(), 'agent-tts-screens-'));
     await mkdir(shots, { recursive: true });
     [server, browser] = await Promise.all([
-      startServer({ env: { RATE_POST_LIMIT: '1000', RATE_GET_LIMIT: '1000', BILLING_URL: 'https://billing.example.com/account' } }),
+      listen({ RATE_POST_LIMIT: '1000', RATE_GET_LIMIT: '1000', BILLING_URL: 'https://billing.example.com/account' }),
       launchBrowser(),
     ]);
     accountId = (await admin(['account', 'create', '--name', 'Ada Lovelace', '--plan', 'pro'])).id;
@@ -71,7 +72,7 @@ describe.skipIf(!browserAvailable('dashboard and API reference'))('dashboard and
   afterAll(async () => {
     for (const page of opened) await page.close().catch(() => undefined);
     await browser?.close();
-    await server?.stop();
+    await server?.close();
     if (server) await removeDir(server.dataDir);
   });
 

@@ -2,7 +2,8 @@ import type { Browser, Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IDEMPOTENCY_KEY_EXAMPLE } from '../src/contract/schemas.js';
 import { browserAvailable, launchBrowser, openPage, type OpenedPage } from './helpers/browser.js';
-import { removeDir, startServer, type RunningServer } from './helpers/server.js';
+import { removeDir } from './helpers/server.js';
+import { listen, type ListeningServer } from './helpers/in-process.js';
 
 /**
  * The API reference's Try-it-out in headless Chromium (Debian's package), against the built reference
@@ -12,12 +13,12 @@ import { removeDir, startServer, type RunningServer } from './helpers/server.js'
  * is a job of its own rather than a replay of the first.
  */
 describe.skipIf(!browserAvailable('API reference Try-it-out'))('/docs Try-it-out in Chromium', () => {
-  let server: RunningServer;
+  let server: ListeningServer;
   let browser: Browser;
   let docs: OpenedPage;
 
   beforeAll(async () => {
-    [server, browser] = await Promise.all([startServer({ env: { RATE_POST_LIMIT: '10' } }), launchBrowser()]);
+    [server, browser] = await Promise.all([listen({ RATE_POST_LIMIT: '10' }), launchBrowser()]);
     docs = await openPage(browser, `${server.baseUrl}/docs`);
     await docs.page.locator('#operations-Jobs-submitTts').waitFor({ timeout: 20_000 });
   }, 120_000);
@@ -25,7 +26,7 @@ describe.skipIf(!browserAvailable('API reference Try-it-out'))('/docs Try-it-out
   afterAll(async () => {
     await docs?.close().catch(() => undefined);
     await browser?.close();
-    await server?.stop();
+    await server?.close();
     if (server) await removeDir(server.dataDir);
   });
 

@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { browserAvailable, launchBrowser, openPage } from './helpers/browser.js';
 import { postJob, sleep } from './helpers/http.js';
 import { readReports, runLoadCommand, startLoad } from './helpers/load.js';
-import { freePort, removeDir, startServer, type RunningServer } from './helpers/server.js';
+import { freePort, removeDir } from './helpers/server.js';
+import { listen, type ListeningServer } from './helpers/in-process.js';
 
 /**
  * agent-tts-load, built, against the reference server on the embedded default. The servers allow many
@@ -14,15 +15,15 @@ import { freePort, removeDir, startServer, type RunningServer } from './helpers/
  * text takes does not depend on how busy the machine is.
  */
 describe('agent-tts-load against the embedded reference server', () => {
-  let server: RunningServer;
-  let jobsOnly: RunningServer;
+  let server: ListeningServer;
+  let jobsOnly: ListeningServer;
   let fixtures: string;
   let allKeys: string[];
   const out = (name: string) => join(server.dataDir, name);
 
   beforeAll(async () => {
     const limits = { RATE_POST_LIMIT: '1000', RATE_GET_LIMIT: '1000' };
-    [server, jobsOnly] = await Promise.all([startServer({ env: limits }), startServer({ env: { ...limits, INLINE_WAIT_MS: '0' } })]);
+    [server, jobsOnly] = await Promise.all([listen(limits), listen({ ...limits, INLINE_WAIT_MS: '0' })]);
     fixtures = server.fixturesPath;
     // The first synthesis starts the engine in its thread: done here, not inside the measured run.
     const warm = await postJob(server.baseUrl, server.fixtures.keys.active[7], { text: 'Warming up.' });
@@ -32,7 +33,7 @@ describe('agent-tts-load against the embedded reference server', () => {
   });
 
   afterAll(async () => {
-    await Promise.all([server?.stop(), jobsOnly?.stop()]);
+    await Promise.all([server?.close(), jobsOnly?.close()]);
     for (const s of [server, jobsOnly]) if (s) await removeDir(s.dataDir);
   });
 

@@ -12,7 +12,8 @@ import { ERROR_TABLE } from '../src/contract/errors.js';
 import { DEFAULT_MAX_CALL_MS, createTtsMcpServer } from '../src/mcp/server.js';
 import { startSandbox, type RunningSandbox } from '../src/sandbox/index.js';
 import { startWarmSandbox } from './helpers/sandbox.js';
-import { ROOT, startServer, type RunningServer } from './helpers/server.js';
+import { ROOT } from './helpers/server.js';
+import { listen, type ListeningServer } from './helpers/in-process.js';
 
 const BIN = join(ROOT, 'src/client/bin/agent-tts.js');
 
@@ -45,14 +46,14 @@ function textOf(result: ToolText): string {
 }
 
 describe('MCP server: text_to_speech', () => {
-  let server: RunningServer;
+  let server: ListeningServer;
   let dir: string;
   beforeAll(async () => {
-    server = await startServer({ env: { RATE_POST_LIMIT: '100' } });
+    server = await listen({ RATE_POST_LIMIT: '100' });
     dir = await mkdtemp(join(tmpdir(), 'agent-tts-mcp-'));
   });
   afterAll(async () => {
-    await server?.stop();
+    await server?.close();
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
@@ -161,14 +162,14 @@ describe('MCP server: text_to_speech', () => {
 });
 
 describe('MCP server on the 202 path', () => {
-  let server: RunningServer;
+  let server: ListeningServer;
   let dir: string;
   beforeAll(async () => {
-    server = await startServer({ env: { INLINE_WAIT_MS: '1' } });
+    server = await listen({ INLINE_WAIT_MS: '1' });
     dir = await mkdtemp(join(tmpdir(), 'agent-tts-mcp-202-'));
   });
   afterAll(async () => {
-    await server?.stop();
+    await server?.close();
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 

@@ -10,8 +10,29 @@ export interface JsonResponse {
   body: any;
 }
 
+/** Apps of servers in this process (test/helpers/in-process.ts), by the origin of their base URL. */
+const inProcessApps = new Map<string, { request(url: string, init?: RequestInit): Response | Promise<Response> }>();
+
+/**
+ * Requests to `baseUrl` go to `app.request()` instead of the network, until the returned function
+ * is called: the HTTP behaviour tests use the same helpers against a server in this process.
+ */
+export function registerInProcess(baseUrl: string, app: { request(url: string, init?: RequestInit): Response | Promise<Response> }): () => void {
+  const { origin } = new URL(baseUrl);
+  inProcessApps.set(origin, app);
+  return () => {
+    if (inProcessApps.get(origin) === app) inProcessApps.delete(origin);
+  };
+}
+
+/** `fetch`, or `app.request()` when the URL is a registered in-process server's. */
+export function fetchOf(url: string, init: RequestInit = {}): Promise<Response> {
+  const app = inProcessApps.get(new URL(url).origin);
+  return app ? Promise.resolve(app.request(url, init)) : fetch(url, init);
+}
+
 export async function call(url: string, init: RequestInit = {}): Promise<JsonResponse> {
-  const res = await fetch(url, init);
+  const res = await fetchOf(url, init);
   const text = await res.text();
   let body: unknown;
   try {

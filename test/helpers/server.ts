@@ -1,3 +1,25 @@
+/**
+ * Which tests start the reference server as a process (`startServer` below), and which do not.
+ *
+ * A test in test/ starts a process only when the process is what it tests:
+ * - its life: crashes, signals, shutdown and restart (server-lifecycle);
+ * - several processes together: API instances and workers over Redis, S3 (distributed-e2e,
+ *   distributed-multiprocess, distributed-s3, load-distributed);
+ * - faults injected under a running process (fault-redis-freeze, fault-object-store);
+ * - the process as it is deployed or documented: the README's literal commands
+ *   (readme-first-request), the conformance suite against the reference as deployed
+ *   (conformance-reference), the settings every program refuses at start and what the server's own
+ *   output shows (settings-redaction).
+ *
+ * Everything else runs the server in the test's process (test/helpers/in-process.ts):
+ * - HTTP behaviour (authentication, CORS, jobs, idempotency, rate limits, bad input, client aborts, the
+ *   upstream engine) lives beside the code it tests, as `*.http.test.ts` under src/server:
+ *   `startInProcessHttp` answers through `app.request()`, `listen` on real sockets when the test
+ *   needs a connection (raw bytes, a socket closed mid-body, a speech server called back);
+ * - tests whose subject is another process (the CLI, the clients, the MCP tool, the browser tests, the
+ *   conformance self-test and Prism proxy, the load tool) stay in test/ and talk to `listen()`: the
+ *   server in the test's process on TCP ports, with the environment this function would give.
+ */
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
@@ -35,7 +57,7 @@ export interface RunningServer {
  * under a key prefix of its own (inside `TEST_REDIS_RUN_PREFIX` when a run sets one, so the run can
  * delete its keys afterwards).
  */
-function redisBackendEnv(): Record<string, string> {
+export function redisBackendEnv(): Record<string, string> {
   const url = new URL(process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379');
   if (url.pathname === '' || url.pathname === '/') url.pathname = '/11';
   const runPrefix = process.env.TEST_REDIS_RUN_PREFIX ?? 'agent-tts-test:';

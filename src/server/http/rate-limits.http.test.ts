@@ -1,17 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectError, getJob, postJob, sleep } from './helpers/http.js';
-import { removeDir, startServer, type RunningServer } from './helpers/server.js';
+import { expectError, getJob, postJob, sleep } from '../../../test/helpers/http.js';
+import { startInProcessHttp, type SeededServer } from '../../../test/helpers/in-process.js';
 
 const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
 
 describe('rate limits (docs/api-rules.md#limits): separate POST and GET buckets per key, Retry-After', () => {
-  let server: RunningServer;
+  let server: SeededServer;
   beforeAll(async () => {
-    server = await startServer({ env: { RATE_WINDOW_SECONDS: '8', RATE_GET_LIMIT: '3' } });
+    server = await startInProcessHttp({ RATE_WINDOW_SECONDS: '8', RATE_GET_LIMIT: '3' });
   });
   afterAll(async () => {
-    await server.stop();
-    await removeDir(server.dataDir);
+    await server.close();
   });
 
   it('admits one POST per window; the next gets 429 with Retry-After; polling is unaffected', async () => {

@@ -2,8 +2,8 @@ import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, expectError, expectMeta, postJob, sleep } from './helpers/http.js';
-import { removeDir, startServer, type RunningServer } from './helpers/server.js';
+import { call, expectError, expectMeta, postJob, sleep } from '../../../test/helpers/http.js';
+import { listen, type ListeningServer } from '../../../test/helpers/in-process.js';
 
 /**
  * Sends raw bytes and returns the raw HTTP response. With `halfClose: false` the socket stays open
@@ -52,15 +52,14 @@ function postBody(baseUrl: string, body: Buffer | Readable, headers: Record<stri
 const jsonOf = (response: string) => JSON.parse(response.slice(response.indexOf('\r\n\r\n') + 4).replace(/^[0-9a-f]+\r\n/, ''));
 
 describe('bad input never yields a 500, a hang or a crash (issue: robustness)', () => {
-  let server: RunningServer;
+  let server: ListeningServer;
   let key: string;
   beforeAll(async () => {
-    server = await startServer({ env: { RATE_POST_LIMIT: '1000', MAX_BODY_BYTES: '2500000' } });
+    server = await listen({ RATE_POST_LIMIT: '1000', MAX_BODY_BYTES: '2500000' });
     key = server.fixtures.keys.active[0];
   });
   afterAll(async () => {
-    await server.stop();
-    await removeDir(server.dataDir);
+    await server.close();
   });
 
   it('answers INVALID_REQUEST for wrong types and missing fields', async () => {

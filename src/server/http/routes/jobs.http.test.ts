@@ -1,19 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, decodeMp3, expectError, expectMeta, getJob, longText, pollUntilDone, postJob, rms, sleep } from './helpers/http.js';
-import { removeDir, startServer, type RunningServer } from './helpers/server.js';
-import { AUDIO_URL_INVALID_MESSAGE } from '../src/contract/errors.js';
+import { call, decodeMp3, expectError, expectMeta, fetchOf, getJob, longText, pollUntilDone, postJob, rms, sleep } from '../../../../test/helpers/http.js';
+import { startInProcessHttp, type SeededServer } from '../../../../test/helpers/in-process.js';
+import { AUDIO_URL_INVALID_MESSAGE } from '@agent-tts/contract/errors.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 describe('jobs: inline 200, 202 and polling, audio URLs (docs/api-rules.md#job-statuses, §4.1, §4.2)', () => {
-  let server: RunningServer;
+  let server: SeededServer;
   beforeAll(async () => {
     // The default inline wait (10 s); a short URL lifetime so expiry can be seen.
-    server = await startServer({ env: { AUDIO_URL_TTL_SECONDS: '3' } });
+    server = await startInProcessHttp({ AUDIO_URL_TTL_SECONDS: '3' });
   });
   afterAll(async () => {
-    await server.stop();
-    await removeDir(server.dataDir);
+    await server.close();
   });
 
   // biome-ignore lint/suspicious/noExplicitAny: the completed job's JSON answer, read field by field by the later tests
@@ -45,7 +44,7 @@ describe('jobs: inline 200, 202 and polling, audio URLs (docs/api-rules.md#job-s
   });
 
   it('serves the audio URL as MP3 whose decoded duration matches audio.duration_seconds', async () => {
-    const res = await fetch(completed.audio_url);
+    const res = await fetchOf(completed.audio_url);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('audio/mpeg');
     const bytes = new Uint8Array(await res.arrayBuffer());
@@ -54,11 +53,11 @@ describe('jobs: inline 200, 202 and polling, audio URLs (docs/api-rules.md#job-s
     expect(Math.abs(decoded.seconds - completed.audio.duration_seconds) / completed.audio.duration_seconds).toBeLessThan(0.02);
     expect(rms(decoded.samples)).toBeGreaterThan(0.01);
 
-    const range = await fetch(completed.audio_url, { headers: { range: 'bytes=100-199' } });
+    const range = await fetchOf(completed.audio_url, { headers: { range: 'bytes=100-199' } });
     expect(range.status).toBe(206);
     expect(range.headers.get('content-range')).toBe(`bytes 100-199/${bytes.length}`);
     expect(new Uint8Array(await range.arrayBuffer())).toEqual(bytes.slice(100, 200));
-    const suffix = await fetch(completed.audio_url, { headers: { range: 'bytes=-10' } });
+    const suffix = await fetchOf(completed.audio_url, { headers: { range: 'bytes=-10' } });
     expect(new Uint8Array(await suffix.arrayBuffer())).toEqual(bytes.slice(-10));
     const outside = await call(completed.audio_url, { headers: { range: `bytes=${bytes.length}-` } });
     expect(outside.status).toBe(416);
@@ -89,22 +88,21 @@ describe('jobs: inline 200, 202 and polling, audio URLs (docs/api-rules.md#job-s
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ success: true, status: 'completed', job_id: completed.job_id, audio: completed.audio });
     expect(res.body.audio_url).not.toBe(completed.audio_url);
-    expect((await fetch(res.body.audio_url)).status).toBe(200);
+    expect((await fetchOf(res.body.audio_url)).status).toBe(200);
     expect(res.headers.get('ratelimit-policy')).toBe('"get";q=30;w=60');
   });
 
   it('answers 202 for a text that outlasts the inline wait, then polling reaches completed', async () => {
     // A server whose inline wait is zero: every job takes the job path, however fast the machine.
-    const jobPath = await startServer({ env: { INLINE_WAIT_MS: '0' } });
+    const jobPath = await startInProcessHttp({ INLINE_WAIT_MS: '0' });
     try {
       await answers202ThenCompletes(jobPath);
     } finally {
-      await jobPath.stop();
-      await removeDir(jobPath.dataDir);
+      await jobPath.close();
     }
   });
 
-  async function answers202ThenCompletes(server: RunningServer): Promise<void> {
+  async function answers202ThenCompletes(server: SeededServer): Promise<void> {
     const key = server.fixtures.keys.active[1];
     const res = await postJob(server.baseUrl, key, { text: longText(150), voice: 'st_m2', language: 'de' });
     expect(res.status, JSON.stringify(res.body)).toBe(202);
@@ -122,7 +120,7 @@ describe('jobs: inline 200, 202 and polling, audio URLs (docs/api-rules.md#job-s
     }
     const done = await pollUntilDone(server.baseUrl, key, res.body.job_id);
     expect(done.body).toMatchObject({ status: 'completed', audio: { voice: 'st_m2', language: 'de', speed: 1.2 } });
-    const audio = await decodeMp3(new Uint8Array(await (await fetch(done.body.audio_url)).arrayBuffer()));
+    const audio = await decodeMp3(new Uint8Array(await (await fetchOf(done.body.audio_url)).arrayBuffer()));
     expect(Math.abs(audio.seconds - done.body.audio.duration_seconds) / audio.seconds).toBeLessThan(0.02);
   }
 
@@ -149,7 +147,7 @@ describe('jobs: inline 200, 202 and polling, audio URLs (docs/api-rules.md#job-s
     const account = JSON.parse((await server.admin(['account', 'create', '--name', 'legacy', '--json'])).stdout);
     const key = (await server.admin(['key', 'create', '--account', account.id])).stdout.trim();
     const audio = new Uint8Array(
-      await (await fetch((await getJob(server.baseUrl, server.fixtures.keys.active[0], completed.job_id)).body.audio_url)).arrayBuffer(),
+      await (await fetchOf((await getJob(server.baseUrl, server.fixtures.keys.active[0], completed.job_id)).body.audio_url)).arrayBuffer(),
     );
     const { writeFile } = await import('node:fs/promises');
     const file = `${server.dataDir}/legacy.mp3`;
@@ -161,10 +159,10 @@ describe('jobs: inline 200, 202 and polling, audio URLs (docs/api-rules.md#job-s
     const jobId = JSON.parse(imported.stdout).job_id;
     const live = await getJob(server.baseUrl, key, jobId);
     expect(live.body).toMatchObject({ status: 'completed', audio: { expires_at: expiresAt, file_size_bytes: audio.length } });
-    expect((await fetch(live.body.audio_url)).status).toBe(200);
+    expect((await fetchOf(live.body.audio_url)).status).toBe(200);
     await sleep(Math.max(0, expiresAtMs - Date.now()) + 500);
     const expired = await getJob(server.baseUrl, key, jobId);
     expect(expired.body).toMatchObject({ status: 'expired', error: { code: 'FILE_EXPIRED' } });
-    expect((await fetch(live.body.audio_url)).status).not.toBe(200);
+    expect((await fetchOf(live.body.audio_url)).status).not.toBe(200);
   });
 });

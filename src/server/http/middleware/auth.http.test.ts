@@ -1,19 +1,18 @@
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, expectError, expectMeta, getJob, postJob, sleep } from './helpers/http.js';
-import { removeDir, startServer, type RunningServer } from './helpers/server.js';
+import { call, expectError, expectMeta, getJob, postJob, sleep } from '../../../../test/helpers/http.js';
+import { startInProcessHttp, type SeededServer } from '../../../../test/helpers/in-process.js';
 
 const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
 
 describe('authentication (docs/api-rules.md#authentication) and keys (§2.1, §3.2)', () => {
-  let server: RunningServer;
+  let server: SeededServer;
   beforeAll(async () => {
-    server = await startServer();
+    server = await startInProcessHttp();
   });
   afterAll(async () => {
-    await server.stop();
-    await removeDir(server.dataDir);
+    await server.close();
   });
 
   it('answers 401 INVALID_KEY with WWW-Authenticate for a missing or malformed header', async () => {

@@ -1,10 +1,10 @@
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SqliteStore } from '../src/server/adapters/sqlite-store.js';
-import { usageMonth } from '../src/server/domain/usage.js';
-import { longText, sleep } from './helpers/http.js';
-import { removeDir, startServer, type RunningServer } from './helpers/server.js';
+import { SqliteStore } from '../adapters/sqlite-store.js';
+import { usageMonth } from '../domain/usage.js';
+import { longText, sleep } from '../../../test/helpers/http.js';
+import { listen, type ListeningServer } from '../../../test/helpers/in-process.js';
 
 const BODY_CUT_SHORT = 'client closed the connection before the body was complete';
 const ANSWER_UNWANTED = 'client closed the connection before its answer was ready';
@@ -30,7 +30,7 @@ function postThenClose(baseUrl: string, head: Record<string, string>, bodyPart: 
 }
 
 describe('a client that goes away is not a server error', () => {
-  let server: RunningServer;
+  let server: ListeningServer;
   let key: string;
   let accountId: string;
 
@@ -76,14 +76,13 @@ describe('a client that goes away is not a server error', () => {
 
   beforeAll(async () => {
     // The store is read directly below to prove nothing was made: SQLite.
-    server = await startServer({ backend: 'embedded', env: { INLINE_WAIT_MS: '60000' } });
+    server = await listen({ INLINE_WAIT_MS: '60000' }, { backend: 'embedded' });
     const account = JSON.parse((await server.admin(['account', 'create', '--name', 'goes away', '--plan', 'pro', '--json'])).stdout);
     accountId = account.id;
     key = (await server.admin(['key', 'create', '--account', accountId])).stdout.trim();
   });
   afterAll(async () => {
-    await server?.stop();
-    if (server) await removeDir(server.dataDir);
+    await server?.close();
   });
 
   /** The account's jobs and this month's usage, read from the server's own database. */

@@ -1,17 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, getJob } from './helpers/http.js';
-import { removeDir, startServer, type RunningServer } from './helpers/server.js';
+import { call, getJob } from '../../../../test/helpers/http.js';
+import { startInProcessHttp, type SeededServer } from '../../../../test/helpers/in-process.js';
 
 const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
 
 describe('browser CORS (docs/api-rules.md#cors)', () => {
-  let server: RunningServer;
+  let server: SeededServer;
   beforeAll(async () => {
-    server = await startServer();
+    server = await startInProcessHttp();
   });
   afterAll(async () => {
-    await server.stop();
-    await removeDir(server.dataDir);
+    await server.close();
   });
 
   const preflight = (origin: string) =>

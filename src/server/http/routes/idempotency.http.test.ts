@@ -1,15 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { completedJob, expectError, getJob, longText, pollUntilDone, postJob } from './helpers/http.js';
-import { removeDir, startServer, type RunningServer } from './helpers/server.js';
+import { completedJob, expectError, getJob, longText, pollUntilDone, postJob } from '../../../../test/helpers/http.js';
+import { startInProcessHttp, type SeededServer } from '../../../../test/helpers/in-process.js';
 
 describe('idempotency (docs/api-rules.md#idempotency) and usage (§8)', () => {
-  let server: RunningServer;
+  let server: SeededServer;
   beforeAll(async () => {
-    server = await startServer({ env: { RATE_POST_LIMIT: '1000', INLINE_WAIT_MS: '10000' } });
+    server = await startInProcessHttp({ RATE_POST_LIMIT: '1000', INLINE_WAIT_MS: '10000' });
   });
   afterAll(async () => {
-    await server.stop();
-    await removeDir(server.dataDir);
+    await server.close();
   });
 
   it('50 concurrent POSTs with one Idempotency-Key create one job and one charge', async () => {

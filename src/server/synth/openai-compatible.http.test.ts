@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeMp3, expectError, getJob, postJob, rms } from './helpers/http.js';
-import { removeDir, startServer, type RunningServer } from './helpers/server.js';
+import { decodeMp3, expectError, getJob, postJob, rms } from '../../../test/helpers/http.js';
+import { listen, type ListeningServer } from '../../../test/helpers/in-process.js';
 
 /**
  * The `openai-compatible` engine against a speech server that speaks `POST /v1/audio/speech`:
@@ -37,27 +37,24 @@ function speechServer(behaviour: 'ok' | 'fail'): Promise<{ url: string; server: 
 }
 
 describe('upstream engine (openai-compatible): completed and failed jobs end to end', () => {
-  let server: RunningServer;
+  let server: ListeningServer;
   let good: Awaited<ReturnType<typeof speechServer>>;
   let bad: Awaited<ReturnType<typeof speechServer>>;
   beforeAll(async () => {
     good = await speechServer('ok');
     bad = await speechServer('fail');
-    server = await startServer({
-      env: {
-        TTS_ENGINE: 'openai-compatible',
-        UPSTREAM_KOKORO_URL: good.url,
-        UPSTREAM_SUPERTONIC_URL: bad.url,
-        UPSTREAM_API_KEY: 'upstream-secret-value-123',
-        RATE_POST_LIMIT: '10',
-      },
+    server = await listen({
+      TTS_ENGINE: 'openai-compatible',
+      UPSTREAM_KOKORO_URL: good.url,
+      UPSTREAM_SUPERTONIC_URL: bad.url,
+      UPSTREAM_API_KEY: 'upstream-secret-value-123',
+      RATE_POST_LIMIT: '10',
     });
   });
   afterAll(async () => {
-    await server.stop();
+    await server.close();
     good.server.close();
     bad.server.close();
-    await removeDir(server.dataDir);
   });
 
   it('completes a job through the upstream server', async () => {
@@ -98,16 +95,15 @@ describe('upstream engine (openai-compatible): completed and failed jobs end to 
 });
 
 describe('upstream engine with one voice family configured', () => {
-  let server: RunningServer;
+  let server: ListeningServer;
   let good: Awaited<ReturnType<typeof speechServer>>;
   beforeAll(async () => {
     good = await speechServer('ok');
-    server = await startServer({ env: { TTS_ENGINE: 'openai-compatible', UPSTREAM_KOKORO_URL: good.url, RATE_POST_LIMIT: '1' } });
+    server = await listen({ TTS_ENGINE: 'openai-compatible', UPSTREAM_KOKORO_URL: good.url, RATE_POST_LIMIT: '1' });
   });
   afterAll(async () => {
-    await server.stop();
+    await server.close();
     good.server.close();
-    await removeDir(server.dataDir);
   });
 
   it('refuses a voice of the family with no speech server at submission, and lists only the offered voices', async () => {
