@@ -31,10 +31,10 @@ export function parseAdminArgs(argv: string[]) {
   return parseArgs({ args: argv, allowPositionals: true, options: OPTIONS });
 }
 
-export type AdminValues = ReturnType<typeof parseAdminArgs>['values'];
+type AdminValues = ReturnType<typeof parseAdminArgs>['values'];
 
 /** What a command runs with: its options and arguments (after the command words), the deployment's storage. */
-export interface AdminContext {
+interface AdminContext {
   values: AdminValues;
   /** The positionals after the command words. */
   rest: string[];
