@@ -33,9 +33,9 @@ function builtEntry(pkg: string, file: string): string {
   return join(dirname(manifest), exports['./*.js'].default.replace('*', file.replace(/\.js$/, '')));
 }
 
-export const SERVER_MAIN = builtEntry('@agent-tts/server', 'main.js');
-export const ADMIN_MAIN = builtEntry('@agent-tts/server', 'admin.js');
-export const WORKER_MAIN = builtEntry('@agent-tts/server', 'worker-main.js');
+export const SERVER_MAIN = builtEntry('@agent-tts/server', 'entry/server.js');
+export const ADMIN_MAIN = builtEntry('@agent-tts/server', 'entry/admin/main.js');
+export const WORKER_MAIN = builtEntry('@agent-tts/server', 'entry/worker.js');
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

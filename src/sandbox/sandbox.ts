@@ -4,52 +4,35 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { ConformanceFixturesT } from '@agent-tts/contract/fixtures.js';
-import type { PlanId } from '@agent-tts/contract/plans.js';
 import { voiceCatalog } from '@agent-tts/server/synth/index.js';
 import { LocalAudioStorage } from '@agent-tts/server/adapters/local-audio-storage.js';
 import { MemoryRateLimiter } from '@agent-tts/server/adapters/memory-rate-limiter.js';
 import { SqliteStore } from '@agent-tts/server/adapters/sqlite-store.js';
 import { composeApi, type ApiServices } from '@agent-tts/server/compose.js';
-import { loadConfig } from '@agent-tts/server/config.js';
+import { type Config, loadConfig } from '@agent-tts/server/config.js';
 import { AccountAdmin } from '@agent-tts/server/domain/accounts.js';
-import { sweepExpiredJobs } from '@agent-tts/server/domain/retention.js';
 import { createApiApp, createVoicesApp } from '@agent-tts/server/http/apps.js';
 import type { AppEnv } from '@agent-tts/server/http/context.js';
 import { createLogger, type Logger } from '@agent-tts/server/log.js';
 import { seed, type SeedCounts } from '@agent-tts/server/seed.js';
-import { ClockError, type SandboxClock } from './clock.js';
-import { clockMiddleware, GLOBAL_CLOCK_ID, SandboxClocks, type ClockMembers } from './clocks.js';
+import type { SandboxClock } from './clock.js';
+import { clockMiddleware, SandboxClocks } from './clocks.js';
 import { sandboxGuard } from './guard.js';
 import { Journal, journalMiddleware } from './journal.js';
 import { runOnAccountClock, SandboxQueue } from './queue.js';
 import { registerSandboxRoutes } from './routes.js';
 import { checkSettingNames } from './settings.js';
+import { sweepPerClock } from './retention.js';
 import { InstantSynthesizer } from './synthesizer.js';
+import { testClocks, type TestClockRecord } from './test-clocks.js';
+import { createKeys, type SandboxKeys } from './test-keys.js';
 import type { Violation } from './validation.js';
 
 /** The header on every answer of the sandbox, so that it cannot be mistaken for a deployment. */
 export const SANDBOX_HEADER = 'Agent-TTS-Sandbox';
 const MARK = { [SANDBOX_HEADER]: '1' } as const;
 
-/** The test keys, one per account state; fresh on every start. */
-export interface SandboxKeys {
-  /** Active, API access, on the free plan (30 minutes a month by default). */
-  active_free: string;
-  /** Active on the pro plan (600 minutes a month). */
-  active_pro: string;
-  /** Active on the ultimate plan (3,000 minutes a month). */
-  active_ultimate: string;
-  /** 403 INACTIVE_SUBSCRIPTION. */
-  inactive_subscription: string;
-  /** 403 NO_API_ACCESS (the basic plan). */
-  no_api_access: string;
-  /** Free plan with one minute of the month left: a long text gets USAGE_LIMIT_EXCEEDED, a short one passes. */
-  minutes_almost_used: string;
-  /** Free plan with the month's minutes all used: USAGE_LIMIT_EXCEEDED until the month turns on the sandbox clock. */
-  minutes_used_up: string;
-  /** 401 INVALID_KEY, as any revoked key. */
-  revoked: string;
-}
+export type { SandboxKeys } from './test-keys.js';
 
 export interface SandboxCoreOptions {
   /** Origin clients reach the API on (audio URLs are built on it). */
@@ -71,12 +54,6 @@ export interface SandboxCoreOptions {
   validateResponses?: boolean;
   /** Jobs run at once (default 10,000: held jobs wait on the clock, not on a thread). For tests of the queue. */
   jobConcurrency?: number;
-}
-
-/** A test clock made on request (`POST /sandbox/clocks`, `RunningSandbox.createClock`), with the keys of its own accounts. */
-interface TestClockRecord {
-  clock: SandboxClock;
-  keys: SandboxKeys;
 }
 
 export interface SandboxCore {
@@ -118,104 +95,14 @@ export async function createSandbox(options: SandboxCoreOptions): Promise<Sandbo
   checkSettingNames(options.env ?? {});
   const dir = mkdtempSync(join(tmpdir(), 'agent-tts-sandbox-'));
   try {
-    const config = loadConfig({
-      DATA_DIR: dir,
-      URL_SIGNING_SECRET: randomBytes(32).toString('hex'),
-      PUBLIC_BASE_URL: options.baseUrl,
-      PUBLIC_VOICES_URL: options.voicesUrl,
-      LOG_LEVEL: 'silent',
-      ...options.env,
-    });
-    // Held jobs wait on the clock, not on a thread: any number may run at once.
-    config.jobConcurrency = options.jobConcurrency ?? 10_000;
-    const log = options.log ?? createLogger(config.logLevel, 'agent-tts-sandbox');
-    const clocks = new SandboxClocks();
+    const { config, log, clocks, store, audio, services, queue } = await composeSandbox(options, dir);
     const clock = clocks.global;
-    const store = new SqliteStore(':memory:');
-    const audio = new LocalAudioStorage(join(dir, 'audio'));
-    const synth = new InstantSynthesizer(config.inlineWaitMs / 1000, config.synthThreads);
-    let queue: SandboxQueue | undefined;
-    // The rate limiter's sweep of idle buckets (a timer it starts when made) reads the earliest clock, so
-    // that a bucket is dropped only once it is idle on every clock; its checks read the request's clock.
-    // Nothing else runs under `background`: composeApi's own timers and chains read the clock of the
-    // request or job at hand, the global clock outside any.
-    const limiter = clocks.background(() => new MemoryRateLimiter(() => clocks.now()));
-    // The server's parts read `clocks`: the clock of the request or job at hand (clocks.ts).
-    const services = await composeApi(config, log, {
-      clock: clocks,
-      synth,
-      limiter,
-      storage: { store, audio, close: () => store.close() },
-      // Each job runs on its account's clock, whichever run's chain the queue started it from.
-      wrapRunner: (run) => runOnAccountClock(run, store, clocks),
-      wrapQueue: (inner) => (queue = new SandboxQueue(inner, store, synth, clocks)),
-    }).catch(async (error: unknown) => {
-      await limiter.close();
-      throw error;
-    });
-    // Retention, per clock: a clock judges the jobs of its own accounts only (the global clock, those of
-    // every account not on a test clock), so a clock ahead or behind never deletes another's audio.
-    const sweep = (on: SandboxClock, now = on.now()) =>
-      sweepExpiredJobs(
-        {
-          deleteExpiredJobs: (at, limit) =>
-            store.deleteExpiredJobs(at, limit, on === clock ? { ids: clocks.accountsOnTestClocks(), except: true } : { ids: clocks.accountsOf(on) }),
-        },
-        audio,
-        log,
-        now,
-      );
-    clocks.onMove(async (on, now) => {
-      await sweep(on, now).catch((error: unknown) => log.error({ err: error }, 'retention sweep failed'));
-    });
-    const sweeper = setInterval(() => void Promise.all(clocks.all().map((on) => sweep(on).catch(() => undefined))), 60_000);
-    sweeper.unref();
+    const sweeps = await sweepPerClock(clocks, store, audio, log);
 
     const admin = new AccountAdmin(store, clock);
     const keys = (await createKeys(admin, config.plans)).keys;
-    const testKeys = new Map<string, SandboxKeys>();
     const journal = new Journal(clocks, () => clocks.clock().id);
-
-    const createClock: SandboxCore['createClock'] = async (options = {}) => {
-      const made = await clocks.create(async (on) => {
-        // Frozen first, so that a frozen clock stands exactly at `set`.
-        if (options.freeze) await on.freeze();
-        if (options.set !== undefined) {
-          const now = on.now();
-          if (options.set < now) {
-            throw new ClockError(
-              `A test clock starts at real time (${new Date(now).toISOString()}) and only moves forward: set ${new Date(options.set).toISOString()} is before it.`,
-            );
-          }
-          await on.set(options.set);
-        }
-        // Made on the test clock: the accounts' usage month (minutes_used_up's) is the clock's month.
-        return createKeys(new AccountAdmin(store, on), config.plans, `sandbox ${on.id}`);
-      });
-      if (!made) return undefined;
-      testKeys.set(made.clock.id, made.made.keys);
-      return { clock: made.clock, keys: made.made.keys };
-    };
-    const testClock: SandboxCore['testClock'] = (id) => {
-      const on = id === GLOBAL_CLOCK_ID ? undefined : clocks.get(id);
-      const keysOf = testKeys.get(id);
-      return on && keysOf ? { clock: on, keys: keysOf } : undefined;
-    };
-    // Deleting a test clock deletes what it owns, as Stripe's does its customers: its keys answer 401
-    // INVALID_KEY, its jobs and their audio are gone.
-    const deleteClock: SandboxCore['deleteClock'] = async (id) => {
-      const on = testClock(id)?.clock;
-      const members = on && clocks.membersOf(id);
-      if (!on || !members) return false;
-      testKeys.delete(id);
-      // Its keys are revoked while the clock still routes them: a key is never valid on the global clock.
-      for (const key of members.keyIds) await admin.revokeKey(key).catch(() => false);
-      clocks.remove(id);
-      queue?.dropClock(on);
-      const end = Number.MAX_SAFE_INTEGER;
-      await sweepExpiredJobs({ deleteExpiredJobs: (_at, limit) => store.deleteExpiredJobs(end, limit, { ids: members.accountIds }) }, audio, log, end);
-      return true;
-    };
+    const tests = testClocks({ clocks, store, audio, log, admin, plans: config.plans, queue });
     const shutdown = new AbortController();
     const app = createApiApp({
       services,
@@ -233,32 +120,15 @@ export async function createSandbox(options: SandboxCoreOptions): Promise<Sandbo
             clock,
             journal,
             keys,
-            testClocks: { all: () => clocks.all(), create: createClock, get: testClock, delete: deleteClock, current: () => clocks.clock() },
+            testClocks: { all: () => clocks.all(), create: tests.create, get: tests.get, delete: tests.delete, current: () => clocks.clock() },
           }),
       },
     });
     const voicesApp = createVoicesApp(voiceCatalog(config.engine, config.upstream), log, config.cors, MARK);
-    let fetch = (request: Request) => app.fetch(request);
-    let voicesFetch = (request: Request) => voicesApp.fetch(request);
-    if (options.validateResponses) {
-      // Loaded only when asked for: ajv and the document's compiled validators cost a sandbox without them nothing.
-      const { validatingFetch } = await import('./validation.js');
-      // Loud by default, though the sandbox's log is silent: only LOG_LEVEL or a logger of the caller's quiet it.
-      const violationLog = options.log || options.env?.LOG_LEVEL !== undefined ? log : log.child({}, { level: 'error' });
-      const report = (request: Request, v: Violation) => {
-        const problems = v.problems.join('; ');
-        journal.flagAnswer(request, v.status, {
-          code: 'RESPONSE_VIOLATES_DOCUMENT',
-          message: `The sandbox's answer (HTTP ${v.status}) breaks the OpenAPI document (openapi/openapi.json): ${problems}. A defect of the sandbox, not of the client; the answer went out unchanged.`,
-        });
-        violationLog.error(
-          { method: v.method, path: v.path, status: v.status, violations: v.problems },
-          `answer violates the OpenAPI document: ${v.method} ${v.path} → ${v.status}: ${problems}`,
-        );
-      };
-      fetch = validatingFetch(fetch, 'api', report);
-      voicesFetch = validatingFetch(voicesFetch, 'voices', report);
-    }
+    const { fetch, voicesFetch } = options.validateResponses
+      ? // Loud by default, though the sandbox's log is silent: only LOG_LEVEL or a logger of the caller's quiet it.
+        await validatedFetches(app, voicesApp, journal, options.log || options.env?.LOG_LEVEL !== undefined ? log : log.child({}, { level: 'error' }))
+      : { fetch: (request: Request) => app.fetch(request), voicesFetch: (request: Request) => voicesApp.fetch(request) };
     let closed = false;
     return {
       app,
@@ -267,31 +137,18 @@ export async function createSandbox(options: SandboxCoreOptions): Promise<Sandbo
       voicesFetch,
       clock,
       clocks,
-      createClock,
-      testClock,
-      deleteClock,
+      createClock: tests.create,
+      testClock: tests.get,
+      deleteClock: tests.delete,
       journal,
       keys,
       services,
-      async fixtures(counts) {
-        const fixtures = await seed(store, audio, config, counts, clock);
-        return {
-          ...fixtures,
-          clock: { url: `${config.publicBaseUrl}/sandbox/clock` },
-          // Magic inputs for the outcomes the suite cannot otherwise provoke on demand (outcomes.ts).
-          outcomes: {
-            inline_text: 'sandbox:inline=2 A job that takes two seconds of real time and completes inside the inline wait.',
-            async_text: 'sandbox:async=5 A job that outlasts the inline wait: it completes five seconds later on the sandbox clock.',
-            provider_error_text: 'sandbox:provider_error A job the speech engine fails inside the inline wait.',
-            internal_error_text: 'sandbox:internal_error A request the sandbox answers with an internal error.',
-          },
-        };
-      },
+      fixtures: (counts) => sandboxFixtures(store, audio, config, clock, counts),
       async close() {
         if (closed) return;
         closed = true;
         shutdown.abort();
-        clearInterval(sweeper);
+        sweeps.stop();
         clocks.close();
         await services.close();
         rmSync(dir, { recursive: true, force: true });
@@ -303,36 +160,90 @@ export async function createSandbox(options: SandboxCoreOptions): Promise<Sandbo
   }
 }
 
-/** The test keys on new accounts, with the accounts' ids and the keys' public ids; `label` prefixes their names. */
-async function createKeys(
-  admin: AccountAdmin,
-  plans: Record<PlanId, { monthlyMinutes: number }>,
-  label = 'sandbox',
-): Promise<{ keys: SandboxKeys } & ClockMembers> {
-  const accountIds: string[] = [];
-  const keyIds: string[] = [];
-  const make = async (state: string, plan: PlanId, subscription: 'active' | 'inactive' = 'active') => {
-    const account = await admin.createAccount(`${label} ${state}`, plan, subscription);
-    const { key, record } = await admin.createKey(account.id, `${label} ${state}`);
-    accountIds.push(account.id);
-    keyIds.push(record.publicId);
-    return { account, key, record };
+/**
+ * The listeners' fetch functions with every answer checked against the OpenAPI document
+ * (validation.ts, loaded only when asked for: ajv and the compiled validators cost a sandbox without
+ * them nothing). A violation is flagged in the journal and logged at error on `violationLog`.
+ */
+async function validatedFetches(app: OpenAPIHono<AppEnv>, voicesApp: OpenAPIHono<AppEnv>, journal: Journal, violationLog: Logger) {
+  const { validatingFetch } = await import('./validation.js');
+  const report = (request: Request, v: Violation) => {
+    const problems = v.problems.join('; ');
+    journal.flagAnswer(request, v.status, {
+      code: 'RESPONSE_VIOLATES_DOCUMENT',
+      message: `The sandbox's answer (HTTP ${v.status}) breaks the OpenAPI document (openapi/openapi.json): ${problems}. A defect of the sandbox, not of the client; the answer went out unchanged.`,
+    });
+    violationLog.error(
+      { method: v.method, path: v.path, status: v.status, violations: v.problems },
+      `answer violates the OpenAPI document: ${v.method} ${v.path} → ${v.status}: ${problems}`,
+    );
   };
-  const almost = await make('minutes_almost_used', 'free');
-  await admin.setUsedMinutes(almost.account.id, Math.max(0, plans.free.monthlyMinutes - 1));
-  const usedUp = await make('minutes_used_up', 'free');
-  await admin.setUsedMinutes(usedUp.account.id, plans.free.monthlyMinutes);
-  const revoked = await make('revoked', 'pro');
-  await admin.revokeKey(revoked.record.publicId);
-  const keys: SandboxKeys = {
-    active_free: (await make('active_free', 'free')).key,
-    active_pro: (await make('active_pro', 'pro')).key,
-    active_ultimate: (await make('active_ultimate', 'ultimate')).key,
-    inactive_subscription: (await make('inactive_subscription', 'pro', 'inactive')).key,
-    no_api_access: (await make('no_api_access', 'basic')).key,
-    minutes_almost_used: almost.key,
-    minutes_used_up: usedUp.key,
-    revoked: revoked.key,
+  return {
+    fetch: validatingFetch((request: Request) => app.fetch(request), 'api', report),
+    voicesFetch: validatingFetch((request: Request) => voicesApp.fetch(request), 'voices', report),
   };
-  return { keys, accountIds, keyIds };
+}
+
+/**
+ * The server's parts over in-memory state, on the sandbox's clocks (composeApi with the sandbox's
+ * store, audio directory under `dir`, instant synthesizer, rate limiter and queue).
+ */
+async function composeSandbox(options: SandboxCoreOptions, dir: string) {
+  const config = loadConfig({
+    DATA_DIR: dir,
+    URL_SIGNING_SECRET: randomBytes(32).toString('hex'),
+    PUBLIC_BASE_URL: options.baseUrl,
+    PUBLIC_VOICES_URL: options.voicesUrl,
+    LOG_LEVEL: 'silent',
+    ...options.env,
+  });
+  // Held jobs wait on the clock, not on a thread: any number may run at once.
+  config.jobConcurrency = options.jobConcurrency ?? 10_000;
+  const log = options.log ?? createLogger(config.logLevel, 'agent-tts-sandbox');
+  const clocks = new SandboxClocks();
+  const store = new SqliteStore(':memory:');
+  const audio = new LocalAudioStorage(join(dir, 'audio'));
+  const synth = new InstantSynthesizer(config.inlineWaitMs / 1000, config.synthThreads);
+  let queue: SandboxQueue | undefined;
+  // The rate limiter's sweep of idle buckets (a timer it starts when made) reads the earliest clock, so
+  // that a bucket is dropped only once it is idle on every clock; its checks read the request's clock.
+  // Nothing else runs under `background`: composeApi's own timers and chains read the clock of the
+  // request or job at hand, the global clock outside any.
+  const limiter = clocks.background(() => new MemoryRateLimiter(() => clocks.now()));
+  // The server's parts read `clocks`: the clock of the request or job at hand (clocks.ts).
+  const services = await composeApi(config, log, {
+    clock: clocks,
+    synth,
+    limiter,
+    storage: { store, audio, close: () => store.close() },
+    // Each job runs on its account's clock, whichever run's chain the queue started it from.
+    wrapRunner: (run) => runOnAccountClock(run, store, clocks),
+    wrapQueue: (inner) => (queue = new SandboxQueue(inner, store, synth, clocks)),
+  }).catch(async (error: unknown) => {
+    await limiter.close();
+    throw error;
+  });
+  return { config, log, clocks, store, audio, services, queue: () => queue };
+}
+
+/** agent-tts-admin seed's accounts on the sandbox's store, with the conformance fixtures the sandbox adds. */
+async function sandboxFixtures(
+  store: SqliteStore,
+  audio: LocalAudioStorage,
+  config: Config,
+  clock: SandboxClock,
+  counts?: SeedCounts,
+): Promise<ConformanceFixturesT> {
+  const fixtures = await seed(store, audio, config, counts, clock);
+  return {
+    ...fixtures,
+    clock: { url: `${config.publicBaseUrl}/sandbox/clock` },
+    // Magic inputs for the outcomes the suite cannot otherwise provoke on demand (outcomes.ts).
+    outcomes: {
+      inline_text: 'sandbox:inline=2 A job that takes two seconds of real time and completes inside the inline wait.',
+      async_text: 'sandbox:async=5 A job that outlasts the inline wait: it completes five seconds later on the sandbox clock.',
+      provider_error_text: 'sandbox:provider_error A job the speech engine fails inside the inline wait.',
+      internal_error_text: 'sandbox:internal_error A request the sandbox answers with an internal error.',
+    },
+  };
 }

@@ -62,11 +62,19 @@ describe('architecture of the server', () => {
 
   it('the adapters (synthesis among them) implement ports: they never import the domain, HTTP or the assembly', () => {
     // Shared plumbing below every layer (config.ts, log.ts, redact.ts, timeout.ts) stays allowed.
-    const upward = (dep: string) => /^(domain|http)\//.test(dep) || /^(compose|main|worker-main|admin|seed|metrics)\.ts$/.test(dep);
+    const upward = (dep: string) => /^(domain|http)\//.test(dep) || dep.startsWith('entry/') || /^(compose|seed|metrics)\.ts$/.test(dep);
     expect(edgesOutside(server, ['adapters/', 'synth/'], (dep) => !upward(dep))).toEqual([]);
     // The adapters take their port types from ports/: at least nine adapter modules import from there.
     const implementers = modulesUnder(server, ['adapters/']).filter((m) => server[m]!.some((dep) => dep.startsWith('ports/')));
     expect(implementers.length).toBeGreaterThan(8);
+  });
+
+  it('the entry points (entry/) are imported by nothing outside entry/', () => {
+    expect(modulesUnder(server, ['entry/']).length).toBeGreaterThan(3);
+    const inwards = modulesUnder(server, [''])
+      .filter((m) => !m.startsWith('entry/'))
+      .flatMap((m) => server[m]!.filter((dep) => dep.startsWith('entry/')).map((dep) => `${m} → ${dep}`));
+    expect(inwards).toEqual([]);
   });
 
   it('the domain imports only the domain, the ports, the contract and the logger type: nothing of HTTP, adapters, synthesis, configuration or the assembly', () => {
@@ -92,6 +100,20 @@ describe('architecture of the server', () => {
       const lines = (await readFile(serverRoot + m, 'utf8')).split('\n');
       lines.forEach((line, i) => {
         if (/\bDate\.now\s*\(\s*\)|\bnew\s+Date\s*(?:\(\s*\)|[;,)\]}]|$)/.test(line)) offending.push(`${m}:${i + 1}: ${line.trim()}`);
+      });
+    }
+    expect(offending).toEqual([]);
+  });
+
+  it('only the configuration (config.ts, config/) reads process.env; the entry points may only pass it on', async () => {
+    const offending: string[] = [];
+    for (const m of modulesUnder(server, [''])) {
+      if (m === 'config.ts' || m.startsWith('config/')) continue;
+      const lines = (await readFile(serverRoot + m, 'utf8')).split('\n');
+      lines.forEach((line, i) => {
+        // An entry point hands the process's environment to loadConfig or describeError, as an argument.
+        const read = m.startsWith('entry/') ? line.replace(/[(,]\s*process\.env\s*\)/g, ')') : line;
+        if (/\bprocess\.env\b/.test(read)) offending.push(`${m}:${i + 1}: ${line.trim()}`);
       });
     }
     expect(offending).toEqual([]);

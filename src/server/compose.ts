@@ -52,7 +52,8 @@ export async function openStorage(config: Config, log: Logger, processName: stri
   const objectStore = config.s3 ? await openObjectStore(config.s3) : undefined;
   if (config.redisUrl) {
     const { openRedisBackends } = await import('./adapters/redis/index.js');
-    const redis = openRedisBackends(config, log, processName, options);
+    // loadConfig reads the distributed settings whenever REDIS_URL is set.
+    const redis = openRedisBackends(config, config.distributed!, log, processName, options);
     // Every process of the deployment writes to the one audio directory: a run that lost its queue
     // lock may still be writing its own partial file, so leftovers count as such only once stale.
     const audio = objectStore ?? new LocalAudioStorage(join(config.dataDir, 'audio'), SHARED_PART_STALE_MS);

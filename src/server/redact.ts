@@ -120,7 +120,7 @@ export function secretsIn(env: NodeJS.ProcessEnv): Set<string> {
   return found;
 }
 
-/** An error as one line for a person: its message (or the value), redacted against the environment. */
-export function describeError(error: unknown, env: NodeJS.ProcessEnv = process.env): string {
+/** An error as one line for a person: its message (or the value), redacted against the environment `env` (the entry points pass the process's). */
+export function describeError(error: unknown, env: NodeJS.ProcessEnv): string {
   return redactText(error instanceof Error ? error.message : String(error), secretsIn(env));
 }

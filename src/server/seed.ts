@@ -75,13 +75,44 @@ export async function seed(
   const acceptance: string[] = [];
   for (let i = 0; i < acceptanceCount; i++) acceptance.push((await keyFor(`acceptance-${i + 1}`, 'ultimate')).key);
 
-  // A job the speech engine failed, as the job runner records one: the failed-job rules GET it on a
-  // deployment whose engine never fails (the eSpeak default). Finished, so no worker ever runs it.
   const now = clock.now();
-  const finished = (account: { id: string }, publicId: string, extra: Partial<JobRecord>): JobRecord => ({
+  const failed = await seedFailedJob(store, config, now, await keyFor('failed-job', 'pro'));
+  const expired = await seedExpiredAudio(store, audioStorage, config, now, await keyFor('expired-audio', 'pro'));
+
+  const fixtures: ConformanceFixturesT = {
+    base_url: config.publicBaseUrl,
+    voices_url: config.publicVoicesUrl,
+    keys: {
+      active,
+      revoked: revoked.key,
+      inactive_subscription: inactive.key,
+      no_api_access: noAccess.key,
+      usage_exhausted: exhausted.key,
+      ...(acceptance.length > 0 ? { acceptance } : {}),
+    },
+    legacy_expired_job: { key: legacy.key, job_id: legacyJob.id },
+    failed_job: failed,
+    expired_audio: expired,
+  };
+  const allowed = [...config.cors.origins];
+  if (config.cors.previewPatternText) allowed.push(config.cors.previewPatternText.replace('*', 'pr-42'));
+  if (allowed.length > 0) fixtures.cors = { allowed_origins: allowed, denied_origin: 'https://denied.example.net' };
+  return fixtures;
+}
+
+/** A seeded account and its key. */
+interface SeededKey {
+  account: { id: string };
+  key: string;
+  record: { publicId: string };
+}
+
+/** A job of `owner` that finished at `now` (completed unless `extra` says otherwise), kept for the pro plan's retention. */
+function finishedJob(config: Config, now: number, owner: SeededKey, extra: Partial<JobRecord>): JobRecord {
+  return {
     id: randomUUID(),
-    accountId: account.id,
-    keyPublicId: publicId,
+    accountId: owner.account.id,
+    keyPublicId: owner.record.publicId,
     status: 'completed',
     text: '',
     voice: 'af_heart',
@@ -96,48 +127,44 @@ export async function seed(
     completedAt: now - 1_000,
     processingTimeMs: 1_000,
     ...extra,
-  });
-  const failedOwner = await keyFor('failed-job', 'pro');
-  const failedJob = finished(failedOwner.account, failedOwner.record.publicId, {
+  };
+}
+
+/**
+ * A job the speech engine failed, as the job runner records one: the failed-job rules GET it on a
+ * deployment whose engine never fails (the eSpeak default). Finished, so no worker ever runs it.
+ */
+async function seedFailedJob(store: Store, config: Config, now: number, owner: SeededKey): Promise<{ key: string; job_id: string }> {
+  const job = finishedJob(config, now, owner, {
     status: 'failed',
     errorCode: 'TTS_PROVIDER_ERROR',
     errorMessage: PROVIDER_FAILURE_MESSAGE,
     completedAt: undefined,
     processingTimeMs: undefined,
   });
-  await store.importLegacyJob(failedJob);
+  await store.importLegacyJob(job);
+  return { key: owner.key, job_id: job.id };
+}
 
-  // A completed job with audio on disk, and an audio URL of it signed to have expired already (the
-  // same signer and secret as the server's), so the expired-URL rule needs no waiting.
-  const audioOwner = await keyFor('expired-audio', 'pro');
+/**
+ * A completed job with audio in the storage, and an audio URL of it signed to have expired already
+ * (the same signer and secret as the server's), so the expired-URL rule needs no waiting.
+ */
+async function seedExpiredAudio(
+  store: Store,
+  audioStorage: AudioStorage,
+  config: Config,
+  now: number,
+  owner: SeededKey,
+): Promise<{ key: string; job_id: string; audio_url: string }> {
   const audio = silentMp3();
-  const audioJob = finished(audioOwner.account, audioOwner.record.publicId, { durationSeconds: 1.019, fileSizeBytes: audio.length });
-  const writer = await audioStorage.createWriter(audioJob.id);
+  const job = finishedJob(config, now, owner, { durationSeconds: 1.019, fileSizeBytes: audio.length });
+  const writer = await audioStorage.createWriter(job.id);
   await writer.write(audio);
   await writer.commit();
-  await store.importLegacyJob(audioJob);
+  await store.importLegacyJob(job);
   const signer = new AudioUrlSigner(config.urlSigningSecret, config.audioUrlTtlSeconds);
-  const expiredUrl = signer.sign(config.publicBaseUrl, audioJob.id, now - (config.audioUrlTtlSeconds + 3_600) * 1000);
-
-  const fixtures: ConformanceFixturesT = {
-    base_url: config.publicBaseUrl,
-    voices_url: config.publicVoicesUrl,
-    keys: {
-      active,
-      revoked: revoked.key,
-      inactive_subscription: inactive.key,
-      no_api_access: noAccess.key,
-      usage_exhausted: exhausted.key,
-      ...(acceptance.length > 0 ? { acceptance } : {}),
-    },
-    legacy_expired_job: { key: legacy.key, job_id: legacyJob.id },
-    failed_job: { key: failedOwner.key, job_id: failedJob.id },
-    expired_audio: { key: audioOwner.key, job_id: audioJob.id, audio_url: expiredUrl },
-  };
-  const allowed = [...config.cors.origins];
-  if (config.cors.previewPatternText) allowed.push(config.cors.previewPatternText.replace('*', 'pr-42'));
-  if (allowed.length > 0) fixtures.cors = { allowed_origins: allowed, denied_origin: 'https://denied.example.net' };
-  return fixtures;
+  return { key: owner.key, job_id: job.id, audio_url: signer.sign(config.publicBaseUrl, job.id, now - (config.audioUrlTtlSeconds + 3_600) * 1000) };
 }
 
 /** Where `agent-tts-admin seed` writes its fixtures when no --out is given: a directory .gitignore leaves out. */

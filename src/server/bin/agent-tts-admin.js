@@ -1,2 +1,2 @@
 #!/usr/bin/env node
-import '../dist/admin.js';
+import '../dist/entry/admin/main.js';

@@ -1,2 +1,2 @@
 #!/usr/bin/env node
-import '../dist/worker-main.js';
+import '../dist/entry/worker.js';

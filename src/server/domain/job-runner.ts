@@ -6,11 +6,9 @@ export const PROVIDER_FAILURE_MESSAGE = `The speech engine failed on this job. R
 export const STORE_FAILURE_MESSAGE = `The audio store could not be reached to save this job's audio. Retry with backoff, using a ${NEW_IDEMPOTENCY_KEY_PHRASE}.`;
 import type { Logger } from '../log.js';
 import {
-  type AudioSink,
   type AudioSpool,
   type AudioSpoolFile,
   type AudioStorage,
-  AudioStorageUnavailableError,
   type Clock,
   type JobRepository,
   type JobRun,
@@ -19,15 +17,8 @@ import {
   type Synthesizer,
   systemClock,
 } from '../ports/index.js';
+import { JobAudioWrite, storeUnreachable } from './job-audio.js';
 import { secondsToCentiminutes } from './usage.js';
-
-/** The audio store unreachable, whether thrown directly or as the cause of a synthesis failure (a sink write). */
-function storeUnreachable(error: unknown): error is Error {
-  for (let e = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
-    if (e instanceof AudioStorageUnavailableError) return true;
-  }
-  return false;
-}
 
 export interface LiveProgress {
   fraction: number;
@@ -101,87 +92,16 @@ export class JobRunner implements JobRun {
     const job = await this.store.getJob(jobId);
     if (job?.status !== 'processing') return true;
     const started = this.clock.now();
-    let lastWrite = Number.NEGATIVE_INFINITY;
-    let shown = job.progress;
-    this.live.set(jobId, { fraction: shown, elapsedMs: 0 });
-    // This process shows only what the store holds: a run that dies, and the run after it, then
-    // never show less than was shown.
-    const onProgress = (p: SynthesisProgress) => {
-      // Real time elapsed (monotonic), not the injected clock: the throttle spares the store's writes.
-      const now = performance.now();
-      if (now - lastWrite < PROGRESS_WRITE_INTERVAL_MS) return;
-      lastWrite = now;
-      shown = Math.max(shown, p.fraction);
-      const reached = { fraction: shown, elapsedMs: p.elapsedMs };
-      this.store.updateProgress(jobId, reached.fraction).then(
-        () => {
-          const current = this.live.get(jobId);
-          if (current && current.fraction <= reached.fraction) this.live.set(jobId, reached);
-        },
-        (error: unknown) => this.log.warn({ err: error, job_id: jobId }, 'progress not saved'),
-      );
-    };
-    let spooled = await this.openSpool(jobId);
-    // The audio storage gets ready (a dead run's leftovers removed, the partial write started) while the
-    // first chunks are synthesized: the first bytes wait for it, the synthesis does not. Its failure
-    // (the store unreachable) is the run's, as when it came first, unless the spool outlives it.
-    const opening = (async () => {
-      await this.audio.removeLeftovers(jobId);
-      return this.audio.createWriter(jobId);
-    })();
-    opening.catch(() => undefined);
-    /** The store failure that stopped the streaming write: the spool holds the audio from then on. */
-    let outage: Error | undefined;
-    const outlived = (error: unknown): boolean => {
-      if (!spooled || !storeUnreachable(error)) return false;
-      if (!outage) {
-        outage = error;
-        this.log.warn({ job_id: jobId, err: error }, 'audio store unreachable; the audio goes on into the spool and is saved from it when the store answers');
-        // Discarded in the background: a hung store must not hold the synthesis up.
-        opening.then((w) => w.abort()).catch(() => undefined);
-      }
-      return true;
-    };
-    const sink: AudioSink = {
-      write: async (bytes) => {
-        if (spooled) {
-          try {
-            await spooled.write(bytes);
-          } catch (error) {
-            // Once the store is out, the spool is all there is; before, the run goes on streaming only.
-            if (outage) throw error;
-            this.log.warn({ job_id: jobId, err: error }, 'audio spool failed; the job streams to the audio store only');
-            const dropped = spooled;
-            spooled = undefined;
-            await dropped.discard().catch(() => undefined);
-          }
-        }
-        if (outage) return;
-        try {
-          await (await opening).write(bytes);
-        } catch (error) {
-          if (!outlived(error)) throw error;
-        }
-      },
-    };
-    let committed = false;
+    const onProgress = this.progressListener(jobId, job.progress);
+    const write = new JobAudioWrite(jobId, this.audio, await this.openSpool(jobId), this.log);
     try {
-      const result = await this.synth.synthesize({ text: job.text, voice: job.voice, language: job.language, speed: job.speed }, sink, { onProgress, signal });
-      if (!outage) {
-        try {
-          await (await opening).commit();
-          committed = true;
-        } catch (error) {
-          if (!outlived(error)) throw error;
-        }
-      }
-      if (!committed) {
-        await spooled!.close();
-        if (!(await this.saveFromSpool(jobId, spooled!.path, signal))) {
-          this.log.info({ job_id: jobId }, 'job interrupted by shutdown while waiting for the audio store; it runs again at the next start');
-          return false;
-        }
-        committed = true;
+      const result = await this.synth.synthesize({ text: job.text, voice: job.voice, language: job.language, speed: job.speed }, write.sink, {
+        onProgress,
+        signal,
+      });
+      if (!(await write.commit((path) => this.saveFromSpool(jobId, path, signal)))) {
+        this.log.info({ job_id: jobId }, 'job interrupted by shutdown while waiting for the audio store; it runs again at the next start');
+        return false;
       }
       // This run's audio is in place; any other partial write of the job belongs to a dead run (or to
       // one that lost its queue lock, which can no longer settle the job), or to this run's streaming
@@ -207,42 +127,66 @@ export class JobRunner implements JobRun {
       this.log.info({ job_id: jobId, audio_seconds: result.durationSeconds, wall_ms: completedAt - started }, 'job completed');
       return true;
     } catch (thrown) {
-      // The storage failing to get ready is what the run failed on, whatever the synthesis did meanwhile,
-      // unless the spool outlives it (then the synthesis' own failure is the run's).
-      const openError = await opening.then(
-        () => undefined,
-        (e: unknown) => e ?? new Error('the audio storage failed to open a write'),
-      );
-      const error = openError !== undefined && !(spooled && storeUnreachable(openError)) ? openError : thrown;
-      if (!committed && !outage && openError === undefined) await (await opening).abort().catch(() => undefined);
+      const error = await write.failure(thrown);
       if (signal?.aborted) {
         this.log.info({ job_id: jobId }, 'job interrupted by shutdown; it resumes at the next start');
         return false;
       }
-      // An audio store that stays unreachable is an upstream service failing: the spec's provider error.
-      const unreachable = storeUnreachable(error);
-      const provider = unreachable || (error instanceof SynthesisError && error.code === 'TTS_PROVIDER_ERROR');
-      const code = provider ? 'TTS_PROVIDER_ERROR' : 'INTERNAL_ERROR';
-      const message = unreachable
-        ? STORE_FAILURE_MESSAGE
-        : provider
-          ? PROVIDER_FAILURE_MESSAGE
-          : `Synthesis failed on this job. Retry with backoff, using a ${NEW_IDEMPOTENCY_KEY_PHRASE}.`;
-      // Another run (a duplicate delivery in the distributed mode) may have settled the job meanwhile:
-      // then its audio and status stand.
-      const current = await this.store.getJob(jobId).catch(() => undefined);
-      if (current && current.status !== 'processing') {
-        this.log.warn({ job_id: jobId, err: error }, 'job run failed after another run settled the job; its result stands');
-        return true;
-      }
-      await this.audio.delete(jobId).catch(() => undefined);
-      await this.store.failJob(jobId, { code, message, completedAt: this.clock.now() });
-      this.log.error({ job_id: jobId, err: error }, 'job failed');
-      return true;
+      return this.fail(jobId, error);
     } finally {
       this.live.delete(jobId);
-      await spooled?.discard().catch(() => undefined);
+      await write.discard();
     }
+  }
+
+  /**
+   * The run's progress listener: writes progress to the store (throttled) and to `live`. This process
+   * shows only what the store holds: a run that dies, and the run after it, then never show less than
+   * was shown.
+   */
+  private progressListener(jobId: string, initial: number): (p: SynthesisProgress) => void {
+    let lastWrite = Number.NEGATIVE_INFINITY;
+    let shown = initial;
+    this.live.set(jobId, { fraction: shown, elapsedMs: 0 });
+    return (p) => {
+      // Real time elapsed (monotonic), not the injected clock: the throttle spares the store's writes.
+      const now = performance.now();
+      if (now - lastWrite < PROGRESS_WRITE_INTERVAL_MS) return;
+      lastWrite = now;
+      shown = Math.max(shown, p.fraction);
+      const reached = { fraction: shown, elapsedMs: p.elapsedMs };
+      this.store.updateProgress(jobId, reached.fraction).then(
+        () => {
+          const current = this.live.get(jobId);
+          if (current && current.fraction <= reached.fraction) this.live.set(jobId, reached);
+        },
+        (error: unknown) => this.log.warn({ err: error, job_id: jobId }, 'progress not saved'),
+      );
+    };
+  }
+
+  /** Fails the job on `error` (its audio deleted, the reservation released), unless another run settled it meanwhile. */
+  private async fail(jobId: string, error: unknown): Promise<boolean> {
+    // An audio store that stays unreachable is an upstream service failing: the spec's provider error.
+    const unreachable = storeUnreachable(error);
+    const provider = unreachable || (error instanceof SynthesisError && error.code === 'TTS_PROVIDER_ERROR');
+    const code = provider ? 'TTS_PROVIDER_ERROR' : 'INTERNAL_ERROR';
+    const message = unreachable
+      ? STORE_FAILURE_MESSAGE
+      : provider
+        ? PROVIDER_FAILURE_MESSAGE
+        : `Synthesis failed on this job. Retry with backoff, using a ${NEW_IDEMPOTENCY_KEY_PHRASE}.`;
+    // Another run (a duplicate delivery in the distributed mode) may have settled the job meanwhile:
+    // then its audio and status stand.
+    const current = await this.store.getJob(jobId).catch(() => undefined);
+    if (current && current.status !== 'processing') {
+      this.log.warn({ job_id: jobId, err: error }, 'job run failed after another run settled the job; its result stands');
+      return true;
+    }
+    await this.audio.delete(jobId).catch(() => undefined);
+    await this.store.failJob(jobId, { code, message, completedAt: this.clock.now() });
+    this.log.error({ job_id: jobId, err: error }, 'job failed');
+    return true;
   }
 
   /** The job's spool file; none without a spool, or when it cannot be made (the run then streams only). */

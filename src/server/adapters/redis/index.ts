@@ -4,7 +4,7 @@ import type { Config } from '../../config.js';
 import { closeRedisClient, createRedisClient, type RedisClient } from './client.js';
 import { RedisJobQueue } from './job-queue.js';
 import { RedisRateLimiter } from './rate-limiter.js';
-import { loadDistributedSettings, type DistributedSettings } from './settings.js';
+import type { DistributedSettings } from './settings.js';
 import { RedisStore } from './store.js';
 import { SynthesisWorker } from './synthesis-worker.js';
 
@@ -24,9 +24,14 @@ export interface RedisBackends {
 }
 
 /** `cacheReads`: the command connection caches what it reads, invalidated by Redis (see createRedisClient). */
-export function openRedisBackends(config: Config, log: Logger, name: string, options: { cacheReads?: boolean } = {}): RedisBackends {
+export function openRedisBackends(
+  config: Config,
+  settings: DistributedSettings,
+  log: Logger,
+  name: string,
+  options: { cacheReads?: boolean } = {},
+): RedisBackends {
   const url = config.redisUrl!;
-  const settings = loadDistributedSettings();
   const client = createRedisClient(url, { name, commandTimeoutMs: settings.commandTimeoutMs, cacheReads: options.cacheReads, log });
   const store = new RedisStore(client, config.redisPrefix);
   return {

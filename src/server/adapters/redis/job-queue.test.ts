@@ -9,7 +9,7 @@ import { createSynthesizer } from '../../synth/index.js';
 import { bullConnection } from './bullmq.js';
 import { SYNTHESIS_QUEUE } from './keys.js';
 import { closeRedisClient, createRedisClient } from './client.js';
-import { loadDistributedSettings } from './settings.js';
+import { loadDistributedSettings } from '../../config.js';
 import { SynthesisWorker } from './synthesis-worker.js';
 import { JobRunner, STORE_FAILURE_MESSAGE, type JobRunnerOptions } from '../../domain/job-runner.js';
 import { FileSpool } from '../file-spool.js';

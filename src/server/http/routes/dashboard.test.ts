@@ -174,7 +174,7 @@ describe('dashboard sign-in', () => {
 
   it(`limits sign-in attempts to ${SIGN_IN_ATTEMPTS} a minute per client address (429 with Retry-After); a refused attempt spends no token`, async () => {
     // Through a real socket: the address is the connection's (127.0.0.1 here), X-Forwarded-For is not read.
-    // As src/server/main.ts does: the adapter hands app.fetch the connection along with the request.
+    // As src/server/entry/server.ts does: the adapter hands app.fetch the connection along with the request.
     const server = await listen(s.app.fetch, 0, '127.0.0.1', 'PORT');
     try {
       const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -1,12 +1,12 @@
 import type { Server } from 'node:http';
-import { voiceCatalog } from './synth/index.js';
-import { composeApi } from './compose.js';
-import { ConfigError, loadConfig } from './config.js';
-import { sweepExpiredJobs, sweepLeftovers } from './domain/retention.js';
-import { createApiApp, createOpsApp, createVoicesApp, opsDepsOf } from './http/apps.js';
-import { closeServer, listen } from './http/listen.js';
-import { createLogger } from './log.js';
-import { describeError } from './redact.js';
+import { voiceCatalog } from '../synth/index.js';
+import { composeApi } from '../compose.js';
+import { ConfigError, loadConfig } from '../config.js';
+import { scheduleSweeps, storageSweepRound } from '../domain/retention.js';
+import { createApiApp, createOpsApp, createVoicesApp, opsDepsOf } from '../http/apps.js';
+import { closeServer, listen } from '../http/listen.js';
+import { createLogger } from '../log.js';
+import { describeError } from '../redact.js';
 import { handleProcessArgs, SERVER_HELP } from './process-args.js';
 
 /** `agent-tts-server`: the API, the voice catalog and (with OPS_PORT) the operations listener. */
@@ -41,22 +41,17 @@ async function main(): Promise<void> {
     `agent-tts listening on http://${config.host}:${portOf(api)} (voices on port ${portOf(voices)})`,
   );
 
-  const sweep = async () => {
-    await sweepExpiredJobs(services.store, services.audio, log, services.clock.now()).catch((error: unknown) =>
-      log.error({ err: error }, 'retention sweep failed'),
-    );
-    await sweepLeftovers(services.audio, log).catch((error: unknown) => log.error({ err: error }, 'leftover sweep failed'));
-  };
-  await sweep();
-  const sweeper = setInterval(() => void sweep(), config.retentionSweepMs);
-  sweeper.unref();
+  const sweeps = await scheduleSweeps(storageSweepRound(services.store, services.audio, log, services.clock), {
+    intervalMs: config.retentionSweepMs,
+    runNow: true,
+  });
 
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'shutting down: no new connections; in-flight requests finish');
-    clearInterval(sweeper);
+    sweeps.stop();
     const force = setTimeout(() => {
       log.warn('shutdown grace period over; closing the remaining connections');
       shutdown.abort();
@@ -76,7 +71,7 @@ async function main(): Promise<void> {
 
 main().catch((error: unknown) => {
   // A library's message may quote a URL setting, credentials and all: printed only redacted.
-  const message = describeError(error);
+  const message = describeError(error, process.env);
   if (error instanceof ConfigError) {
     process.stderr.write(`agent-tts-server: ${message}\n`);
     process.exit(2);

@@ -1,11 +1,10 @@
 import type { Server } from 'node:http';
-import { loadDistributedSettings } from './adapters/redis/settings.js';
-import { composeWorker } from './compose.js';
-import { ConfigError, loadConfig } from './config.js';
-import { createOpsApp } from './http/apps.js';
-import { closeServer, listen } from './http/listen.js';
-import { createLogger } from './log.js';
-import { describeError, redactUrl } from './redact.js';
+import { composeWorker } from '../compose.js';
+import { ConfigError, loadConfig } from '../config.js';
+import { createOpsApp } from '../http/apps.js';
+import { closeServer, listen } from '../http/listen.js';
+import { createLogger } from '../log.js';
+import { describeError, redactUrl } from '../redact.js';
 import { handleProcessArgs, WORKER_HELP } from './process-args.js';
 
 /**
@@ -17,7 +16,6 @@ import { handleProcessArgs, WORKER_HELP } from './process-args.js';
 async function main(): Promise<void> {
   handleProcessArgs('agent-tts-worker', WORKER_HELP);
   const config = loadConfig();
-  const settings = loadDistributedSettings();
   if (!config.redisUrl) {
     throw new ConfigError('REDIS_URL is not set; workers take their jobs from the Redis queue of a distributed deployment.');
   }
@@ -26,6 +24,8 @@ async function main(): Promise<void> {
   const { worker } = services;
 
   let ops: Server | undefined;
+  // Read by loadConfig with REDIS_URL.
+  const settings = config.distributed!;
   if (settings.workerOpsPort !== undefined) {
     const app = createOpsApp({ store: services.store, audio: services.audio, log, metrics: services.metrics, queue: { ping: () => worker.ping() } });
     ops = await listen(app.fetch, settings.workerOpsPort, config.host, 'WORKER_OPS_PORT');
@@ -62,7 +62,7 @@ async function main(): Promise<void> {
 
 main().catch((error: unknown) => {
   // A library's message may quote a URL setting, credentials and all: printed only redacted.
-  const message = describeError(error);
+  const message = describeError(error, process.env);
   if (error instanceof ConfigError) {
     process.stderr.write(`agent-tts-worker: ${message}\n`);
     process.exit(2);
