@@ -34,14 +34,17 @@ export interface LoggerOptions {
    * written synchronously when the process exits.
    */
   asyncStdout?: boolean;
+  /** Where the lines go instead of stdout (tests that read what a server logs, in their own process). */
+  destination?: { write(line: string): void };
 }
 
 export function createLogger(level: string, name = 'agent-tts', options: LoggerOptions = {}): Logger {
-  const destination = options.asyncStdout ? pino.destination({ dest: 1, sync: false }) : undefined;
-  if (destination) {
+  const stdout = options.asyncStdout && !options.destination ? pino.destination({ dest: 1, sync: false }) : undefined;
+  const destination = options.destination ?? stdout;
+  if (stdout) {
     process.on('exit', () => {
       try {
-        destination.flushSync();
+        stdout.flushSync();
       } catch {
         // Nothing left to do at exit if stdout is gone.
       }

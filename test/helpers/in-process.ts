@@ -2,11 +2,9 @@ import type { Server } from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { ADMIN_MAIN, freePort, runNode } from '@agent-tts/bench/harness/server-process.js';
-import { pino } from 'pino';
 import type { ConformanceFixturesT } from '../../src/contract/fixtures.js';
 import type { PlanId } from '../../src/contract/plans.js';
 import { voiceCatalog } from '../../src/server/synth/index.js';
@@ -107,16 +105,7 @@ async function compose(env: Record<string, string>, logger: (config: Config) => 
 
 /** A logger of the server's kind (level, redaction) whose lines are kept in memory instead of stdout. */
 function capturingLogger(level: string, lines: string[]): Logger {
-  const log = createLogger(level);
-  const sink = new Writable({
-    write(chunk, _encoding, done) {
-      lines.push(String(chunk));
-      done();
-    },
-  });
-  // createLogger writes to stdout; the same logger, its destination swapped (children share it).
-  (log as unknown as Record<symbol, unknown>)[pino.symbols.streamSym] = sink;
-  return log;
+  return createLogger(level, undefined, { destination: { write: (line) => void lines.push(line) } });
 }
 
 /** What `startServer` gives of a spawned server, for a server in this process. */
