@@ -59,7 +59,7 @@ describe('openapi:check', () => {
 
     // A description in a zod schema: only the documents and types change.
     const schemaEdit = copyRepo();
-    edit(schemaEdit, 'src/contract/schemas.ts', "'Human-readable text.'", "'Human-readable text, edited.'");
+    edit(schemaEdit, 'src/contract/envelope-schemas.ts', "'Human-readable text.'", "'Human-readable text, edited.'");
 
     // A hand edit of a generated file.
     const generatedEdit = copyRepo();

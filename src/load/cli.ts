@@ -4,17 +4,12 @@ import { FixturesError, isHttpUrl, loadFixturesFile } from '../../conformance/fi
 import { API_PATH, redactKeys } from '../contract/limits.js';
 import { UsageError } from './errors.js';
 import { Progress } from './progress.js';
-import { flatMetrics } from './recorder.js';
 import { describeMachine, writeReports, type LoadResults } from './report.js';
-import { USER_AGENT, runLoad } from './runner.js';
+import { EXIT, NAME, resultsOf } from './results.js';
+import { type RunResult, USER_AGENT, runLoad } from './runner.js';
 import { Schedule, allowedRate } from './schedule.js';
 import { helpText, readSettings, type LoadSettings } from './settings.js';
-import { describeResult, evaluateThresholds } from './thresholds.js';
-
-const EXIT = { OK: 0, THRESHOLD_FAILED: 1, USAGE: 2, TOOL_FAULT: 3, INTERRUPTED: 130 } as const;
-
-const NAME = 'agent-tts-load';
-const VERSION = '0.1.0';
+import { describeResult } from './thresholds.js';
 
 /** `tts_<public_id>`: never the secret. */
 function displayKey(key: string): string {
@@ -52,44 +47,14 @@ async function preflight(baseUrl: string, keys: readonly string[], timeoutMs: nu
   return [...new Set(problems.filter((p): p is string => p !== undefined))];
 }
 
-function parametersOf(settings: LoadSettings, schedule: Schedule, keys: number): Record<string, unknown> {
-  return {
-    stages: settings.stages.map((s) => ({ duration_s: s.durationMs / 1000, target_per_s: s.target })),
-    start_rate_per_s: settings.startRate,
-    duration_s: schedule.totalMs / 1000,
-    expected_submissions: Math.round(schedule.expectedCount * 100) / 100,
-    peak_rate_per_s: schedule.peakRate,
-    max_requests: settings.maxRequests ?? null,
-    mix: settings.mix,
-    voices: settings.voices,
-    speeds: settings.speeds,
-    language: settings.language ?? null,
-    seed: settings.seed,
-    post_limit: settings.postLimit,
-    rate_window_s: settings.rateWindowSeconds,
-    allowed_rate_per_s: Math.round(allowedRate(keys, settings.postLimit, settings.rateWindowSeconds) * 1e4) / 1e4,
-    allow_429: settings.allow429,
-    request_timeout_s: settings.requestTimeoutMs / 1000,
-    job_timeout_s: settings.jobTimeoutMs / 1000,
-    thresholds: settings.thresholds.map((t) => t.expression),
-  };
-}
-
-async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
-  const err = (line: string) => process.stderr.write(`${NAME}: ${redactKeys(line)}\n`);
-  let settings: LoadSettings;
-  try {
-    settings = readSettings(argv, err);
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    err(`${error.message} (agent-tts-load --help lists the flags)`);
-    return EXIT.USAGE;
-  }
-  if (settings.help) {
-    process.stdout.write(`${helpText()}\n`);
-    return EXIT.OK;
-  }
-
+/**
+ * Checks what the run needs before any load: the fixtures' URL and keys, a rate the keys allow, a
+ * writable --out-dir, and a deployment that answers and knows every key. An exit code when one is missing.
+ */
+async function prepare(
+  settings: LoadSettings,
+  err: (line: string) => void,
+): Promise<{ baseUrl: string; keys: string[]; schedule: Schedule; allowed: number } | number> {
   let baseUrl: string;
   let keys: string[];
   try {
@@ -130,6 +95,15 @@ async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promi
     return EXIT.USAGE;
   }
 
+  return { baseUrl, keys, schedule, allowed };
+}
+
+/** Runs the load with a progress line; Ctrl-C stops it and writes the partial report, a second one quits at once. */
+async function runWithProgress(
+  settings: LoadSettings,
+  { baseUrl, keys, schedule, allowed }: { baseUrl: string; keys: string[]; schedule: Schedule; allowed: number },
+  env: NodeJS.ProcessEnv,
+): Promise<RunResult> {
   const controller = new AbortController();
   let interrupts = 0;
   const onSigint = () => {
@@ -144,13 +118,11 @@ async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promi
 
   const progress = new Progress(process.stderr, !settings.quiet, env.CI === 'true' ? false : undefined);
   const keyDisplays = keys.map(displayKey);
-  const machine = describeMachine();
   if (!settings.quiet) {
     process.stderr.write(`${NAME}: ${baseUrl}, ${keys.length} keys (they allow ${fmtRate(allowed)}), ${describeSchedule(settings, schedule)}\n`);
   }
-  let run;
   try {
-    run = await runLoad({
+    return await runLoad({
       settings,
       baseUrl,
       keys,
@@ -163,70 +135,30 @@ async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promi
     process.off('SIGINT', onSigint);
     process.off('SIGTERM', onSigint);
   }
+}
 
-  const figures = run.recorder.figures({
-    elapsedMs: run.elapsedMs,
-    scheduleElapsedMs: run.scheduleElapsedMs,
-    peakScheduledRate: schedule.peakRate,
-    eventLoopDelayP99Ms: run.eventLoopDelayP99Ms,
-    clientCpuPercent: run.clientCpuPercent,
-  });
-  const metrics = flatMetrics(figures);
-  const thresholds = evaluateThresholds(settings.thresholds, metrics);
-  const failed = thresholds.filter((t) => !t.pass);
-  const verdict: LoadResults['run']['verdict'] = run.interrupted ? 'interrupted' : thresholds.length === 0 ? 'none' : failed.length > 0 ? 'fail' : 'pass';
-  const exitCode = run.interrupted ? EXIT.INTERRUPTED : failed.length > 0 ? EXIT.THRESHOLD_FAILED : EXIT.OK;
-  const notes: string[] = [];
-  if ((figures.generator.lag.p99_ms ?? 0) > 100) {
-    notes.push(
-      `The generator sent some submissions late (lag p99 ${figures.generator.lag.p99_ms} ms): this client (or its machine) was busy, so the load it offered fell behind the schedule for a while.`,
-    );
+async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const err = (line: string) => process.stderr.write(`${NAME}: ${redactKeys(line)}\n`);
+  let settings: LoadSettings;
+  try {
+    settings = readSettings(argv, err);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    err(`${error.message} (agent-tts-load --help lists the flags)`);
+    return EXIT.USAGE;
   }
-  if (figures.submissions.sent_over_key_limit > 0)
-    notes.push(`${figures.submissions.sent_over_key_limit} submissions were sent on keys whose POST window was already full (--allow-429).`);
-  const poll429 = figures.http_status.poll['429'] ?? 0;
-  if (poll429 > 0)
-    notes.push(
-      `${poll429} status polls were refused with 429 (the per-key GET limit): each waited its Retry-After, which adds to the job path's time to audio.`,
-    );
-  if (figures.audio.missing_duration > 0)
-    notes.push(`${figures.audio.missing_duration} completed jobs gave no audio.duration_seconds; their audio is not in the audio seconds.`);
-  if (run.stoppedBy === 'max-requests') notes.push(`Sending stopped at --max-requests ${settings.maxRequests}.`);
-  if (run.interrupted)
-    notes.push('The run was interrupted (Ctrl-C): the figures cover what happened until then; thresholds were not judged for the exit code.');
+  if (settings.help) {
+    process.stdout.write(`${helpText()}\n`);
+    return EXIT.OK;
+  }
 
-  const results: LoadResults = {
-    tool: { name: NAME, version: VERSION },
-    run: {
-      id: run.runId,
-      started_at: run.startedAt.toISOString(),
-      ended_at: run.endedAt.toISOString(),
-      elapsed_s: Math.round(run.elapsedMs) / 1000,
-      interrupted: run.interrupted,
-      stopped_by: run.stoppedBy,
-      verdict,
-      exit_code: exitCode,
-    },
-    parameters: parametersOf(settings, schedule, keys.length),
-    target: { base_url: baseUrl, keys: keys.length },
-    machine,
-    client: { http: `global fetch (undici, Node ${process.version}): keep-alive connections, no cap on connections per origin`, user_agent: USER_AGENT },
-    figures,
-    metrics,
-    thresholds,
-    notes,
-    error_samples: [...run.recorder.errorSamples].map(([message, count]) => ({ message, count })),
-    timeline: run.recorder.chartTimeline(run.elapsedMs, run.scheduleElapsedMs),
-    histograms: {
-      time_to_audio: run.recorder.tta.encode(),
-      time_to_audio_inline: run.recorder.ttaInline.encode(),
-      time_to_audio_job: run.recorder.ttaJob.encode(),
-      submit_latency: run.recorder.submitLatency.encode(),
-      download_time: run.recorder.download.encode(),
-      generator_lag: run.recorder.lag.encode(),
-    },
-  };
-
+  const prepared = await prepare(settings, err);
+  if (typeof prepared === 'number') return prepared;
+  const { baseUrl, keys, schedule } = prepared;
+  const machine = describeMachine();
+  const run = await runWithProgress(settings, prepared, env);
+  const results = resultsOf(run, settings, schedule, { baseUrl, keys: keys.length, machine });
+  const failed = results.thresholds.filter((t) => !t.pass);
   if (!settings.quiet) process.stdout.write(`${redactKeys(consoleSummary(results))}\n`);
   else for (const t of failed) process.stdout.write(`${redactKeys(describeResult(t))}\n`);
   if (settings.outDir !== undefined) {
@@ -238,7 +170,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promi
       return EXIT.TOOL_FAULT;
     }
   }
-  return exitCode;
+  return results.run.exit_code;
 }
 
 function fmtRate(r: number): string {

@@ -1,5 +1,10 @@
 import { chooseBucketSeconds } from './charts.js';
-import { LatencyHistogram, type LatencySummary } from './histogram.js';
+import type { Figures } from './figures.js';
+import { LatencyHistogram } from './histogram.js';
+import { type Bucket, type TimelinePoint, emptyBucket, mergedTimeline, round, statusGroup } from './timeline.js';
+
+export { type Figures, flatMetrics } from './figures.js';
+export { STATUS_GROUPS, type TimelinePoint } from './timeline.js';
 
 /** What one HTTP exchange of a kind came to: its status, or a client-side failure. */
 export type RequestKind = 'post' | 'poll' | 'download';
@@ -7,116 +12,16 @@ export type RequestKind = 'post' | 'poll' | 'download';
 /** How a submission ended. */
 export type Ending = 'completed' | 'rate_limited' | 'error' | 'interrupted';
 
-/** Status groups of the status-mix chart. */
-export const STATUS_GROUPS = ['200', '202', '429', '4xx', '5xx', 'network'] as const;
-type StatusGroup = (typeof STATUS_GROUPS)[number];
-
-function statusGroup(status: number | undefined): StatusGroup {
-  if (status === undefined) return 'network';
-  if (status === 200 || status === 202 || status === 429) return String(status) as StatusGroup;
-  if (status >= 500) return '5xx';
-  if (status >= 400) return '4xx';
-  return '200';
-}
-
-interface Bucket {
-  due: number;
-  sent: number;
-  statuses: Record<StatusGroup, number>;
-  completed: number;
-  errors: number;
-  audioSeconds: number;
-  submitMs: number[];
-  ttaMs: number[];
-  lagMaxMs: number;
-}
-
-export interface TimelinePoint {
-  /** Start of the bucket, seconds from the start of the run. */
-  t: number;
-  due: number;
-  sent: number;
-  statuses: Record<StatusGroup, number>;
-  completed: number;
-  errors: number;
-  audio_seconds: number;
-  submit_p50_ms: number | null;
-  submit_p95_ms: number | null;
-  time_to_audio_p50_ms: number | null;
-  time_to_audio_p95_ms: number | null;
-  lag_max_ms: number;
-}
-
-export interface Figures {
-  submissions: {
-    due: number;
-    sent: number;
-    /** Sent on a key whose window was already full (only with --allow-429): expected refusals. */
-    sent_over_key_limit: number;
-    not_sent: number;
-    in_flight_at_end: number;
-    completed: number;
-    rate_limited: number;
-    errors: number;
-    interrupted: number;
-  };
-  paths: { inline: number; job: number };
-  inline_share: number | null;
-  error_rate: number | null;
-  rate_limited_rate: number | null;
-  success_rate: number | null;
-  time_to_audio: LatencySummary;
-  time_to_audio_inline: LatencySummary;
-  time_to_audio_job: LatencySummary;
-  submit_latency: LatencySummary;
-  submit_latency_by_status: Record<string, LatencySummary>;
-  download_time: LatencySummary;
-  polls_per_job: { jobs: number; mean: number | null; max: number | null; distribution: Record<string, number> };
-  http_status: Record<RequestKind, Record<string, number>>;
-  error_codes: Record<string, number>;
-  rate: {
-    scheduled_per_s: number | null;
-    achieved_per_s: number | null;
-    peak_scheduled_per_s: number;
-    sending_window_s: number;
-    rate_shortfall: number | null;
-  };
-  generator: { lag: LatencySummary; event_loop_delay_p99_ms: number | null; client_cpu_percent: number | null };
-  audio: { seconds: number; seconds_per_second: number | null; downloads: number; bytes: number; mean_bytes: number | null; missing_duration: number };
-  keys: { display: string; posts: number; refused: number }[];
-  elapsed_s: number;
-}
+/** part / whole to four decimals; null for a whole of 0. */
+const share = (part: number, whole: number) => (whole > 0 ? round(part / whole, 4) : null);
 
 /** Up to this many distinct error messages are kept for the report. */
 const MAX_ERROR_SAMPLES = 20;
-
-const round = (v: number, d = 3) => Math.round(v * 10 ** d) / 10 ** d;
-const share = (part: number, whole: number) => (whole > 0 ? round(part / whole, 4) : null);
-
-function nearestRank(samples: number[], p: number): number | null {
-  if (samples.length === 0) return null;
-  const sorted = [...samples].sort((a, b) => a - b);
-  return round(sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!, 1);
-}
 
 /**
  * Everything the run measures. Overall latencies go to HDR histograms; the timeline keeps, per bucket
  * of time, counts and the raw samples of that bucket (few per bucket) for its percentiles.
  */
-function emptyBucket(): Bucket {
-  return {
-    due: 0,
-    sent: 0,
-    statuses: Object.fromEntries(STATUS_GROUPS.map((g) => [g, 0])) as Record<StatusGroup, number>,
-    completed: 0,
-    errors: 0,
-    audioSeconds: 0,
-    submitMs: [],
-    ttaMs: [],
-    lagMaxMs: 0,
-  };
-}
-
 export class Recorder {
   readonly submitLatency = new LatencyHistogram();
   readonly submitByStatus = new Map<string, LatencyHistogram>();
@@ -266,37 +171,7 @@ export class Recorder {
    * to): counts add up, percentiles come from the raw samples of the merged buckets.
    */
   timeline(bucketMs = this.bucketMs): TimelinePoint[] {
-    const factor = Math.max(1, Math.ceil(bucketMs / this.bucketMs - 1e-9));
-    const merged: Bucket[] = [];
-    this.buckets.forEach((b, i) => {
-      const j = Math.floor(i / factor);
-      merged[j] ??= emptyBucket();
-      const m = merged[j];
-      m.due += b.due;
-      m.sent += b.sent;
-      for (const g of STATUS_GROUPS) m.statuses[g] += b.statuses[g];
-      m.completed += b.completed;
-      m.errors += b.errors;
-      m.audioSeconds += b.audioSeconds;
-      m.submitMs.push(...b.submitMs);
-      m.ttaMs.push(...b.ttaMs);
-      m.lagMaxMs = Math.max(m.lagMaxMs, b.lagMaxMs);
-    });
-    const size = factor * this.bucketMs;
-    return merged.map((b, i) => ({
-      t: round((i * size) / 1000, 3),
-      due: b.due,
-      sent: b.sent,
-      statuses: { ...b.statuses },
-      completed: b.completed,
-      errors: b.errors,
-      audio_seconds: round(b.audioSeconds, 2),
-      submit_p50_ms: nearestRank(b.submitMs, 50),
-      submit_p95_ms: nearestRank(b.submitMs, 95),
-      time_to_audio_p50_ms: nearestRank(b.ttaMs, 50),
-      time_to_audio_p95_ms: nearestRank(b.ttaMs, 95),
-      lag_max_ms: round(b.lagMaxMs, 1),
-    }));
+    return mergedTimeline(this.buckets, this.bucketMs, bucketMs);
   }
 
   /**
@@ -383,33 +258,4 @@ export class Recorder {
       elapsed_s: round(opts.elapsedMs / 1000, 3),
     };
   }
-}
-
-/** The flat metrics thresholds are judged against (names in thresholds.ts). */
-export function flatMetrics(f: Figures): Record<string, number | null> {
-  const out: Record<string, number | null> = {};
-  const families: [string, LatencySummary][] = [
-    ['time_to_audio', f.time_to_audio],
-    ['time_to_audio_inline', f.time_to_audio_inline],
-    ['time_to_audio_job', f.time_to_audio_job],
-    ['submit_latency', f.submit_latency],
-    ['download_time', f.download_time],
-  ];
-  for (const [name, s] of families) {
-    for (const stat of ['p50', 'p90', 'p95', 'p99', 'max', 'mean', 'min'] as const) out[`${name}_${stat}`] = s[`${stat}_ms`];
-  }
-  out.inline_share = f.inline_share;
-  out.error_rate = f.error_rate;
-  out.rate_limited_rate = f.rate_limited_rate;
-  out.success_rate = f.success_rate;
-  out.submissions = f.submissions.sent;
-  out.completed = f.submissions.completed;
-  out.polls_per_job_mean = f.polls_per_job.mean;
-  out.polls_per_job_max = f.polls_per_job.max;
-  out.achieved_rate = f.rate.achieved_per_s;
-  out.rate_shortfall = f.rate.rate_shortfall;
-  out.generator_lag_p99 = f.generator.lag.p99_ms;
-  out.generator_lag_max = f.generator.lag.max_ms;
-  out.audio_seconds_per_second = f.audio.seconds_per_second;
-  return out;
 }

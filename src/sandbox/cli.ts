@@ -5,7 +5,7 @@ import { ConfigError } from '@agent-tts/server/config.js';
 import { redactText } from '@agent-tts/server/redact.js';
 import { writeFixtures } from '@agent-tts/server/seed.js';
 import { renameOldFlags } from '@agent-tts/contract/flag-names.js';
-import { SANDBOX_HEADER, isLoopbackHost, startSandbox } from './index.js';
+import { type RunningSandbox, SANDBOX_HEADER, type StartSandboxOptions, isLoopbackHost, startSandbox } from './index.js';
 import { SANDBOX_SETTINGS, flagOf, notForTheSandbox, parsePort, settingsFromEnvironment } from './settings.js';
 
 /** The settings after the listeners', one a line: `  --rate-post-limit <n>   RATE_POST_LIMIT, default 1: …`. */
@@ -67,11 +67,9 @@ function refuseSettingsThatDoNotApply(args: readonly string[]): void {
   }
 }
 
-async function main(): Promise<void> {
-  // Named as every command of the package names the file it writes (docs/configuration.md, "Flag names").
-  const args = renameOldFlags(process.argv.slice(2), { fixtures: 'out' }, (line) => process.stderr.write(`agent-tts-sandbox: ${line}\n`));
-  refuseSettingsThatDoNotApply(args);
-  const { values } = parseArgs({
+/** The command line's flags: the listeners', --out, --validate-responses, --help and one per setting. */
+function parseFlags(args: string[]) {
+  return parseArgs({
     args,
     options: {
       host: { type: 'string' },
@@ -84,12 +82,12 @@ async function main(): Promise<void> {
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
-  });
-  if (values.help) {
-    process.stdout.write(HELP);
-    return;
-  }
-  // The environment first, each flag over it; `origin` names where a value came from, for messages.
+  }).values;
+}
+type Flags = ReturnType<typeof parseFlags>;
+
+/** The settings: the environment first, each flag over it; `origin` names where a value came from, for messages. */
+function settingsOf(values: Flags): { settings: Record<string, string>; origin: Record<string, string> } {
   const { settings, warnings } = settingsFromEnvironment(process.env);
   for (const line of warnings) process.stderr.write(`agent-tts-sandbox: warning: ${line}\n`);
   const origin: Record<string, string> = Object.fromEntries(Object.keys(settings).map((name) => [name, name]));
@@ -99,27 +97,14 @@ async function main(): Promise<void> {
     settings[name] = value;
     origin[name] = `--${flagOf(name)}`;
   }
-  const { HOST, PORT, VOICES_PORT, ...env } = settings;
-  const host = HOST ?? '127.0.0.1';
-  const remote = !isLoopbackHost(host);
-  if (remote && !values['allow-remote']) {
-    throw new ConfigError(
-      `${origin.HOST === 'HOST' ? `HOST=${host} (from the environment)` : `--host ${host}`} is not a loopback address: every machine that can reach it would get the test keys (GET /sandbox) and could move the clock and read the request journal. ` +
-        'Add --allow-remote to listen there anyway (on a network you trust), or use 127.0.0.1, ::1 or localhost.',
-    );
-  }
-  let sandbox;
+  return { settings, origin };
+}
+
+/** Starts the sandbox on the options (read inside, so that their errors are named too); the server's messages name a variable, and a value given as a flag is named by its flag too. */
+async function start(options: () => StartSandboxOptions, origin: Record<string, string>): Promise<RunningSandbox> {
   try {
-    sandbox = await startSandbox({
-      host,
-      allowRemote: remote,
-      port: PORT === undefined ? 0 : parsePort(origin.PORT!, PORT),
-      voicesPort: VOICES_PORT === undefined ? 0 : parsePort(origin.VOICES_PORT!, VOICES_PORT),
-      env,
-      validateResponses: values['validate-responses'] === true,
-    });
+    return await startSandbox(options());
   } catch (error) {
-    // The server's messages name the variable: a value given as a flag is named by its flag too.
     if (error instanceof ConfigError) {
       error.message = error.message.replace(/^( {2})([A-Z][A-Z0-9_]*):/gm, (line, indent: string, name: string) =>
         origin[name]?.startsWith('--') ? `${indent}${origin[name]} (${name}):` : line,
@@ -127,16 +112,13 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const startedMs = Math.round(process.uptime() * 1000);
+}
+
+/** What the sandbox prints once it listens: where, its settings, its test keys and where to look next. */
+function startupLines(sandbox: RunningSandbox, env: Record<string, string>, origin: Record<string, string>, remote: boolean, values: Flags): string[] {
   const { listening } = sandbox;
-  if (remote) {
-    process.stderr.write(
-      `agent-tts-sandbox: warning: listening on ${listening.host} (--allow-remote), ports ${listening.port} and ${listening.voicesPort}: ` +
-        'anyone who can reach them gets the test keys (GET /sandbox) and can move the clock and read the request journal. Use it only on a network you trust.\n',
-    );
-  }
   const bound = isIPv6(listening.host) ? `[${listening.host}]` : listening.host;
-  const out: string[] = [
+  return [
     `agent-tts sandbox on ${sandbox.baseUrl} (voice catalog on ${sandbox.voicesUrl})`,
     ...(remote || env.PUBLIC_BASE_URL !== undefined || env.PUBLIC_VOICES_URL !== undefined
       ? [`Listening on ${bound}:${listening.port}, reachable at ${listening.urls.join(', ')}`]
@@ -158,6 +140,47 @@ async function main(): Promise<void> {
     ...Object.entries(sandbox.keys).map(([state, key]) => `  ${state.padEnd(22)} ${key}`),
     `Magic inputs, keys and clock: GET ${sandbox.baseUrl}/sandbox   journal: GET ${sandbox.baseUrl}/sandbox/requests`,
   ];
+}
+
+async function main(): Promise<void> {
+  // Named as every command of the package names the file it writes (docs/configuration.md, "Flag names").
+  const args = renameOldFlags(process.argv.slice(2), { fixtures: 'out' }, (line) => process.stderr.write(`agent-tts-sandbox: ${line}\n`));
+  refuseSettingsThatDoNotApply(args);
+  const values = parseFlags(args);
+  if (values.help) {
+    process.stdout.write(HELP);
+    return;
+  }
+  const { settings, origin } = settingsOf(values);
+  const { HOST, PORT, VOICES_PORT, ...env } = settings;
+  const host = HOST ?? '127.0.0.1';
+  const remote = !isLoopbackHost(host);
+  if (remote && !values['allow-remote']) {
+    throw new ConfigError(
+      `${origin.HOST === 'HOST' ? `HOST=${host} (from the environment)` : `--host ${host}`} is not a loopback address: every machine that can reach it would get the test keys (GET /sandbox) and could move the clock and read the request journal. ` +
+        'Add --allow-remote to listen there anyway (on a network you trust), or use 127.0.0.1, ::1 or localhost.',
+    );
+  }
+  const sandbox = await start(
+    () => ({
+      host,
+      allowRemote: remote,
+      port: PORT === undefined ? 0 : parsePort(origin.PORT!, PORT),
+      voicesPort: VOICES_PORT === undefined ? 0 : parsePort(origin.VOICES_PORT!, VOICES_PORT),
+      env,
+      validateResponses: values['validate-responses'] === true,
+    }),
+    origin,
+  );
+  const startedMs = Math.round(process.uptime() * 1000);
+  const { listening } = sandbox;
+  if (remote) {
+    process.stderr.write(
+      `agent-tts-sandbox: warning: listening on ${listening.host} (--allow-remote), ports ${listening.port} and ${listening.voicesPort}: ` +
+        'anyone who can reach them gets the test keys (GET /sandbox) and can move the clock and read the request journal. Use it only on a network you trust.\n',
+    );
+  }
+  const out = startupLines(sandbox, env, origin, remote, values);
   if (values.out) {
     await writeFixtures(values.out, await sandbox.fixtures());
     out.push(`Conformance fixtures written to ${values.out}`);

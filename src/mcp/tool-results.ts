@@ -1,0 +1,73 @@
+/** The three answers of the tool: a completed job, a job still processing when the call's time ran out, and the structured error. */
+import type { AgentTtsClient } from '@agent-tts/client/client.js';
+import { AgentTtsError } from '@agent-tts/client/errors.js';
+import type { CompletedJob } from '@agent-tts/client/types.js';
+import { API_PATH } from '@agent-tts/client';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { z } from 'zod';
+import { type ERROR_OUTPUT, TOOL_NAME } from './tool-schema.js';
+
+/** The structured error of §4.9 step 3: code, message, suggested action and request id. */
+export function toolError(error: unknown, redact: (text: string) => string): CallToolResult {
+  const body: z.output<typeof ERROR_OUTPUT> =
+    error instanceof AgentTtsError
+      ? {
+          code: error.code,
+          message: error.message,
+          suggested_action: error.suggestedAction,
+          request_id: error.requestId ?? null,
+          status: error.status ?? null,
+          ...(error.jobId ? { job_id: error.jobId } : {}),
+          ...(error.retryAfterSeconds !== undefined ? { retry_after_seconds: error.retryAfterSeconds } : {}),
+          ...(error.details ? { details: error.details } : {}),
+        }
+      : {
+          code: 'INTERNAL_ERROR',
+          message: error instanceof Error ? error.message : String(error),
+          suggested_action: 'Retry with backoff.',
+          request_id: null,
+          status: null,
+        };
+  // The message may quote what the caller sent; the same redacted text goes in both places.
+  const structured = JSON.parse(redact(JSON.stringify({ error: body }))) as { error: typeof body };
+  return { isError: true, content: [{ type: 'text', text: JSON.stringify(structured, null, 2) }], structuredContent: structured };
+}
+
+/** The answer for a completed job: its audio URL and what the audio is. */
+export function completedResult(job: CompletedJob, redact: (text: string) => string): CallToolResult {
+  const structured = {
+    status: 'completed' as const,
+    audio_url: job.audio_url,
+    job_id: job.job_id,
+    duration_seconds: job.audio.duration_seconds,
+    format: job.audio.format,
+    voice: job.audio.voice,
+    speed: job.audio.speed,
+    language: job.audio.language,
+  };
+  return { content: [{ type: 'text', text: redact(JSON.stringify(structured, null, 2)) }], structuredContent: structured };
+}
+
+/** The answer for a job still processing when the call's time ran out: how to wait for it in a later call. */
+export function processingResult(
+  jobId: string,
+  nextPollInMs: number,
+  percent: number | undefined,
+  client: AgentTtsClient,
+  maxCallMs: number,
+  redact: (text: string) => string,
+): CallToolResult {
+  // Counted from now: the part of the service's last retry_after_seconds that the call has not waited.
+  const retryAfterSeconds = Math.max(1, Math.ceil(nextPollInMs / 1000));
+  const structured = {
+    status: 'processing' as const,
+    job_id: jobId,
+    status_url: `${client.baseUrl}${API_PATH}?id=${encodeURIComponent(jobId)}`,
+    ...(percent !== undefined ? { progress_percent: percent } : {}),
+    retry_after_seconds: retryAfterSeconds,
+    message:
+      `The job is still processing after ${Math.round(maxCallMs / 1000)} s. Call ${TOOL_NAME} again with the same arguments and ` +
+      `job_id "${jobId}" (after about ${retryAfterSeconds} s) to wait for it; no new job is made.`,
+  };
+  return { content: [{ type: 'text', text: redact(JSON.stringify(structured, null, 2)) }], structuredContent: structured };
+}
