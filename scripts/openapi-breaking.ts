@@ -33,7 +33,7 @@ import { applyExceptions, loadExceptions } from './openapi-breaking/exceptions.j
 import { opticFindings } from './openapi-breaking/optic.js';
 import { ownFindings } from './openapi-breaking/own-rules.js';
 
-export type { BreakingException, Finding, OpenApiDocument } from './openapi-breaking/document.js';
+export type { Finding, OpenApiDocument } from './openapi-breaking/document.js';
 export { OWN_RULES } from './openapi-breaking/document.js';
 export { applyExceptions, loadExceptions } from './openapi-breaking/exceptions.js';
 const DEFAULT_DOCUMENT = 'openapi/openapi.json';
