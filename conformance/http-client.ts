@@ -116,23 +116,7 @@ function transmit(
       });
       res.on('end', () => {
         clearTimeout(timer);
-        const bytes = Buffer.concat(chunks);
-        const responseHeaders: Record<string, string> = {};
-        for (const [name, value] of Object.entries(res.headers)) {
-          if (value !== undefined) responseHeaders[name] = Array.isArray(value) ? value.join(', ') : value;
-        }
-        const contentType = responseHeaders['content-type'] ?? '';
-        const textual = /json|text|xml/i.test(contentType) || contentType === '';
-        const text = textual ? bytes.toString('utf8') : '';
-        let json: unknown;
-        if (/json/i.test(contentType) && text) {
-          try {
-            json = JSON.parse(text);
-          } catch {
-            json = undefined;
-          }
-        }
-        resolve({ status: res.statusCode ?? 0, headers: responseHeaders, contentType, bytes, text, json });
+        resolve(responseOf(res, Buffer.concat(chunks)));
       });
     });
     if (options.dropAfterSendMs !== undefined) {
@@ -148,6 +132,26 @@ function transmit(
     }
     req.end(body);
   });
+}
+
+/** The answer as an exchange records it: headers joined, the body as text when textual, parsed when JSON. */
+function responseOf(res: IncomingMessage, bytes: Buffer): NonNullable<Exchange['response']> {
+  const responseHeaders: Record<string, string> = {};
+  for (const [name, value] of Object.entries(res.headers)) {
+    if (value !== undefined) responseHeaders[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  const contentType = responseHeaders['content-type'] ?? '';
+  const textual = /json|text|xml/i.test(contentType) || contentType === '';
+  const text = textual ? bytes.toString('utf8') : '';
+  let json: unknown;
+  if (/json/i.test(contentType) && text) {
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+  }
+  return { status: res.statusCode ?? 0, headers: responseHeaders, contentType, bytes, text, json };
 }
 
 function lowerKeys(headers: Record<string, string>): Record<string, string> {

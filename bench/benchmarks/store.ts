@@ -16,7 +16,7 @@ import { MB, RssSampler } from '../harness/proc.js';
 import { figuresTable, status, type BenchContext, type BenchmarkOutput } from '../harness/report-types.js';
 import { round } from '../harness/stats.js';
 import { proseOfLength } from '../harness/texts.js';
-import { defaultSynthesisRequest } from './inline.js';
+import { defaultSynthesisRequest } from '../harness/direct-pipeline.js';
 
 /** The object store's throughput target against the local directory, in the same run. */
 const TARGET_RATIO = 0.9;
@@ -110,6 +110,71 @@ async function downloadThroughApi(server: AgentServer, file: string, durationS: 
   return { file_bytes: first.bytes, downloads: count, concurrency, wall_s: round(wallS, 2), mb_per_s: round(bytes / MB / wallS, 1) };
 }
 
+type Run = Awaited<ReturnType<typeof synthesizeInto>>;
+
+/**
+ * The long job synthesized into the local directory and into S3. Full runs alternate the sides (local,
+ * S3, S3, local), so that a change in the machine's load during the run falls on both alike; the ratio is
+ * of the summed audio over the summed wall time.
+ */
+async function synthesizeIntoBoth(ctx: BenchContext, synth: Synthesizer, scratch: string, s3Endpoint: string, text: string, chars: number) {
+  const order: ('local' | 's3')[] = ctx.quick ? ['local', 's3'] : ['local', 's3', 's3', 'local'];
+  ctx.log(
+    `store: ${chars.toLocaleString('en')} characters into the local directory and into S3 (s3rver), in the order ${order.join(', ')}, ${ctx.synthThreads} threads`,
+  );
+  // Warm beyond one sentence (threads, WebAssembly, encoder), so the first measured run is not the cold one.
+  await synth.synthesizeToFile(defaultSynthesisRequest(proseOfLength(ctx.quick ? 1_000 : 5_000)), join(scratch, 'warm.mp3'));
+  const local = new LocalAudioStorage(join(scratch, 'audio'));
+  const bucket = new S3AudioStorage({ client: createS3Client({ endpoint: s3Endpoint, forcePathStyle: true }), bucket: BUCKET, prefix: 'synth' });
+  await bucket.ping();
+  const jobId = '00000000-0000-4000-8000-000000000001';
+  const runs: Record<'local' | 's3', Run[]> = { local: [], s3: [] };
+  for (const side of order) {
+    const run = await synthesizeInto(synth, side === 'local' ? local : bucket, jobId, text);
+    runs[side].push(run);
+    ctx.log(`  ${side === 'local' ? 'local directory' : 'S3'}: ${run.wall_s} s, ${run.audio_s_per_s} audio s/s`);
+  }
+  const intoLocal = combine(runs.local);
+  const intoS3 = combine(runs.s3);
+  const ratio = round(intoS3.audio_s_per_s / intoLocal.audio_s_per_s, 2);
+  // Each S3 run against the local run next to it (local, S3 | S3, local).
+  const roundRatios = runs.s3.map((r, i) => round(r.audio_s_per_s / runs.local[i]!.audio_s_per_s, 2));
+  return { order, local, jobId, intoLocal, intoS3, ratio, roundRatios };
+}
+
+/**
+ * Downloads of the MP3 just made through the API's audio route, from a server on the local directory
+ * and then from one on S3; the servers go into `servers` (stopped by the caller).
+ */
+async function downloadThroughBoth(
+  ctx: BenchContext,
+  made: { scratch: string; local: LocalAudioStorage; jobId: string; s3Endpoint: string; mp3Bytes: number; audioS: number },
+  downloads: number,
+  concurrency: number,
+  servers: AgentServer[],
+) {
+  const { scratch, local, jobId, s3Endpoint } = made;
+  // The MP3 just made, as a file for the admin CLI's import: the same bytes go to both servers.
+  const mp3 = join(scratch, 'long.mp3');
+  await pipeline(Readable.fromWeb((await local.open(jobId))! as never), createWriteStream(mp3));
+  ctx.log(`  downloads through the API: ${downloads} of ${round(made.mp3Bytes / MB, 1)} MB, ${concurrency} at a time, local then S3`);
+  const serverEnv = { LOG_LEVEL: 'warn' };
+  const localServer = await AgentServer.start({ env: serverEnv, synthThreads: 1, label: 'store-local' });
+  servers.push(localServer);
+  const viaLocal = await downloadThroughApi(localServer, mp3, made.audioS, downloads, concurrency);
+  const s3Server = await AgentServer.start({
+    env: { ...serverEnv, ...S3RVER_CREDENTIALS, AUDIO_STORE: `s3://${BUCKET}/api`, S3_ENDPOINT: s3Endpoint, S3_FORCE_PATH_STYLE: 'true' },
+    synthThreads: 1,
+    label: 'store-s3',
+  });
+  servers.push(s3Server);
+  const viaS3 = await downloadThroughApi(s3Server, mp3, made.audioS, downloads, concurrency);
+  const downloadRatio = round(viaS3.mb_per_s / viaLocal.mb_per_s, 2);
+  ctx.log(`  local ${viaLocal.mb_per_s} MB/s, S3 ${viaS3.mb_per_s} MB/s`);
+
+  return { viaLocal, viaS3, downloadRatio };
+}
+
 /**
  * The object-store adapter against the local directory, in the same run: the long job synthesized into
  * each (throughput ratio, target ≥ 0.9), then downloads of that job's MP3 through the API's audio route
@@ -127,48 +192,10 @@ export async function runStore(ctx: BenchContext): Promise<BenchmarkOutput> {
   const synth = createSynthesizer({ threads: ctx.synthThreads });
   const servers: AgentServer[] = [];
   try {
-    // Full runs alternate the sides (local, S3, S3, local), so that a change in the machine's load
-    // during the run falls on both alike; the ratio is of the summed audio over the summed wall time.
-    const order: ('local' | 's3')[] = ctx.quick ? ['local', 's3'] : ['local', 's3', 's3', 'local'];
-    ctx.log(
-      `store: ${chars.toLocaleString('en')} characters into the local directory and into S3 (s3rver), in the order ${order.join(', ')}, ${ctx.synthThreads} threads`,
-    );
-    // Warm beyond one sentence (threads, WebAssembly, encoder), so the first measured run is not the cold one.
-    await synth.synthesizeToFile(defaultSynthesisRequest(proseOfLength(ctx.quick ? 1_000 : 5_000)), join(scratch, 'warm.mp3'));
-    const local = new LocalAudioStorage(join(scratch, 'audio'));
-    const bucket = new S3AudioStorage({ client: createS3Client({ endpoint: s3.endpoint, forcePathStyle: true }), bucket: BUCKET, prefix: 'synth' });
-    await bucket.ping();
-    const jobId = '00000000-0000-4000-8000-000000000001';
-    const runs: Record<'local' | 's3', Awaited<ReturnType<typeof synthesizeInto>>[]> = { local: [], s3: [] };
-    for (const side of order) {
-      const run = await synthesizeInto(synth, side === 'local' ? local : bucket, jobId, text);
-      runs[side].push(run);
-      ctx.log(`  ${side === 'local' ? 'local directory' : 'S3'}: ${run.wall_s} s, ${run.audio_s_per_s} audio s/s`);
-    }
-    const intoLocal = combine(runs.local);
-    const intoS3 = combine(runs.s3);
-    const ratio = round(intoS3.audio_s_per_s / intoLocal.audio_s_per_s, 2);
-    // Each S3 run against the local run next to it (local, S3 | S3, local).
-    const roundRatios = runs.s3.map((r, i) => round(r.audio_s_per_s / runs.local[i]!.audio_s_per_s, 2));
+    const { order, local, jobId, intoLocal, intoS3, ratio, roundRatios } = await synthesizeIntoBoth(ctx, synth, scratch, s3.endpoint, text, chars);
     await synth.close();
-
-    // The MP3 just made, as a file for the admin CLI's import: the same bytes go to both servers.
-    const mp3 = join(scratch, 'long.mp3');
-    await pipeline(Readable.fromWeb((await local.open(jobId))! as never), createWriteStream(mp3));
-    ctx.log(`  downloads through the API: ${downloads} of ${round(intoLocal.mp3_bytes / MB, 1)} MB, ${concurrency} at a time, local then S3`);
-    const serverEnv = { LOG_LEVEL: 'warn' };
-    const localServer = await AgentServer.start({ env: serverEnv, synthThreads: 1, label: 'store-local' });
-    servers.push(localServer);
-    const viaLocal = await downloadThroughApi(localServer, mp3, intoLocal.audio_s, downloads, concurrency);
-    const s3Server = await AgentServer.start({
-      env: { ...serverEnv, ...S3RVER_CREDENTIALS, AUDIO_STORE: `s3://${BUCKET}/api`, S3_ENDPOINT: s3.endpoint, S3_FORCE_PATH_STYLE: 'true' },
-      synthThreads: 1,
-      label: 'store-s3',
-    });
-    servers.push(s3Server);
-    const viaS3 = await downloadThroughApi(s3Server, mp3, intoLocal.audio_s, downloads, concurrency);
-    const downloadRatio = round(viaS3.mb_per_s / viaLocal.mb_per_s, 2);
-    ctx.log(`  local ${viaLocal.mb_per_s} MB/s, S3 ${viaS3.mb_per_s} MB/s`);
+    const made = { scratch, local, jobId, s3Endpoint: s3.endpoint, mp3Bytes: intoLocal.mp3_bytes, audioS: intoLocal.audio_s };
+    const { viaLocal, viaS3, downloadRatio } = await downloadThroughBoth(ctx, made, downloads, concurrency, servers);
 
     const figures = {
       characters: chars,

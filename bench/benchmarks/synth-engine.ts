@@ -41,6 +41,36 @@ async function nativeRun(texts: string[], settings: ReturnType<typeof espeakSett
   }
 }
 
+/** Every chunk on this thread, one after the other, as a synthesis thread does. */
+async function wasmPass(chunks: string[], settings: ReturnType<typeof espeakSettings>): Promise<Pass> {
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  let audio = 0;
+  for (const text of chunks) {
+    const out = await espeakSynthesize(text, settings);
+    audio += out.samples.length / out.sampleRate;
+  }
+  return { audio_s: audio, wall_s: (performance.now() - started) / 1000, cpu_s: cpuSecondsSince(cpu) };
+}
+
+/** The worker pool, every thread synthesizing: what a deployment gets from eSpeak alone (a second pass, after one that warms every thread). */
+async function poolRun(ctx: BenchContext, chunks: string[], settings: ReturnType<typeof espeakSettings>): Promise<Pass> {
+  const pool = new SynthesisPool({ threads: ctx.synthThreads, warmEspeak: true });
+  try {
+    await Promise.all(chunks.map((text) => pool.synthesize({ text, settings }))); // warms every thread
+    const cpu = process.cpuUsage();
+    const started = performance.now();
+    const pcms = await Promise.all(chunks.map((text) => pool.synthesize({ text, settings })));
+    return {
+      audio_s: pcms.reduce((s, p) => s + p.samples.length / p.sampleRate, 0),
+      wall_s: (performance.now() - started) / 1000,
+      cpu_s: cpuSecondsSince(cpu),
+    };
+  } finally {
+    await pool.destroy();
+  }
+}
+
 /**
  * eSpeak NG throughput (synthesis only, no MP3): the WebAssembly build this project runs, on one thread
  * cold and warm and on the worker pool, against Debian's native espeak-ng on the same text when installed.
@@ -51,37 +81,10 @@ export async function runSynthEngine(ctx: BenchContext): Promise<BenchmarkOutput
   const chunks = chunkText(proseOfLength(chars), { locale: 'en-US' }).map((c) => c.text);
   ctx.log(`synth-engine: ${chars.toLocaleString('en')} characters in ${chunks.length} chunks, voice ${VOICE}`);
 
-  /** Every chunk on this thread, one after the other, as a synthesis thread does. */
-  const wasmPass = async (): Promise<Pass> => {
-    const cpu = process.cpuUsage();
-    const started = performance.now();
-    let audio = 0;
-    for (const text of chunks) {
-      const out = await espeakSynthesize(text, settings);
-      audio += out.samples.length / out.sampleRate;
-    }
-    return { audio_s: audio, wall_s: (performance.now() - started) / 1000, cpu_s: cpuSecondsSince(cpu) };
-  };
-  const cold = await wasmPass();
-  await wasmPass();
-  const warm = await wasmPass();
-
-  // The worker pool, every thread synthesizing: what a deployment gets from eSpeak alone.
-  const pool = new SynthesisPool({ threads: ctx.synthThreads, warmEspeak: true });
-  let poolPass: Pass;
-  try {
-    await Promise.all(chunks.map((text) => pool.synthesize({ text, settings }))); // warms every thread
-    const cpu = process.cpuUsage();
-    const started = performance.now();
-    const pcms = await Promise.all(chunks.map((text) => pool.synthesize({ text, settings })));
-    poolPass = {
-      audio_s: pcms.reduce((s, p) => s + p.samples.length / p.sampleRate, 0),
-      wall_s: (performance.now() - started) / 1000,
-      cpu_s: cpuSecondsSince(cpu),
-    };
-  } finally {
-    await pool.destroy();
-  }
+  const cold = await wasmPass(chunks, settings);
+  await wasmPass(chunks, settings);
+  const warm = await wasmPass(chunks, settings);
+  const poolPass = await poolRun(ctx, chunks, settings);
   const native = await nativeRun(chunks, settings);
 
   const x = (p: Pass) => round(p.audio_s / p.wall_s, 1);

@@ -89,6 +89,28 @@ function areaOf(url: string): string {
 const keyOf = (n: CpuProfileNode) => `${n.callFrame.functionName || '(anonymous)'}\u0000${shortUrl(n.callFrame.url)}:${n.callFrame.lineNumber + 1}`;
 
 /**
+ * The component of a sampled node: that of the innermost frame on its stack a primary rule names, else
+ * a fallback rule, else `other` (memoized per node). Empty without rules.
+ */
+function componentClassifier(byId: Map<number, CpuProfileNode>, parent: Map<number, number>, components: ComponentRules | undefined) {
+  const componentOf = new Map<number, string>();
+  return (leaf: CpuProfileNode): string => {
+    let found = componentOf.get(leaf.id);
+    if (found !== undefined || !components) return found ?? '';
+    for (const rules of [components.primary, components.fallback]) {
+      for (let id: number | undefined = leaf.id; id !== undefined && found === undefined; id = parent.get(id)) {
+        const frame = byId.get(id)!.callFrame;
+        found = rules.find((r) => r.match.test(`${frame.functionName} ${frame.url}`))?.component;
+      }
+      if (found !== undefined) break;
+    }
+    found ??= components.other;
+    componentOf.set(leaf.id, found);
+    return found;
+  };
+}
+
+/**
  * Summarizes V8 .cpuprofiles (one thread each; several are added up, e.g. the synthesis workers): self
  * time and inclusive time per function, from the sample time deltas. Idle and "(program)" time are
  * left out of the percentages.
@@ -104,21 +126,7 @@ function summarizeProfile(profiles: CpuProfile[], file: string, window?: Profile
     const byId = new Map(profile.nodes.map((n) => [n.id, n]));
     const parent = new Map<number, number>();
     for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
-    const componentOf = new Map<number, string>();
-    const classify = (leaf: CpuProfileNode): string => {
-      let found = componentOf.get(leaf.id);
-      if (found !== undefined || !components) return found ?? '';
-      for (const rules of [components.primary, components.fallback]) {
-        for (let id: number | undefined = leaf.id; id !== undefined && found === undefined; id = parent.get(id)) {
-          const frame = byId.get(id)!.callFrame;
-          found = rules.find((r) => r.match.test(`${frame.functionName} ${frame.url}`))?.component;
-        }
-        if (found !== undefined) break;
-      }
-      found ??= components.other;
-      componentOf.set(leaf.id, found);
-      return found;
-    };
+    const classify = componentClassifier(byId, parent, components);
     let at = profile.startTime;
     for (let i = 0; i < profile.samples.length; i++) {
       at += profile.timeDeltas[i] ?? 0;

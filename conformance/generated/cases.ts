@@ -1,19 +1,14 @@
 import fc from 'fast-check';
 import { API_PATH } from '../../src/contract/limits.js';
-import type { OpenApiDocument } from '../openapi-document.js';
+import { invalidBody, validBody } from './bodies.js';
+import type { Json, Offered, RequestSchemas } from './request-schemas.js';
 
 /**
- * Requests drawn from the OpenAPI document: the request body schema of submitTts (TtsRequest and the
- * schemas it refers to), its Idempotency-Key header, the `id` query of getTtsJob and the bearer
+ * Requests drawn from the OpenAPI document: bodies of the submitTts body schema (TtsRequest and the
+ * schemas it refers to, bodies.ts), its Idempotency-Key header, the `id` query of getTtsJob and the bearer
  * security scheme, all read from the document at run time. Each case says what a conforming
  * deployment must do with it (`expect`), which the checks of checks.ts hold it to.
  */
-
-// biome-ignore lint/suspicious/noExplicitAny: values generated from the document's schemas and the answers to them are JSON of any shape
-type Json = any;
-
-/** Longest text a generated case sends: a few characters, so a run spends seconds of audio, not minutes. */
-const MAX_TEXT_CHARS = 8;
 
 type AuthKind = 'key' | 'none' | 'unknown-key' | 'malformed';
 export type Expectation =
@@ -39,147 +34,6 @@ export interface GeneratedCase {
   expect: Expectation;
   /** What is wrong with it, for a refusal case: read in failure messages. */
   why?: string;
-}
-
-/** What the generator needs of the deployment: the voices it offers (its catalog, or the curated ones). */
-export interface Offered {
-  voices: readonly string[];
-}
-
-/** The parts of the document the generator reads, resolved. */
-export interface RequestSchemas {
-  body: Json;
-  properties: Record<string, Json>;
-  required: string[];
-  idempotencyKey: Json;
-  jobId: Json;
-}
-
-export function requestSchemas(doc: OpenApiDocument): RequestSchemas {
-  const resolve = (schema: Json): Json => {
-    if (schema && typeof schema.$ref === 'string') {
-      const name = schema.$ref.replace('#/components/schemas/', '');
-      return resolve(doc.document.components.schemas[name]);
-    }
-    return schema;
-  };
-  const submit = doc.operation('submitTts').definition;
-  const body = resolve(submit.requestBody.content['application/json'].schema);
-  const properties = Object.fromEntries(Object.entries<Json>(body.properties ?? {}).map(([k, v]) => [k, resolve(v)]));
-  const header = (submit.parameters ?? []).find((p: Json) => p.in === 'header' && p.name.toLowerCase() === 'idempotency-key');
-  const query = (doc.operation('getTtsJob').definition.parameters ?? []).find((p: Json) => p.in === 'query' && p.name === 'id');
-  if (!properties.text || !header || !query)
-    throw new Error('the OpenAPI document lacks the submitTts body, its Idempotency-Key header or the id query of getTtsJob');
-  return { body, properties, required: body.required ?? [], idempotencyKey: resolve(header.schema), jobId: resolve(query.schema) };
-}
-
-const TEXT_UNITS = [...'abcdefghijklmnopqrstuvwxyz', 'A', 'Z', '0', '7', ' ', '.', ',', '?', '!', "'", 'é', 'ß', 'ñ', '你', 'ж', '😀'];
-
-/** A valid value of one property, within the document's bounds (text kept to a few characters). */
-function validValue(name: string, schema: Json, offered: Offered): fc.Arbitrary<unknown> {
-  if (name === 'voice') {
-    // The document: an id of the right form that the deployment's catalog does not list is refused.
-    const form = new RegExp(schema.pattern ?? '.*');
-    return fc.constantFrom(...offered.voices.filter((v) => form.test(v)));
-  }
-  if (Array.isArray(schema.enum)) return fc.constantFrom(...schema.enum);
-  if (schema.type === 'number' || schema.type === 'integer') {
-    const min = schema.minimum ?? 0;
-    const max = schema.maximum ?? min + 10;
-    // Hundredths, as a person writes a speed; the bounds themselves come often.
-    return fc.oneof(
-      { weight: 1, arbitrary: fc.constantFrom(min, max) },
-      { weight: 4, arbitrary: fc.integer({ min: Math.ceil(min * 100), max: Math.floor(max * 100) }).map((n) => n / 100) },
-    );
-  }
-  if (schema.type === 'string') {
-    const pattern = schema.pattern ? new RegExp(schema.pattern, 'u') : undefined;
-    const min = Math.max(1, schema.minLength ?? 0);
-    return fc
-      .string({ unit: fc.constantFrom(...TEXT_UNITS), minLength: min, maxLength: Math.max(min, Math.min(MAX_TEXT_CHARS, schema.maxLength ?? MAX_TEXT_CHARS)) })
-      .filter((s) => !pattern || pattern.test(s));
-  }
-  return fc.constant(null);
-}
-
-/** Values that break one constraint of the property's schema, each with what is wrong. */
-function invalidValues(name: string, schema: Json): fc.Arbitrary<{ value: unknown; why: string }> {
-  const out: fc.Arbitrary<{ value: unknown; why: string }>[] = [];
-  const wrongType = schema.type === 'string' ? [42, true, null, ['x'], { x: 1 }] : ['fast', true, null, [1], { x: 1 }];
-  out.push(
-    fc.constantFrom(...wrongType).map((value) => ({
-      value,
-      why: `${name} is ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}, not a ${schema.type ?? 'string'}`,
-    })),
-  );
-  if (schema.type === 'number' || schema.type === 'integer') {
-    if (schema.minimum !== undefined) {
-      out.push(
-        fc
-          .integer({ min: 1, max: 100 })
-          .map((n) => ({ value: Math.round((schema.minimum - n / 100) * 100) / 100, why: `${name} is below the minimum ${schema.minimum}` })),
-      );
-    }
-    if (schema.maximum !== undefined) {
-      out.push(
-        fc
-          .integer({ min: 1, max: 1000 })
-          .map((n) => ({ value: Math.round((schema.maximum + n / 100) * 100) / 100, why: `${name} is above the maximum ${schema.maximum}` })),
-      );
-    }
-  }
-  if (Array.isArray(schema.enum)) {
-    out.push(
-      fc
-        .string({ unit: fc.constantFrom(...'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_'), minLength: 1, maxLength: 6 })
-        .filter((s) => !schema.enum.includes(s))
-        .map((value) => ({ value, why: `${name} ${JSON.stringify(value)} is not one of the document's ${schema.enum.length} values` })),
-    );
-  }
-  if (schema.type === 'string' && schema.pattern) {
-    const pattern = new RegExp(schema.pattern, 'u');
-    const units = fc.constantFrom(...'abcfmstz_-. !AZ19é'.split(''), '\t', '\n');
-    out.push(
-      fc
-        .string({ unit: units, minLength: 0, maxLength: 12 })
-        .filter((s) => !pattern.test(s) || (schema.minLength !== undefined && s.length < schema.minLength))
-        .map((value) => ({ value, why: `${name} ${JSON.stringify(value)} does not match the document's pattern ${schema.pattern}` })),
-    );
-  }
-  if (schema.type === 'string' && schema.minLength) out.push(fc.constant({ value: '', why: `${name} is empty (minLength ${schema.minLength})` }));
-  return fc.oneof(...out);
-}
-
-/** A body the document allows: the required fields, some optional ones, maybe a field it does not know (ignored). */
-export function validBody(schemas: RequestSchemas, offered: Offered): fc.Arbitrary<Record<string, unknown>> {
-  const fields = Object.entries(schemas.properties).filter(([name]) => name !== 'voice' || offered.voices.length > 0);
-  const record: Record<string, fc.Arbitrary<unknown>> = {};
-  for (const [name, schema] of fields) record[name] = validValue(name, schema, offered);
-  const required = schemas.required.filter((r) => r in record);
-  return fc
-    .tuple(fc.record(record, { requiredKeys: required }), fc.option(fc.record({ client_note: fc.string({ maxLength: 4 }) }), { nil: undefined }))
-    .map(([body, extra]) => ({ ...body, ...(extra ?? {}) }));
-}
-
-/** A body the document refuses: one field broken, a required one missing, or not a JSON object at all. */
-export function invalidBody(schemas: RequestSchemas, offered: Offered): fc.Arbitrary<{ body: string; why: string }> {
-  const fieldBroken = fc
-    .tuple(validBody(schemas, offered), fc.constantFrom(...Object.keys(schemas.properties)))
-    .chain(([body, name]) =>
-      invalidValues(name, schemas.properties[name]).map(({ value, why }) => ({ body: JSON.stringify({ ...body, [name]: value }), why })),
-    );
-  const missing = fc.tuple(validBody(schemas, offered), fc.constantFrom(...schemas.required)).map(([body, name]) => {
-    const rest = { ...body };
-    delete rest[name];
-    return { body: JSON.stringify(rest), why: `the required field ${name} is missing` };
-  });
-  const notObject = fc.constantFrom(
-    { body: '[]', why: 'the body is a JSON array, not an object' },
-    { body: 'null', why: 'the body is JSON null' },
-    { body: '"hello"', why: 'the body is a JSON string' },
-    { body: '{"text": "a"', why: 'the body is malformed JSON' },
-  );
-  return fc.oneof({ weight: 6, arbitrary: fieldBroken }, { weight: 2, arbitrary: missing }, { weight: 1, arbitrary: notObject });
 }
 
 /** A value as JSON, with every character outside printable ASCII escaped, so an invisible one shows. */
@@ -232,6 +86,13 @@ const badAuth = fc.oneof(
   fc.constant({ auth: 'none' as const, authorization: undefined }),
 );
 
+/** What is wrong with the Authorization of a bad-key case, for failure messages. */
+function unauthorizedWhy(auth: { auth: AuthKind; authorization?: string }): string {
+  if (auth.auth === 'none') return 'no Authorization header';
+  if (auth.auth === 'unknown-key') return 'a well-formed key the deployment never issued';
+  return `Authorization ${JSON.stringify(auth.authorization)} is not Bearer <key>`;
+}
+
 /** A submission (POST) case. */
 function submitCase(schemas: RequestSchemas, offered: Offered): fc.Arbitrary<GeneratedCase> {
   const valid = fc.tuple(validBody(schemas, offered), idempotencyKey(schemas.idempotencyKey), contentType).map(([body, idem, ct]) => {
@@ -274,12 +135,7 @@ function submitCase(schemas: RequestSchemas, offered: Offered): fc.Arbitrary<Gen
       contentType: 'application/json',
       body,
       expect: 'unauthorized' as const,
-      why:
-        auth.auth === 'none'
-          ? 'no Authorization header'
-          : auth.auth === 'unknown-key'
-            ? 'a well-formed key the deployment never issued'
-            : `Authorization ${JSON.stringify(auth.authorization)} is not Bearer <key>`,
+      why: unauthorizedWhy(auth),
     }));
   return fc.oneof({ weight: 3, arbitrary: valid }, { weight: 4, arbitrary: invalid }, { weight: 2, arbitrary: unauthorized });
 }
@@ -311,12 +167,7 @@ function pollCase(schemas: RequestSchemas): fc.Arbitrary<GeneratedCase> {
     auth: auth.auth,
     authorization: auth.authorization,
     expect: 'unauthorized' as const,
-    why:
-      auth.auth === 'none'
-        ? 'no Authorization header'
-        : auth.auth === 'unknown-key'
-          ? 'a well-formed key the deployment never issued'
-          : `Authorization ${JSON.stringify(auth.authorization)} is not Bearer <key>`,
+    why: unauthorizedWhy(auth),
   }));
   return fc.oneof({ weight: 3, arbitrary: keyed }, { weight: 1, arbitrary: unauthorized });
 }

@@ -2,7 +2,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Exchange } from '../exchange.js';
 import { OpenApiDocument } from '../openapi-document.js';
-import { anyCase, invalidBody, requestSchemas, validBody } from './cases.js';
+import { invalidBody, validBody } from './bodies.js';
+import { anyCase } from './cases.js';
+import { requestSchemas } from './request-schemas.js';
 import { checkAnswer, checkExpectation, checkGone } from './checks.js';
 import { curlCommand } from './curl.js';
 

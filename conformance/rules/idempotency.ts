@@ -4,7 +4,8 @@ import { type Exchange, type JsonObject, describe, header, jsonBody } from '../e
 import { SuiteError } from '../outcome.js';
 import type { Rule } from '../rule.js';
 import type { RuleContext } from '../rule-context.js';
-import { SHORT_TEXT, completedBody, failedJobs, inlineJob, newIdempotencyKey, rateLimitRecovery, submitAndFollow, twoJobsOneAccount } from '../scenarios.js';
+import { rateLimitRecovery } from '../rate-limit-scenarios.js';
+import { SHORT_TEXT, completedBody, failedJobs, inlineJob, newIdempotencyKey, submitAndFollow, twoJobsOneAccount } from '../scenarios.js';
 
 const STATEFUL = 'a mock keeps no jobs';
 

@@ -5,7 +5,8 @@ import { RuleFailure } from '../outcome.js';
 import { RATELIMIT_DRAFT, type RateLimitPolicy, type RateLimitState, parseRateLimit, parseRateLimitPolicy } from '../../src/contract/ratelimit-headers.js';
 import type { Rule } from '../rule.js';
 import type { RuleContext } from '../rule-context.js';
-import { SHORT_TEXT, completedBody, inlineJob, newIdempotencyKey, postLimited, rateLimitRecovery, submitAndFollow } from '../scenarios.js';
+import { postLimited, rateLimitRecovery } from '../rate-limit-scenarios.js';
+import { SHORT_TEXT, completedBody, inlineJob, newIdempotencyKey, submitAndFollow } from '../scenarios.js';
 
 const STATEFUL = 'a mock keeps no request counts';
 

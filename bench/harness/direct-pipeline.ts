@@ -1,0 +1,49 @@
+import { mkdtemp, rm, unlink } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { LIMITS } from '@agent-tts/contract/limits.js';
+import { DEFAULT_VOICE, parseVoice, resolveLanguage } from '@agent-tts/contract/voices.js';
+import type { SynthesisRequest, Synthesizer } from '@agent-tts/server/ports/index.js';
+import { createSynthesizer } from '@agent-tts/server/synth/index.js';
+
+/**
+ * The synthesis pipeline called in the benchmark's own process, the baseline the HTTP paths are
+ * measured against, and the request the server builds from a text alone.
+ */
+
+/** The request the server builds from `{ text }` alone: default voice, its language, default speed. */
+export function defaultSynthesisRequest(text: string): SynthesisRequest {
+  const voice = parseVoice(DEFAULT_VOICE)!;
+  return { text, voice: voice.id, language: resolveLanguage(voice, undefined), speed: LIMITS.speedDefault };
+}
+
+/** The pipeline called in this process, as the server's job runner calls it, one file per call. */
+export class DirectPipeline {
+  private n = 0;
+  private constructor(
+    private readonly synth: Synthesizer,
+    private readonly dir: string,
+  ) {}
+
+  static async create(threads: number): Promise<DirectPipeline> {
+    return new DirectPipeline(createSynthesizer({ threads }), await mkdtemp(join(tmpdir(), 'agent-tts-bench-direct-')));
+  }
+
+  async once(req: SynthesisRequest): Promise<number> {
+    return (await this.run(req)).ms;
+  }
+
+  async run(req: SynthesisRequest): Promise<{ ms: number; audioSeconds: number; bytes: number }> {
+    const out = join(this.dir, `${this.n++}.mp3`);
+    const started = performance.now();
+    const result = await this.synth.synthesizeToFile(req, out);
+    const ms = performance.now() - started;
+    await unlink(out);
+    return { ms, audioSeconds: result.durationSeconds, bytes: result.bytes };
+  }
+
+  async close(): Promise<void> {
+    await this.synth.close();
+    await rm(this.dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,126 @@
+import { parseRateLimit, parseRateLimitPolicy, type RateLimitState } from '../../src/contract/ratelimit-headers.js';
+import { must, mustAnswer, mustError, mustRetryAfter, mustStatus } from '../assertions.js';
+import { type Exchange, describe, header } from '../exchange.js';
+import { RuleFailure } from '../outcome.js';
+import { postLimited } from '../rate-limit-scenarios.js';
+import type { RuleContext } from '../rule-context.js';
+import { SHORT_TEXT, newIdempotencyKey, submitAndFollow } from '../scenarios.js';
+import { endOf, startOf } from './exchange-times.js';
+
+/**
+ * The figures of the rate-limit headers held to what the suite itself did with a key: RateLimit's
+ * remaining count and reset time across the GETs of one window, and the Retry-After of a 429.
+ */
+
+function stateOf(exchange: Exchange, policy: 'post' | 'get'): RateLimitState {
+  const value = header(exchange, 'ratelimit');
+  must(value !== undefined, `${describe(exchange)}: no RateLimit header to read`);
+  let states: RateLimitState[];
+  try {
+    states = parseRateLimit(value);
+  } catch (error) {
+    throw new RuleFailure(`${describe(exchange)}: RateLimit "${value}" does not parse (${(error as Error).message})`);
+  }
+  const state = states.find((s) => s.name === policy);
+  must(state, `${describe(exchange)}: RateLimit "${value}" has no "${policy}" member`);
+  return state;
+}
+
+function quotaOf(exchange: Exchange, policy: 'post' | 'get', fallback: number): number {
+  try {
+    return parseRateLimitPolicy(header(exchange, 'ratelimit-policy') ?? '').find((p) => p.name === policy)?.quota ?? fallback;
+  } catch {
+    return fallback;
+  }
+}
+
+const sentWith = (key: string) => (e: Exchange) => e.request.headers.authorization === `Bearer ${key}`;
+
+/**
+ * A job on a key of the rule's own, then GETs of it in one window until the 429: RateLimit's `r` must
+ * fall by one with each admitted GET and `t` never grow while the window's requests stay counted; the
+ * 429 reports r=0 and a Retry-After no longer than what is left of the window since the first of
+ * these GETs. The job's own POST reports the quota it used.
+ */
+export async function rateLimitFiguresAgree(ctx: RuleContext): Promise<void> {
+  const { getLimit, postLimit, rateWindowSeconds } = ctx.settings;
+  const windowMs = rateWindowSeconds * 1000;
+  const [key] = await ctx.lease({ fresh: 'post' });
+  const job = await submitAndFollow(ctx, key!, { text: SHORT_TEXT }, newIdempotencyKey(), 'a job to GET');
+  must(job.jobId, `${describe(job.post)}: no job_id to GET`);
+  const postState = stateOf(job.post, 'post');
+  const postQuota = quotaOf(job.post, 'post', postLimit);
+  must(
+    postState.remaining <= postQuota - 1,
+    `${describe(job.post)}: this POST created a job, yet RateLimit says r=${postState.remaining} of q=${postQuota} remain: the request itself is not counted`,
+  );
+
+  const gets: Exchange[] = [];
+  let limited: Exchange | undefined;
+  let earlier = 0;
+  await ctx.steady(async () => {
+    // GETs of this key still counted (the job's polls), by the deployment's time; one near the window's
+    // edge may have left it already, so those are not counted (fewer earlier GETs only loosens the bound).
+    const since = ctx.time.now() - windowMs + 2_000;
+    earlier = ctx.allExchanges().filter((e) => e.request.method === 'GET' && sentWith(key!)(e) && startOf(ctx, e) >= since).length;
+    for (let i = earlier; i <= getLimit; i++) {
+      const exchange = await ctx.getJob(key!, job.jobId!, { throttle: false, label: `GET number ${i + 1} of the window, for its RateLimit` });
+      if (exchange.response?.status === 429) {
+        limited = exchange;
+        break;
+      }
+      mustStatus(exchange, 200);
+      gets.push(exchange);
+    }
+  });
+  must(gets.length > 0, 'no GET of the window was admitted');
+  const quota = quotaOf(gets[0]!, 'get', getLimit);
+  let previous: { exchange: Exchange; state: RateLimitState } | undefined;
+  for (const exchange of gets) {
+    const state = stateOf(exchange, 'get');
+    if (!previous) {
+      must(
+        state.remaining <= quota - 1 - earlier,
+        `${describe(exchange)}: RateLimit r=${state.remaining}, but this key had made ${earlier + 1} GETs in the window (its own included) of q=${quota}: at most ${quota - 1 - earlier} can remain`,
+      );
+    } else if (state.remaining > previous.state.remaining) {
+      // The window moved on (a fixed window restarting): the counts begin again.
+      ctx.note(`${describe(exchange)}: r rose from ${previous.state.remaining} to ${state.remaining}; counting again from there`);
+    } else {
+      must(
+        state.remaining === previous.state.remaining - 1,
+        `${describe(exchange)}: RateLimit r=${state.remaining} after r=${previous.state.remaining} on the GET before it (${describe(previous.exchange)}): each admitted GET must count once`,
+      );
+      const [t0, t1] = [previous.state.resetSeconds, state.resetSeconds];
+      must(
+        t0 === undefined || t1 === undefined || t1 <= t0,
+        `${describe(exchange)}: RateLimit t=${t1} after t=${t0} on the GET before it: the window's oldest request does not leave it later`,
+      );
+    }
+    previous = { exchange, state };
+  }
+  must(limited, `${gets.length + earlier} GETs within ${rateWindowSeconds} s were all admitted; the limit is ${getLimit}`);
+  const retryAfter = mustRetryAfter(limited);
+  const limitedState = stateOf(limited, 'get');
+  must(limitedState.remaining === 0, `${describe(limited)}: a 429 with RateLimit r=${limitedState.remaining}, not 0`);
+  // The first GET of these is counted until a window after it at the latest.
+  const leftOfWindow = Math.ceil((endOf(ctx, gets[0]!) + windowMs - startOf(ctx, limited)) / 1000);
+  must(
+    retryAfter <= leftOfWindow + 1,
+    `${describe(limited)}: Retry-After ${retryAfter} s, but the first GET of this window (${describe(gets[0]!)}) leaves it within ${leftOfWindow} s: no longer wait is needed`,
+  );
+}
+
+/** The POST 429 of the shared scenario: Retry-After no longer than what is left of the first POST's window. */
+export async function postRetryAfterWithinWindow(ctx: RuleContext): Promise<void> {
+  const { first, limited } = await postLimited(ctx);
+  mustStatus(first, 200, 202);
+  mustAnswer(limited);
+  mustError(limited, 'RATE_LIMITED');
+  const retryAfter = mustRetryAfter(limited);
+  const leftOfWindow = Math.ceil((endOf(ctx, first) + ctx.settings.rateWindowSeconds * 1000 - startOf(ctx, limited)) / 1000);
+  must(
+    retryAfter <= leftOfWindow + 1,
+    `${describe(limited)}: Retry-After ${retryAfter} s, but the POST that used the window's quota (${describe(first)}) leaves it within ${leftOfWindow} s`,
+  );
+}

@@ -1,0 +1,73 @@
+import { randomUUID } from 'node:crypto';
+import type { FaultyProxy } from '../faulty-proxy.js';
+
+// What every fault works with: the request as the proxy saw it, the answer it may change, and helpers.
+
+// biome-ignore lint/suspicious/noExplicitAny: the proxy rewrites answers of any shape field by field
+export type Json = any;
+
+export interface Answer {
+  status: number;
+  headers: Record<string, string | string[]>;
+  body: Buffer;
+}
+
+export interface Seen {
+  method: string;
+  path: string;
+  /** The query, with its "?". */
+  query: string;
+  idempotencyKey?: string;
+  rawLength: number;
+  /** The first bytes of the request body, as Latin-1. */
+  rawStart: string;
+  /** The request body as JSON, when it was JSON. */
+  json?: Json;
+  auth: string;
+  origin?: string;
+}
+
+export interface FaultSpec {
+  description: string;
+  /** The rules that must catch it: at least one of them fails. */
+  rules: string[];
+  /** Answers in the deployment's place (the request is not forwarded), or undefined to forward. */
+  refuse?: (seen: Seen, proxy: FaultyProxy) => Answer | undefined;
+  /** Changes the deployment's answer; returns whether it changed anything. */
+  change?: (seen: Seen, answer: Answer, json: Json | undefined, proxy: FaultyProxy) => boolean;
+  /** Rewrites the request before it is forwarded; returns whether it changed anything. */
+  rewrite?: (seen: Seen, url: URL, proxy: FaultyProxy) => boolean;
+  /**
+   * Only the generated rules can find it: the hand-written rules never send what sets it off. Its
+   * self-test (test/conformance-generated-self-test.test.ts) runs the generated group with `args`,
+   * and the hand-written catalog, through it.
+   */
+  generatedOnly?: { args: string[] };
+}
+
+export const API = '/v1/agent-tts';
+export const isAudio = (s: Seen) => s.path.startsWith('/v1/audio/');
+/** Whether an audio URL's query is of the issued form: expires of 1–12 digits, sig of 43 base64url characters. */
+export const issuedForm = (s: Seen) => {
+  const query = new URLSearchParams(s.query);
+  return /^\d{1,12}$/.test(query.get('expires') ?? '') && /^[A-Za-z0-9_-]{43}$/.test(query.get('sig') ?? '');
+};
+export const isSubmit = (s: Seen) => s.method === 'POST' && s.path === API;
+export const isGetJob = (s: Seen) => s.method === 'GET' && s.path === API;
+export const st = (s: Seen) => typeof s.json?.voice === 'string' && s.json.voice.startsWith('st_');
+
+export function errorAnswer(status: number, code: string, message: string, headers: Record<string, string> = {}): Answer {
+  const requestId = randomUUID();
+  const body = { success: false, error: { code, message }, meta: { request_id: requestId, api_version: '2026-04' } };
+  return { status, headers: { 'content-type': 'application/json', 'x-request-id': requestId, ...headers }, body: Buffer.from(JSON.stringify(body)) };
+}
+
+export const setJson = (answer: Answer, json: Json) => {
+  answer.body = Buffer.from(JSON.stringify(json));
+  return true;
+};
+
+export const header = (answer: Answer, name: string) => {
+  const v = answer.headers[name];
+  return Array.isArray(v) ? v.join(', ') : v;
+};
