@@ -59,7 +59,7 @@ export const PROTOCOL_FAULTS = {
         : undefined,
   },
 
-  // ── reported figures against what was done (conformance/rules/figures.ts) ─────────────────────────
+  // ── reported figures against what was done (conformance/rules/figures.ts, rate-limit-figures.ts) ──────
   'inline-wait-one-second': {
     description: 'answers 202 processing for any job that took more than a second, as a deployment whose inline wait is one second (replays still answer 200)',
     rules: ['submit.inline-within-wait'],
