@@ -1,4 +1,6 @@
 import { API_PATH } from '@agent-tts/contract/limits.js';
+import { ConfigError } from '../config.js';
+import { describeError } from '../redact.js';
 
 /**
  * The server and worker take their settings from environment variables only. `--help` explains that;
@@ -13,6 +15,22 @@ export function handleProcessArgs(name: string, help: string, argv = process.arg
     process.stderr.write(`${name}: unexpected argument "${argv[0]}": settings are environment variables (see ${name} --help)\n`);
     process.exit(2);
   }
+}
+
+/**
+ * How a process that could not start says so: a configuration mistake exits 2 with its message, any
+ * other failure 1. A library's message may quote a URL setting, credentials and all: printed only redacted.
+ */
+export function exitOnStartFailure(name: string): (error: unknown) => never {
+  return (error) => {
+    const message = describeError(error, process.env);
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${name}: ${message}\n`);
+      process.exit(2);
+    }
+    process.stderr.write(`${name}: failed to start: ${message}\n`);
+    process.exit(1);
+  };
 }
 
 const COMMON = `  DATA_DIR              SQLite file, audio files, URL-signing secret (default ./data)

@@ -1,13 +1,12 @@
 import type { Server } from 'node:http';
 import { voiceCatalog } from '../synth/index.js';
 import { composeApi } from '../compose.js';
-import { ConfigError, loadConfig } from '../config.js';
+import { loadConfig } from '../config.js';
 import { scheduleSweeps, storageSweepRound } from '../domain/retention.js';
 import { createApiApp, createOpsApp, createVoicesApp, opsDepsOf } from '../http/apps.js';
 import { closeServer, listen } from '../http/listen.js';
 import { createLogger } from '../log.js';
-import { describeError } from '../redact.js';
-import { handleProcessArgs, SERVER_HELP } from './process-args.js';
+import { exitOnStartFailure, handleProcessArgs, SERVER_HELP } from './process-args.js';
 
 /** `agent-tts-server`: the API, the voice catalog and (with OPS_PORT) the operations listener. */
 async function main(): Promise<void> {
@@ -69,13 +68,4 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void stop('SIGINT'));
 }
 
-main().catch((error: unknown) => {
-  // A library's message may quote a URL setting, credentials and all: printed only redacted.
-  const message = describeError(error, process.env);
-  if (error instanceof ConfigError) {
-    process.stderr.write(`agent-tts-server: ${message}\n`);
-    process.exit(2);
-  }
-  process.stderr.write(`agent-tts-server: failed to start: ${message}\n`);
-  process.exit(1);
-});
+main().catch(exitOnStartFailure('agent-tts-server'));

@@ -4,8 +4,8 @@ import { ConfigError, loadConfig } from '../config.js';
 import { createOpsApp } from '../http/apps.js';
 import { closeServer, listen } from '../http/listen.js';
 import { createLogger } from '../log.js';
-import { describeError, redactUrl } from '../redact.js';
-import { handleProcessArgs, WORKER_HELP } from './process-args.js';
+import { redactUrl } from '../redact.js';
+import { exitOnStartFailure, handleProcessArgs, WORKER_HELP } from './process-args.js';
 
 /**
  * A synthesis worker process of the distributed mode (`agent-tts-worker`, `npm run worker`): takes
@@ -60,13 +60,4 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void stop('SIGINT'));
 }
 
-main().catch((error: unknown) => {
-  // A library's message may quote a URL setting, credentials and all: printed only redacted.
-  const message = describeError(error, process.env);
-  if (error instanceof ConfigError) {
-    process.stderr.write(`agent-tts-worker: ${message}\n`);
-    process.exit(2);
-  }
-  process.stderr.write(`agent-tts-worker: failed to start: ${message}\n`);
-  process.exit(1);
-});
+main().catch(exitOnStartFailure('agent-tts-worker'));
