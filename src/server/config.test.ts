@@ -119,3 +119,16 @@ describe('URL settings: every invalid one is refused naming the variable, and ne
     for (const name of ['REDIS_URL', 'UPSTREAM_KOKORO_URL', 'BILLING_URL', 'S3_ENDPOINT']) expect(message).toMatch(new RegExp(`^  ${name}: `, 'm'));
   });
 });
+
+describe('numbers and choices: refused in words for the person who set them', () => {
+  it('says what a number or a choice must be, naming the variable and never repeating the value', () => {
+    expect(refusal({ PORT: 'eighty' })).toBe('Invalid configuration:\n  PORT: must be a number');
+    expect(refusal({ PORT: '80.5' })).toBe('Invalid configuration:\n  PORT: must be a whole number');
+    expect(refusal({ PORT: '70000' })).toBe('Invalid configuration:\n  PORT: must be at most 65535');
+    expect(refusal({ RATE_POST_LIMIT: '0' })).toBe('Invalid configuration:\n  RATE_POST_LIMIT: must be at least 1');
+    expect(refusal({ TTS_ENGINE: 'festival' })).toBe('Invalid configuration:\n  TTS_ENGINE: must be one of: espeak, openai-compatible');
+    expect(refusal({ LOG_LEVEL: 'loud', PORT: 'x' })).toBe(
+      'Invalid configuration:\n  PORT: must be a number\n  LOG_LEVEL: must be one of: fatal, error, warn, info, debug, trace, silent',
+    );
+  });
+});

@@ -3,7 +3,7 @@ import type { PlanSettings } from './ports/index.js';
 import { corsSettings, type CorsSettings } from './config/cors.js';
 import { dataDirectory, signingSecret } from './config/data-dir.js';
 import { type DistributedSettings, loadDistributedSettings } from './config/distributed.js';
-import { ConfigError } from './config/error.js';
+import { ConfigError, settingProblem } from './config/error.js';
 import { s3Settings, type S3Settings } from './config/s3.js';
 import { EnvSchema, type EnvSettings } from './config/settings.js';
 
@@ -67,7 +67,7 @@ function planSettings(e: EnvSettings): Record<PlanId, PlanSettings> {
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = EnvSchema.safeParse(env);
   if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${settingProblem(i)}`);
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
