@@ -29,9 +29,7 @@ describe('sandbox settings', () => {
   });
 
   it('refuses a bad value with the server’s message (what is wrong and what is allowed)', async () => {
-    await expect(startSandbox({ env: { RATE_POST_LIMIT: '0' } })).rejects.toThrow(
-      'Invalid configuration:\n  RATE_POST_LIMIT: must be at least 1',
-    );
+    await expect(startSandbox({ env: { RATE_POST_LIMIT: '0' } })).rejects.toThrow('Invalid configuration:\n  RATE_POST_LIMIT: must be at least 1');
     await expect(startSandbox({ env: { PORT: '99999' } })).rejects.toThrow('PORT: expected a port 0-65535, got "99999"');
     await expect(startSandbox({ publicBaseUrl: 'ftp://proxy.test' })).rejects.toThrow(
       'PUBLIC_BASE_URL: expected an http(s) URL such as https://tts.example.com',
