@@ -1,4 +1,5 @@
 import type { AccountRepository, IdempotencyRepository, KeyRepository, SessionRepository, Store, StoreConnection, UsageRepository } from '../ports/index.js';
+import { assembled } from './assembled.js';
 import { sqliteAccounts } from './sqlite/accounts.js';
 import { connectSqlite } from './sqlite/connection.js';
 import { idempotencyClaims, sqliteIdempotency } from './sqlite/idempotency.js';
@@ -38,17 +39,6 @@ function openRepositories(path: string, driver?: SqliteDriverName): SqliteReposi
       if (db.open) db.close();
     },
   };
-}
-
-/** A class whose instances carry the members of the object given to its constructor, typed as such. */
-function assembled<T extends object>(): new (parts: T) => T {
-  return class {
-    constructor(parts: T) {
-      Object.assign(this, parts);
-    }
-  } as new (
-    parts: T,
-  ) => T;
 }
 
 /**

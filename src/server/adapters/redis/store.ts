@@ -1,4 +1,5 @@
 import type { AccountRepository, IdempotencyRepository, KeyRepository, SessionRepository, Store, UsageRepository } from '../../ports/index.js';
+import { assembled } from '../assembled.js';
 import { RedisAccess } from './access.js';
 import { redisAccounts } from './accounts.js';
 import { redisApiKeys } from './api-keys.js';
@@ -12,15 +13,6 @@ import { redisUsage } from './usage.js';
 /** Every repository of the store, as the Redis modules implement them over one RedisAccess. */
 type RedisRepositories = AccountRepository & KeyRepository & IdempotencyRepository & RedisJobRepository & UsageRepository & SessionRepository;
 
-/** RedisStore's base: its instances carry the members of the repositories they are built with as their own. */
-const Repositories = class {
-  constructor(repositories: RedisRepositories) {
-    Object.assign(this, repositories);
-  }
-} as new (
-  repositories: RedisRepositories,
-) => RedisRepositories;
-
 /**
  * The distributed store: accounts, keys, jobs, Idempotency-Key claims and the usage ledger in Redis,
  * one module per repository (accounts.ts, api-keys.ts, idempotency.ts, jobs.ts, usage.ts,
@@ -30,7 +22,7 @@ const Repositories = class {
  * Scripts address keys they read from records (a job's usage ledger, say), so this needs a standalone
  * Redis (or a primary with replicas / Sentinel), not Redis Cluster.
  */
-export class RedisStore extends Repositories implements Store {
+export class RedisStore extends assembled<RedisRepositories>() implements Store {
   readonly keys: RedisKeys;
   private readonly redis: RedisAccess;
 
