@@ -71,3 +71,16 @@ export const header = (answer: Answer, name: string) => {
   const v = answer.headers[name];
   return Array.isArray(v) ? v.join(', ') : v;
 };
+
+/** Turns a refusal into a 202 "processing" answer for a job that does not exist, keeping its meta. */
+export function acceptAsProcessing(answer: Answer, json: Json): boolean {
+  answer.status = 202;
+  return setJson(answer, {
+    success: true,
+    status: 'processing',
+    job_id: randomUUID(),
+    status_url: `${API}?id=${randomUUID()}`,
+    retry_after_seconds: 5,
+    meta: json.meta,
+  });
+}

@@ -1,5 +1,4 @@
-import { randomUUID } from 'node:crypto';
-import { API, isSubmit, st, setJson, errorAnswer, type FaultSpec } from './common.js';
+import { acceptAsProcessing, isSubmit, st, setJson, errorAnswer, type FaultSpec } from './common.js';
 
 /** Submissions and acceptance at the boundaries of the request rules. */
 export const REQUEST_FAULTS = {
@@ -76,15 +75,7 @@ export const REQUEST_FAULTS = {
     rules: ['submit.text-too-long'],
     change: (_s, a, json) => {
       if (json?.error?.code !== 'TEXT_TOO_LONG') return false;
-      a.status = 202;
-      return setJson(a, {
-        success: true,
-        status: 'processing',
-        job_id: randomUUID(),
-        status_url: `${API}?id=${randomUUID()}`,
-        retry_after_seconds: 5,
-        meta: json.meta,
-      });
+      return acceptAsProcessing(a, json);
     },
   },
   'unlisted-voice-accepted': {
@@ -102,15 +93,7 @@ export const REQUEST_FAULTS = {
         json?.error?.code !== 'INVALID_REQUEST'
       )
         return false;
-      a.status = 202;
-      return setJson(a, {
-        success: true,
-        status: 'processing',
-        job_id: randomUUID(),
-        status_url: `${API}?id=${randomUUID()}`,
-        retry_after_seconds: 5,
-        meta: json.meta,
-      });
+      return acceptAsProcessing(a, json);
     },
   },
   'omit-processing-time': {
