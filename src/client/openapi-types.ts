@@ -61,6 +61,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/captions/{job_id}.{format}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download the word timings or captions of a completed job
+         * @description Extension beyond the base API (docs/api-rules.md#word-timings-and-captions). The `timings` URLs of a completed job that asked for `timestamps: "word"` point here: `.json` the word timings, `.vtt` WebVTT captions, `.srt` SubRip captions. Signed like `audio_url` (HMAC-SHA256 over the job id, the format and the expiry, so that a URL of one format does not open another), with the same expiry; kept and deleted with the audio. Refusals are those of the audio URL: 404 NOT_FOUND for a URL that is malformed, tampered with, expired, of a job without timings or whose audio is gone (the same message for all but a malformed query); 503 with `Retry-After` when the object store is unreachable. The remedy is the same: GET the job for fresh URLs.
+         */
+        get: operations["downloadCaptions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/voices": {
         parameters: {
             query?: never;
@@ -105,6 +125,7 @@ export interface components {
              */
             audio_url: string;
             audio: components["schemas"]["Audio"];
+            timings?: components["schemas"]["Timings"];
             billing: components["schemas"]["Billing"];
             meta: components["schemas"]["Meta"];
         };
@@ -133,6 +154,32 @@ export interface components {
              * @description Legacy jobs only; omitted for new API jobs.
              */
             file_size_bytes?: number;
+        };
+        /** @description Extension beyond the base API: present on a completed job that was submitted with `timestamps: "word"`, and only then. Times refer to the delivered MP3 (its encoder delay and the pauses between sentences included). */
+        Timings: {
+            /**
+             * @description What each timing covers: a word.
+             * @enum {string}
+             */
+            granularity: "word";
+            /**
+             * Format: uri
+             * @description Absolute, signed, temporary URL of the word timings as JSON (`WordTimingsFile`); the same expiry as `audio_url`, and issued afresh by each GET of the job.
+             * @example https://tts.example.com/v1/captions/3f1c2d4e-5a6b-4c7d-8e9f-0a1b2c3d4e5f.json?expires=1775000000&sig=Q2v1p8x0cJ9mT3kL6wR4yB7nH5dF2sA0zE8uG1iO4qW
+             */
+            json_url: string;
+            /**
+             * Format: uri
+             * @description Absolute, signed, temporary URL of the captions as WebVTT; the same expiry as `audio_url`, and issued afresh by each GET of the job.
+             * @example https://tts.example.com/v1/captions/3f1c2d4e-5a6b-4c7d-8e9f-0a1b2c3d4e5f.vtt?expires=1775000000&sig=Q2v1p8x0cJ9mT3kL6wR4yB7nH5dF2sA0zE8uG1iO4qW
+             */
+            vtt_url: string;
+            /**
+             * Format: uri
+             * @description Absolute, signed, temporary URL of the captions as SRT; the same expiry as `audio_url`, and issued afresh by each GET of the job.
+             * @example https://tts.example.com/v1/captions/3f1c2d4e-5a6b-4c7d-8e9f-0a1b2c3d4e5f.srt?expires=1775000000&sig=Q2v1p8x0cJ9mT3kL6wR4yB7nH5dF2sA0zE8uG1iO4qW
+             */
+            srt_url: string;
         };
         /** @description Present in every completed response. Minutes = audio seconds / 60, two decimals. */
         Billing: {
@@ -222,6 +269,7 @@ export interface components {
             voice?: components["schemas"]["VoiceId"];
             speed?: components["schemas"]["Speed"];
             language?: components["schemas"]["LanguageCode"];
+            timestamps?: components["schemas"]["Timestamps"];
         };
         /**
          * @description Kokoro-style `<language letter><gender letter>_<name>` (language from the first letter: a en-US, b en-GB, e es, f fr, h hi, i it, j ja, p pt-BR, z zh; gender f or m), or Supertonic `st_f1`…`st_f5`, `st_m1`…`st_m5`. The id must also be one the deployment offers: a voice its voice catalog (`GET {voices_url}/api/v1/voices`) does not list, such as a typo of a listed id, is refused with 400 INVALID_REQUEST naming the closest listed ids, and nothing is synthesized or charged (docs/api-rules.md#voices-and-languages). Default af_heart.
@@ -240,6 +288,12 @@ export interface components {
          * @enum {string}
          */
         LanguageCode: "en" | "ar" | "bg" | "hr" | "cs" | "da" | "nl" | "et" | "fi" | "fr" | "de" | "el" | "hi" | "hu" | "id" | "it" | "ja" | "ko" | "lv" | "lt" | "pl" | "pt" | "ro" | "ru" | "sk" | "sl" | "es" | "sv" | "tr" | "uk" | "vi";
+        /**
+         * @description Extension beyond the base API. `word` asks for word timings and captions: the completed job then carries `timings` with signed URLs of a JSON file of word times, WebVTT and SRT. `none` (the same as leaving the field out) asks for none. Part of the request for Idempotency-Key purposes, `none` and absent alike.
+         * @example word
+         * @enum {string}
+         */
+        Timestamps: "none" | "word";
         /** @description A job in any of its four statuses (docs/api-rules.md#job-statuses). */
         JobStatus: components["schemas"]["CompletedJob"] | components["schemas"]["ProcessingJob"] | components["schemas"]["FailedJob"] | components["schemas"]["ExpiredJob"];
         /** @description Generation failed (HTTP 200 on GET). The error is TTS_PROVIDER_ERROR or INTERNAL_ERROR; retry with a new Idempotency-Key. */
@@ -279,6 +333,59 @@ export interface components {
             job_id: string;
             error: components["schemas"]["JobError"];
             meta: components["schemas"]["Meta"];
+        };
+        /** @description The word timings of a job, served at `timings.json_url`. */
+        WordTimingsFile: {
+            /** Format: uuid */
+            job_id: string;
+            /** @enum {string} */
+            granularity: "word";
+            /** @description Duration of the MP3, as `audio.duration_seconds` of the job. */
+            duration_seconds: number;
+            /** @description Every word of the text, once, in order (a word: a run the Unicode word rules (UAX #29, with dictionaries for languages written without spaces) count as a word, or an emoji). Starts strictly increase. */
+            words: components["schemas"]["WordTiming"][];
+            cues: components["schemas"]["CaptionCue"][];
+        };
+        /** @description One word of the text: `text.slice(utf16_start, utf16_end)` in JavaScript (or `text[text_start:text_end]` in Python) is `word`. */
+        WordTiming: {
+            /**
+             * @description The word as it appears in the submitted text.
+             * @example Hello
+             */
+            word: string;
+            /** @description When the word starts in the MP3, in seconds (millisecond precision). */
+            start: number;
+            /** @description When the word ends in the MP3, in seconds; after `start`, and at or before the next word’s `start`. */
+            end: number;
+            /**
+             * Format: int32
+             * @description Offset of the word in the submitted text, in Unicode code points (Python string indices).
+             */
+            text_start: number;
+            /**
+             * Format: int32
+             * @description End of the word (exclusive), in code points.
+             */
+            text_end: number;
+            /**
+             * Format: int32
+             * @description Offset of the word in the submitted text, in UTF-16 code units (JavaScript string indices).
+             */
+            utf16_start: number;
+            /**
+             * Format: int32
+             * @description End of the word (exclusive), in UTF-16 code units.
+             */
+            utf16_end: number;
+        };
+        /** @description One caption: a few words that are shown together; the WebVTT and SRT files hold the same cues. */
+        CaptionCue: {
+            /** @description Start of the cue, in seconds: the start of its first word. */
+            start: number;
+            /** @description End of the cue, in seconds: the end of its last word. */
+            end: number;
+            /** @description The text of the cue, cut from the submitted text (punctuation kept, line breaks as spaces). */
+            text: string;
         };
         /** @description Every voice the deployment can speak. */
         VoiceCatalog: {
@@ -957,6 +1064,114 @@ export interface operations {
                     "Access-Control-Allow-Origin"?: string;
                     /**
                      * @description Whole seconds to wait before retrying the download.
+                     * @example 5
+                     */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    downloadCaptions: {
+        parameters: {
+            query: {
+                /** @description Unix time (seconds) at which the URL stops working. */
+                expires: string;
+                /** @description HMAC-SHA256 signature (base64url). */
+                sig: string;
+            };
+            header?: never;
+            path: {
+                job_id: string;
+                /** @description `json` (word timings), `vtt` (WebVTT captions) or `srt` (SubRip captions). */
+                format: "json" | "vtt" | "srt";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The timings (JSON) or captions (WebVTT, SRT), UTF-8. */
+            200: {
+                headers: {
+                    /**
+                     * @description The request id, as in meta.request_id.
+                     * @example c4d5e6f7-a8b9-4c0d-9e1f-2a3b4c5d6e7f
+                     */
+                    "X-Request-Id": string;
+                    /**
+                     * @description The request’s Origin, when it is the first-party origin or a preview origin; absent otherwise.
+                     * @example https://app.example.com
+                     */
+                    "Access-Control-Allow-Origin"?: string;
+                    /**
+                     * @description `private, max-age=<seconds until the URL expires>`.
+                     * @example private, max-age=3600
+                     */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WordTimingsFile"];
+                    "text/vtt": string;
+                    "application/x-subrip": string;
+                };
+            };
+            /** @description `NOT_FOUND`: the URL does not work, for the reasons the audio URL does not, or the job was not submitted with `timestamps: "word"`. GET the job again for fresh URLs; if that answers NOT_FOUND too, the job is gone. */
+            404: {
+                headers: {
+                    /**
+                     * @description The request id, as in meta.request_id.
+                     * @example c4d5e6f7-a8b9-4c0d-9e1f-2a3b4c5d6e7f
+                     */
+                    "X-Request-Id": string;
+                    /**
+                     * @description The request’s Origin, when it is the first-party origin or a preview origin; absent otherwise.
+                     * @example https://app.example.com
+                     */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: Server error. Retry with backoff. */
+            500: {
+                headers: {
+                    /**
+                     * @description The request id, as in meta.request_id.
+                     * @example c4d5e6f7-a8b9-4c0d-9e1f-2a3b4c5d6e7f
+                     */
+                    "X-Request-Id": string;
+                    /**
+                     * @description The request’s Origin, when it is the first-party origin or a preview origin; absent otherwise.
+                     * @example https://app.example.com
+                     */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: the object store that keeps the deployment’s files cannot be reached at the moment. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /**
+                     * @description The request id, as in meta.request_id.
+                     * @example c4d5e6f7-a8b9-4c0d-9e1f-2a3b4c5d6e7f
+                     */
+                    "X-Request-Id": string;
+                    /**
+                     * @description The request’s Origin, when it is the first-party origin or a preview origin; absent otherwise.
+                     * @example https://app.example.com
+                     */
+                    "Access-Control-Allow-Origin"?: string;
+                    /**
+                     * @description Whole seconds to wait before retrying.
                      * @example 5
                      */
                     "Retry-After": string;

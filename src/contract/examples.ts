@@ -1,7 +1,8 @@
 import { ERROR_TABLE, type ErrorCode } from './errors.js';
 import { API_VERSION, LIMITS } from './limits.js';
 import { rateLimitedMessage, speedMessage } from './messages.js';
-import type { CompletedJobBody, ErrorBodyT, ExpiredJobBody, FailedJobBody, ProcessingJobBody } from './schemas.js';
+import { buildCues } from './captions.js';
+import type { CompletedJobBody, ErrorBodyT, ExpiredJobBody, FailedJobBody, ProcessingJobBody, WordTimingsFileBody } from './schemas.js';
 
 /**
  * Named examples for every response and job state. The mock (Prism) serves them, selected with
@@ -24,6 +25,36 @@ export const completedJobExample: CompletedJobBody = {
     monthly_minutes_remaining: 587.59,
   },
   meta: { request_id: '0b6f9a52-1d1e-4c47-9a55-2f1f0b0d6a11', processing_time_ms: 184, api_version: API_VERSION },
+};
+
+const SIGNED_QUERY = '?expires=1775000000&sig=Q2v1p8x0cJ9mT3kL6wR4yB7nH5dF2sA0zE8uG1iO4qW';
+
+/** A job submitted with `timestamps: "word"`: the base answer, plus `timings` (an extension beyond the base API). */
+export const completedJobWithTimingsExample: CompletedJobBody = {
+  ...completedJobExample,
+  timings: {
+    granularity: 'word',
+    json_url: `https://tts.example.com/v1/captions/${JOB_ID}.json${SIGNED_QUERY}`,
+    vtt_url: `https://tts.example.com/v1/captions/${JOB_ID}.vtt${SIGNED_QUERY}`,
+    srt_url: `https://tts.example.com/v1/captions/${JOB_ID}.srt${SIGNED_QUERY}`,
+  },
+};
+
+/** The text the timings example was made from (the document's example text). */
+export const TIMINGS_EXAMPLE_TEXT = 'Hello from agent-tts.';
+const exampleWords = [
+  { word: 'Hello', start: 0.05, end: 0.412, text_start: 0, text_end: 5, utf16_start: 0, utf16_end: 5 },
+  { word: 'from', start: 0.412, end: 0.655, text_start: 6, text_end: 10, utf16_start: 6, utf16_end: 10 },
+  { word: 'agent', start: 0.655, end: 1.071, text_start: 11, text_end: 16, utf16_start: 11, utf16_end: 16 },
+  { word: 'tts', start: 1.071, end: 2.093, text_start: 17, text_end: 20, utf16_start: 17, utf16_end: 20 },
+];
+
+export const wordTimingsFileExample: WordTimingsFileBody = {
+  job_id: JOB_ID,
+  granularity: 'word',
+  duration_seconds: 2.35,
+  words: exampleWords,
+  cues: buildCues(TIMINGS_EXAMPLE_TEXT, exampleWords),
 };
 
 export const processingJobExample: ProcessingJobBody = {

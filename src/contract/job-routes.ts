@@ -1,6 +1,6 @@
 /** The job operations of the API path: submit a text (POST) and check a job (GET). */
 import { createRoute } from '@hono/zod-openapi';
-import { completedJobExample, expiredJobExample, failedJobExample, processingJobExample } from './examples.js';
+import { completedJobExample, completedJobWithTimingsExample, expiredJobExample, failedJobExample, processingJobExample } from './examples.js';
 import { API_PATH, LIMITS } from './limits.js';
 import { jobIdMessage } from './messages.js';
 import { commonHeaders, header } from './response-headers.js';
@@ -47,6 +47,10 @@ export const postJobRoute = createRoute({
               summary: 'Supertonic voice with a language',
               value: { text: 'Bonjour tout le monde.', voice: 'st_f2', speed: 1, language: 'fr' },
             },
+            word_timings: {
+              summary: 'With word timings and captions (an extension beyond the base API)',
+              value: { text: 'Hello from agent-tts.', timestamps: 'word' },
+            },
           },
         },
       },
@@ -56,7 +60,10 @@ export const postJobRoute = createRoute({
     200: {
       description: 'Completed inside the inline wait: the audio is ready. Also the answer to a replay of a completed job.',
       headers: { ...commonHeaders('post'), ...replayedHeader },
-      content: json(CompletedJob, { completed: { summary: 'Completed job', value: completedJobExample } }),
+      content: json(CompletedJob, {
+        completed: { summary: 'Completed job', value: completedJobExample },
+        completed_with_timings: { summary: 'Completed job that asked for word timings (`timestamps: "word"`)', value: completedJobWithTimingsExample },
+      }),
     },
     202: {
       description: 'Accepted; still processing after the inline wait. Poll `status_url` after `retry_after_seconds`.',
@@ -97,6 +104,10 @@ export const getJobRoute = createRoute({
       headers: commonHeaders('get'),
       content: json(JobStatus, {
         completed: { summary: 'Completed job', value: { ...completedJobExample, meta: { ...completedJobExample.meta, processing_time_ms: undefined } } },
+        completed_with_timings: {
+          summary: 'Completed job that asked for word timings',
+          value: { ...completedJobWithTimingsExample, meta: { ...completedJobWithTimingsExample.meta, processing_time_ms: undefined } },
+        },
         processing: { summary: 'Processing job', value: processingJobExample },
         failed: { summary: 'Failed job', value: failedJobExample },
         expired: { summary: 'Legacy job whose audio was deleted (FILE_EXPIRED)', value: expiredJobExample },

@@ -2,6 +2,7 @@
 import { z } from '@hono/zod-openapi';
 import { ErrorCodeSchema, Meta } from './envelope-schemas.js';
 import { LANGUAGE_TAG_PATTERN, uuid } from './schema-primitives.js';
+import { Timings } from './timing-schemas.js';
 
 export const Audio = z
   .object({
@@ -60,6 +61,7 @@ export const CompletedJob = z
         'Absolute, signed, temporary URL of the audio (valid about 1 hour); download it right after completion. Each GET of the job issues a fresh one.',
     }),
     audio: Audio,
+    timings: Timings.optional(),
     billing: Billing,
     meta: Meta,
   })

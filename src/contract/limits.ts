@@ -2,6 +2,8 @@
 export const API_VERSION = '2026-04';
 export const API_PATH = '/v1/agent-tts';
 export const AUDIO_PATH_PREFIX = '/v1/audio/';
+/** Where a job's timings are served: `<prefix><job_id>.<json|vtt|srt>` (an extension beyond the base API). */
+export const CAPTIONS_PATH_PREFIX = '/v1/captions/';
 export const VOICES_PATH = '/api/v1/voices';
 
 export const LIMITS = {

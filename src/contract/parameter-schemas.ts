@@ -47,6 +47,15 @@ export const AudioPathParams = z.object({
   job_id: uuid().openapi({ param: { name: 'job_id', in: 'path', required: true }, example: '3f1c2d4e-5a6b-4c7d-8e9f-0a1b2c3d4e5f' }),
 });
 
+export const CaptionPathParams = z.object({
+  job_id: uuid().openapi({ param: { name: 'job_id', in: 'path', required: true }, example: '3f1c2d4e-5a6b-4c7d-8e9f-0a1b2c3d4e5f' }),
+  format: z.enum(['json', 'vtt', 'srt']).openapi({
+    param: { name: 'format', in: 'path', required: true },
+    description: '`json` (word timings), `vtt` (WebVTT captions) or `srt` (SubRip captions).',
+    example: 'vtt',
+  }),
+});
+
 export const AudioQuery = z.object({
   expires: z
     .string()

@@ -2,6 +2,7 @@
 import { z } from '@hono/zod-openapi';
 import { LANGUAGE_CODES } from './languages.js';
 import { LIMITS, codePointLength } from './limits.js';
+import { Timestamps } from './timing-schemas.js';
 import { DEFAULT_VOICE, VOICE_PATTERN } from './voices.js';
 
 /** zod issue `params.reason` for a text over the limit, so the server can answer TEXT_TOO_LONG. */
@@ -64,6 +65,7 @@ export const TtsRequest = z
       description:
         'Used for st_* voices (default en). Kokoro voices (all other ids) speak the language of their id and ignore this field; when given it must still be a listed code.',
     }),
+    timestamps: Timestamps.optional(),
   })
   .openapi('TtsRequest', {
     description: 'Unknown fields are ignored. A wrong Content-Type or malformed JSON is INVALID_REQUEST.',

@@ -1,7 +1,8 @@
-/** The @hono/zod-openapi route definitions of the API's four operations, in the document's order. */
+/** The @hono/zod-openapi route definitions of the API's operations, in the document's order. */
+import { getCaptionsRoute } from './caption-routes.js';
 import { getJobRoute, postJobRoute } from './job-routes.js';
 import { getAudioRoute, listVoicesRoute } from './public-routes.js';
 
-export { getAudioRoute, getJobRoute, listVoicesRoute, postJobRoute };
+export { getAudioRoute, getCaptionsRoute, getJobRoute, listVoicesRoute, postJobRoute };
 
-export const routes = [postJobRoute, getJobRoute, getAudioRoute, listVoicesRoute] as const;
+export const routes = [postJobRoute, getJobRoute, getAudioRoute, getCaptionsRoute, listVoicesRoute] as const;

@@ -5,5 +5,6 @@
 export * from './envelope-schemas.js';
 export * from './request-schemas.js';
 export * from './job-schemas.js';
+export * from './timing-schemas.js';
 export * from './parameter-schemas.js';
 export * from './catalog-schemas.js';

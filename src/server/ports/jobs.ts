@@ -11,6 +11,8 @@ export interface JobRecord {
   voice: string;
   language: string;
   speed: number;
+  /** `word` when the submission asked for word timings and captions (an extension beyond the base API). */
+  timestamps?: 'word';
   createdAt: number;
   /** When the record and its audio are deleted (the plan's retention). */
   deleteAfter: number;

@@ -1,5 +1,6 @@
 // Speech synthesis as the domain uses it: synth/ implements it (eSpeak NG in worker threads, or an
 // OpenAI-compatible server); the sandbox, instantly.
+import type { WordTimingBody } from '@agent-tts/contract/timing-schemas.js';
 
 export type SynthErrorCode = 'TTS_PROVIDER_ERROR' | 'INTERNAL_ERROR';
 
@@ -26,6 +27,8 @@ export interface SynthesisRequest {
   language: string;
   /** 0.5–1.5; the audio lasts about 1/speed as long as at 1.0. */
   speed: number;
+  /** `word`: the result carries the time of every word of `text` in the delivered MP3 (an extension beyond the base API). */
+  timestamps?: 'word';
 }
 
 export interface SynthesisProgress {
@@ -51,6 +54,12 @@ export interface SynthesisResult {
   bitrateKbps: number;
   chunks: number;
   elapsedMs: number;
+  /**
+   * When the request asked for `timestamps: 'word'`: every word of the text (`textWords` of the
+   * contract's captions module) once, in order, with its start and end in seconds of the delivered MP3
+   * and its offsets into the request's text.
+   */
+  words?: WordTimingBody[];
 }
 
 /** Where encoded MP3 bytes go, in order; each write is awaited before the next. */
