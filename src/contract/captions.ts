@@ -3,7 +3,21 @@
  * grouped into caption cues, how cues are written as WebVTT and SRT, and the checks a timings file must
  * pass (the conformance suite runs them against any deployment). Pure functions, no I/O.
  */
-import type { CaptionCueBody, WordTimingBody, WordTimingsFileBody } from './timing-schemas.js';
+// Plain types, not the zod schemas' (timing-schemas.ts describes the same shapes): this file depends on
+// nothing, so the packages that compile in the contract's vocabulary (client, conformance) can use it.
+
+/** A word of the text with its time in the MP3 (seconds), as in the `words` of a timings file. */
+export interface TimedWord extends TextWord {
+  start: number;
+  end: number;
+}
+
+/** One caption: as in the `cues` of a timings file. */
+export interface Cue {
+  start: number;
+  end: number;
+  text: string;
+}
 
 /** A word of a text: its place in UTF-16 code units and in code points. */
 export interface TextWord {
@@ -77,8 +91,8 @@ const CUE_GAP_SECONDS = 0.6;
  * end, at a pause, or when it would grow past 42 characters, 8 words or 6 seconds. A cue's text is cut
  * from the original text, from its first word to its last, with the punctuation that follows the last.
  */
-export function buildCues(text: string, words: readonly WordTimingBody[]): CaptionCueBody[] {
-  const cues: CaptionCueBody[] = [];
+export function buildCues(text: string, words: readonly TimedWord[]): Cue[] {
+  const cues: Cue[] = [];
   let first = 0;
   for (let i = 0; i < words.length; i++) {
     const next = words[i + 1];
@@ -111,14 +125,14 @@ function clock(seconds: number, separator: '.' | ','): string {
 }
 
 /** WebVTT (W3C): cue text escaped (`&`, `<`, `>`), so that no text of the job reads as markup. */
-export function renderWebVtt(file: Pick<WordTimingsFileBody, 'cues'>): string {
+export function renderWebVtt(file: { cues: readonly Cue[] }): string {
   const escapeCue = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
   const blocks = file.cues.map((cue, i) => `${i + 1}\n${clock(cue.start, '.')} --> ${clock(cue.end, '.')}\n${escapeCue(cue.text)}\n`);
   return ['WEBVTT\n', ...blocks].join('\n');
 }
 
 /** SubRip: numbered cues, comma before the milliseconds. */
-export function renderSrt(file: Pick<WordTimingsFileBody, 'cues'>): string {
+export function renderSrt(file: { cues: readonly Cue[] }): string {
   return file.cues.map((cue, i) => `${i + 1}\n${clock(cue.start, ',')} --> ${clock(cue.end, ',')}\n${cue.text}\n`).join('\n');
 }
 
@@ -133,7 +147,7 @@ export const toMillis = (seconds: number) => Math.round(seconds * 1000) / 1000;
  */
 export function timingsProblems(
   text: string,
-  file: Pick<WordTimingsFileBody, 'words' | 'duration_seconds'>,
+  file: { words: readonly TimedWord[]; duration_seconds: number },
   language?: string,
   toleranceSeconds = 0.002,
 ): string[] {
