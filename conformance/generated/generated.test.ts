@@ -36,7 +36,7 @@ const meta = { request_id: '0b6f9a52-1d1e-4c47-9a55-2f1f0b0d6a11', api_version: 
 
 describe('generated cases, drawn from the OpenAPI document', () => {
   it('reads the body schema, the Idempotency-Key header and the id query from the document', () => {
-    expect(Object.keys(schemas.properties).sort()).toEqual(['language', 'speed', 'text', 'voice']);
+    expect(Object.keys(schemas.properties).sort()).toEqual(['language', 'speed', 'text', 'timestamps', 'voice']);
     expect(schemas.required).toEqual(['text']);
     expect(schemas.idempotencyKey.maxLength).toBe(255);
     expect(schemas.jobId.format).toBe('uuid');
@@ -66,6 +66,22 @@ describe('generated cases, drawn from the OpenAPI document', () => {
       }),
       { seed: 2, numRuns: 300 },
     );
+  });
+
+  it("draws valid values of an extension's field (timestamps), and never breaks one: a deployment without the extension ignores it", () => {
+    const valid = fc.sample(validBody(schemas, offered), { seed: 3, numRuns: 300 });
+    expect(new Set(valid.map((b) => b.timestamps))).toEqual(new Set([undefined, 'none', 'word']));
+    const invalid = fc.sample(invalidBody(schemas, offered), { seed: 4, numRuns: 500 });
+    for (const { body, why } of invalid) {
+      expect(why).not.toMatch(/timestamps/);
+      let parsed: { timestamps?: unknown } | undefined;
+      try {
+        parsed = JSON.parse(body);
+      } catch {
+        continue;
+      }
+      if (parsed && typeof parsed === 'object' && 'timestamps' in parsed) expect(['none', 'word']).toContain(parsed.timestamps);
+    }
   });
 
   it('draws the same cases from the same seed, and others from another', () => {
