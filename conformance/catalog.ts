@@ -15,6 +15,8 @@ import { notFoundRules } from './rules/not-found.js';
 import { openApiRules } from './rules/openapi.js';
 import { rateLimitRules } from './rules/rate-limit.js';
 import { submitRules } from './rules/submit.js';
+import { timingsRules } from './rules/timings.js';
+import { timingsUrlRules } from './rules/timings-urls.js';
 import { usageRules } from './rules/usage.js';
 import { voiceRules } from './rules/voices.js';
 import { generatedRules } from './generated/rules.js';
@@ -32,6 +34,8 @@ export const CATALOG: readonly Rule[] = [
   ...jobRules,
   ...audioRules,
   ...audioRefusalRules,
+  ...timingsRules,
+  ...timingsUrlRules,
   ...authRules,
   ...notFoundRules,
   ...legacyRules,

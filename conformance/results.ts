@@ -1,6 +1,6 @@
 import type { Exchange } from './exchange.js';
 import type { Outcome, SkipKind } from './outcome.js';
-import type { Profile } from './settings.js';
+import type { ExtensionMode, Profile } from './settings.js';
 
 export interface RuleResult {
   id: string;
@@ -24,6 +24,8 @@ export interface RunResult {
   startedAt: string;
   durationMs: number;
   profile: Profile;
+  /** How the run treated the extensions beyond the base API (--extensions). */
+  extensions: ExtensionMode;
   target: { baseUrl: string; voicesUrl?: string; fixtures: string };
   /** The deployment's test clock, when the run moved it instead of waiting, and by how much. */
   clock?: { url: string; advancedSeconds: number };

@@ -1,4 +1,5 @@
 import type { ErrorCode } from '../src/contract/errors.js';
+import type { Extension } from './extensions.js';
 import type { RuleContext } from './rule-context.js';
 import type { Profile } from './settings.js';
 
@@ -19,6 +20,8 @@ export interface Rule {
   covers?: { codes?: ErrorCode[]; statuses?: number[] };
   /** `final` rules also judge every exchange the other rules recorded, so they run last. */
   phase?: 'main' | 'final';
+  /** An extension beyond the base API that the rule checks (extensions.ts): left out of a run with --extensions none. */
+  extension?: Extension;
   full: RuleBody;
   mock?: RuleBody;
   mockSkip?: string;

@@ -1,4 +1,5 @@
 import { CATALOG } from './catalog.js';
+import { rulesFor } from './extensions.js';
 import type { Target } from './fixtures-file.js';
 import { KeyPool, NotEnoughKeys } from './key-pool.js';
 import type { OpenApiDocument } from './openapi-document.js';
@@ -34,7 +35,7 @@ export async function runSuite(settings: Settings, target: Target, doc: OpenApiD
   const acceptanceKeys = settings.profile === 'mock' ? [] : (target.fixtures.keys.acceptance ?? []);
   const acceptancePool = acceptanceKeys.length > 0 ? new KeyPool(acceptanceKeys, model) : pool;
   const run = new RunState(settings, target, doc, pool, model, acceptancePool);
-  const rules = options.rules ?? CATALOG;
+  const rules = rulesFor(options.rules ?? CATALOG, settings.extensions);
   const results = new Map<string, RuleResult>();
 
   const settle = (result: RuleResult) => {
@@ -71,6 +72,7 @@ export async function runSuite(settings: Settings, target: Target, doc: OpenApiD
     startedAt: new Date(started).toISOString(),
     durationMs: Date.now() - started,
     profile: settings.profile,
+    extensions: settings.extensions,
     target: { baseUrl: target.baseUrl, voicesUrl: target.voicesUrl, fixtures: target.source },
     clock: time.clock,
     counts: countOutcomes(ordered),

@@ -23,3 +23,12 @@ describe('conformance settings: the reports directory', () => {
     ]);
   });
 });
+
+describe('conformance settings: the extensions beyond the base API', () => {
+  it('are optional unless --extensions or TTS_CONFORMANCE_EXTENSIONS says required or none; another value is refused, naming the choices', () => {
+    expect(readSettings([], {}).extensions).toBe('optional');
+    expect(readSettings(['--extensions', 'required'], {}).extensions).toBe('required');
+    expect(readSettings([], { TTS_CONFORMANCE_EXTENSIONS: 'none' }).extensions).toBe('none');
+    expect(() => readSettings(['--extensions', 'all'], {})).toThrow('--extensions must be one of optional, required, none, got "all"');
+  });
+});

@@ -4,6 +4,10 @@ import { renameOldFlags } from '../src/contract/flag-names.js';
 const PROFILES = ['full', 'mock'] as const;
 export type Profile = (typeof PROFILES)[number];
 
+/** How the run treats the API's extensions (extensions.ts): checked when offered, required, or left out. */
+const EXTENSION_MODES = ['optional', 'required', 'none'] as const;
+export type ExtensionMode = (typeof EXTENSION_MODES)[number];
+
 export interface Settings {
   fixturesPath?: string;
   baseUrl?: string;
@@ -26,6 +30,8 @@ export interface Settings {
   quiet: boolean;
   /** Certification: a skipped or disabled rule makes the run fail (exit 1). */
   strict: boolean;
+  /** The extensions beyond the base API (word timings): optional (skipped as not supported when ignored), required, or none (left out of the run). */
+  extensions: ExtensionMode;
   /** Requests the generated rules draw from the document (0: the generated group is skipped). */
   generate: number;
   /** The generated rules' seed; drawn per run (and printed) when not given. */
@@ -169,6 +175,15 @@ export const SETTINGS: readonly SettingSpec[] = [
     description: 'Certification run: any rule skipped (or disabled by --only/--skip) makes the exit code 1, as a failure does.',
   },
   {
+    key: 'extensions',
+    flag: 'extensions',
+    env: 'TTS_CONFORMANCE_EXTENSIONS',
+    kind: 'string',
+    defaultValue: 'optional',
+    description:
+      'Extensions beyond the base API (word timings and captions). optional: checked when the deployment offers them, skipped as "extension not supported" when it ignores them (which --strict fails). required: ignoring them fails. none: their rules are left out of the run, so --strict certifies the base API alone.',
+  },
+  {
     key: 'generate',
     flag: 'generate',
     env: 'TTS_CONFORMANCE_GENERATE',
@@ -246,6 +261,9 @@ export function readSettings(argv: string[], env: NodeJS.ProcessEnv, notice: (li
   settings.strict ??= false;
   if (!(PROFILES as readonly string[]).includes(settings.profile as string)) {
     throw new SettingsError(`--profile must be one of ${PROFILES.join(', ')}, got "${String(settings.profile)}"`);
+  }
+  if (!(EXTENSION_MODES as readonly string[]).includes(settings.extensions as string)) {
+    throw new SettingsError(`--extensions must be one of ${EXTENSION_MODES.join(', ')}, got "${String(settings.extensions)}"`);
   }
   return settings as unknown as Settings;
 }

@@ -21,6 +21,13 @@ export function summary(run: RunResult, files: string[]): string {
     `  ${c.pass} pass, ${c.fail} fail, ${c.error} error, ${c.skip} skip, ${c.disabled} disabled`,
   ];
   if (run.clock) lines.push(`  ${clockLine(run.clock)}`);
+  if (run.extensions === 'none') lines.push('  extensions left out (--extensions none): the run covers the base API alone');
+  const unsupported = run.rules.filter((r) => r.outcome === 'skip' && r.message?.startsWith('extension not supported')).length;
+  if (unsupported > 0) {
+    lines.push(
+      `  ${unsupported} rule(s) of an extension this deployment does not offer were skipped; --extensions none leaves them out, --extensions required fails them`,
+    );
+  }
   for (const r of run.rules.filter((r) => r.outcome === 'fail' || r.outcome === 'error')) lines.push(`  ${resultLine(r)}`);
   if (files.length) lines.push(`  reports: ${files.join(', ')}`);
   return lines.join('\n');

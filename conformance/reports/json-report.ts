@@ -11,6 +11,7 @@ export function jsonReport(run: RunResult): string {
       started_at: run.startedAt,
       duration_ms: run.durationMs,
       profile: run.profile,
+      extensions: run.extensions,
       target: { base_url: run.target.baseUrl, voices_url: run.target.voicesUrl, fixtures: run.target.fixtures },
       clock: run.clock ? { url: run.clock.url, advanced_seconds: run.clock.advancedSeconds } : undefined,
       counts: run.counts,

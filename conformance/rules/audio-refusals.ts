@@ -35,10 +35,10 @@ async function issued(ctx: RuleContext): Promise<Issued> {
   return { key: job.key, jobId: body.job_id, url, expires, sig };
 }
 
-type Query = { expires?: string; sig?: string };
+export type Query = { expires?: string; sig?: string };
 
 /** The URL with its query set to exactly these parameters (undefined leaves one out). */
-function withQuery(url: URL, query: Query): string {
+export function withQuery(url: URL, query: Query): string {
   const out = new URL(url);
   out.search = '';
   if (query.expires !== undefined) out.searchParams.set('expires', query.expires);
@@ -52,7 +52,7 @@ function download(ctx: RuleContext, url: string, label: string): Promise<Exchang
 }
 
 /** The refusal every case shares: 404 NOT_FOUND, the error body, meta, X-Request-Id as in meta, no WWW-Authenticate. */
-function mustRefuse(exchange: Exchange): string {
+export function mustRefuse(exchange: Exchange): string {
   mustAnswer(exchange);
   const body = mustError(exchange, 'NOT_FOUND');
   mustMeta(exchange, body);
@@ -77,7 +77,7 @@ async function mustRecover(ctx: RuleContext, from: Issued): Promise<void> {
 }
 
 /** A signature of the issued form (43 base64url characters) that differs from `sig` in its first, fully significant, character. */
-function tampered(sig: string): string {
+export function tampered(sig: string): string {
   return (sig.startsWith('A') ? 'B' : 'A') + sig.slice(1);
 }
 
