@@ -6,6 +6,7 @@ import { OpenApiDocument } from '../conformance/openapi-document.js';
 import type { RunResult } from '../conformance/results.js';
 import { runSuite } from '../conformance/runner.js';
 import { readSettings } from '../conformance/settings.js';
+import type { FaultSpec } from '../conformance/testing/faults/common.js';
 import { FAULTS, type Fault, FaultyProxy } from '../conformance/testing/faulty-proxy.js';
 import { removeDir } from './helpers/server.js';
 import { listen, type ListeningServer } from './helpers/in-process.js';
@@ -54,7 +55,7 @@ describe('conformance self-test: the faulty proxy against the reference server',
     return path;
   }
 
-  async function runThrough(fault: Fault, rules: string[]): Promise<{ run: RunResult; injected: number }> {
+  async function runThrough(fault: Fault, rules: string[], args: string[] = []): Promise<{ run: RunResult; injected: number }> {
     const fixturesPath = await seedFor(
       fault,
       rules.some((r) => r.startsWith('accept.')),
@@ -66,7 +67,7 @@ describe('conformance self-test: the faulty proxy against the reference server',
       // Every URL of the fixtures (the expired audio URL among them) goes through the proxy.
       await writeFile(fixturesPath, JSON.stringify(fixtures).split(server.baseUrl).join(url));
       const settings = readSettings(
-        ['--fixtures', fixturesPath, '--only', rules.join(','), '--rate-window-seconds', WINDOW, '--get-limit', GET_LIMIT, '--quiet'],
+        ['--fixtures', fixturesPath, '--only', rules.join(','), '--rate-window-seconds', WINDOW, '--get-limit', GET_LIMIT, '--quiet', ...args],
         {},
       );
       const run = await runSuite(settings, resolveTarget(settings), doc);
@@ -81,7 +82,8 @@ describe('conformance self-test: the faulty proxy against the reference server',
     const queue = [...faults];
     const worker = async () => {
       for (let fault = queue.shift(); fault; fault = queue.shift()) {
-        const { run, injected } = await runThrough(fault, FAULTS[fault].rules);
+        const spec: FaultSpec = FAULTS[fault];
+        const { run, injected } = await runThrough(fault, spec.rules, spec.args);
         const caughtBy = run.rules.filter((r) => r.outcome === 'fail').map((r) => r.id);
         results.set(fault, { run, injected, caughtBy });
       }
@@ -131,6 +133,7 @@ describe('conformance self-test: the faulty proxy against the reference server',
       'versioning',
       'meta',
       'openapi',
+      'timings',
     ]) {
       expect(groups, `no fault for the rule group ${group}`).toContain(group);
     }

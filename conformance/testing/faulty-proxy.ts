@@ -1,10 +1,11 @@
 import { type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse, createServer, request } from 'node:http';
 
-import type { Answer, FaultSpec, Json, Seen } from './faults/common.js';
+import { type Answer, type FaultSpec, type Json, type Seen, captionFile } from './faults/common.js';
 import { JOB_AUDIO_AUTH_FAULTS } from './faults/jobs-audio-auth.js';
 import { LIMIT_AND_BILLING_FAULTS } from './faults/limits-and-billing.js';
 import { PROTOCOL_FAULTS } from './faults/protocol.js';
 import { REQUEST_FAULTS } from './faults/requests.js';
+import { TIMINGS_FAULTS } from './faults/timings.js';
 
 /**
  * The suite's self-test: a proxy in front of a conforming deployment that breaks one behaviour at a
@@ -13,7 +14,7 @@ import { REQUEST_FAULTS } from './faults/requests.js';
  * non-conforming deployment would: refusing valid boundary values, wrong statuses, header syntax,
  * and interactions between rules (a replay that consumes quota, a Retry-After that lies).
  */
-export const FAULTS = { ...REQUEST_FAULTS, ...LIMIT_AND_BILLING_FAULTS, ...JOB_AUDIO_AUTH_FAULTS, ...PROTOCOL_FAULTS };
+export const FAULTS = { ...REQUEST_FAULTS, ...LIMIT_AND_BILLING_FAULTS, ...JOB_AUDIO_AUTH_FAULTS, ...PROTOCOL_FAULTS, ...TIMINGS_FAULTS };
 
 export type Fault = keyof typeof FAULTS | 'generated-only';
 
@@ -37,6 +38,8 @@ export class FaultyProxy {
   readonly completedJobs = new Map<string, Json>();
   /** The query of the newest audio_url seen per job: what the expiry fault swaps in. */
   readonly freshAudio = new Map<string, string>();
+  /** The query of the newest caption URL seen per `<job_id>.<format>`: what the caption faults swap in. */
+  readonly freshCaptions = new Map<string, string>();
   readonly postLimited = new Set<string>();
   readonly jobsByIdempotencyKey = new Map<string, { auth: string; json: Json }>();
   /** `Bearer <revoked key>`, for the fault that answers it differently. */
@@ -123,6 +126,12 @@ export class FaultyProxy {
         const u = new URL(json.audio_url);
         const id = /([0-9a-f-]{36})\.mp3$/.exec(u.pathname)?.[1];
         if (id) this.freshAudio.set(id, u.search);
+      }
+      for (const value of Object.values<unknown>(json.timings ?? {})) {
+        if (typeof value !== 'string' || !value.includes('/v1/captions/')) continue;
+        const u = new URL(value);
+        const file = captionFile(u.pathname);
+        if (file) this.freshCaptions.set(file, u.search);
       }
     }
   }

@@ -43,6 +43,8 @@ export interface FaultSpec {
    * and the hand-written catalog, through it.
    */
   generatedOnly?: { args: string[] };
+  /** More settings for the self-test's run of its rules (e.g. `--extensions required`). */
+  args?: string[];
 }
 
 export const API = '/v1/agent-tts';
@@ -52,6 +54,9 @@ export const issuedForm = (s: Seen) => {
   const query = new URLSearchParams(s.query);
   return /^\d{1,12}$/.test(query.get('expires') ?? '') && /^[A-Za-z0-9_-]{43}$/.test(query.get('sig') ?? '');
 };
+export const isCaptions = (s: Seen) => s.path.startsWith('/v1/captions/');
+/** The job id and format of a caption path (`/v1/captions/<job_id>.<format>`), as one key: `<job_id>.<format>`. */
+export const captionFile = (path: string) => /([0-9a-f-]{36}\.(?:json|vtt|srt))$/.exec(path)?.[1];
 export const isSubmit = (s: Seen) => s.method === 'POST' && s.path === API;
 export const isGetJob = (s: Seen) => s.method === 'GET' && s.path === API;
 export const st = (s: Seen) => typeof s.json?.voice === 'string' && s.json.voice.startsWith('st_');

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { API, isAudio, issuedForm, isGetJob, setJson, errorAnswer, type FaultSpec } from './common.js';
+import { API, isAudio, isCaptions, issuedForm, isGetJob, setJson, errorAnswer, type FaultSpec } from './common.js';
 
 /** Failed jobs, audio URLs, authentication, usage, not found and legacy jobs. */
 export const JOB_AUDIO_AUTH_FAULTS = {
@@ -175,7 +175,7 @@ export const JOB_AUDIO_AUTH_FAULTS = {
     description: 'answers unknown routes with an HTML 404 page',
     rules: ['routes.unknown-path'],
     change: (s, a) => {
-      if (a.status !== 404 || s.path.startsWith(API) || isAudio(s)) return false;
+      if (a.status !== 404 || s.path.startsWith(API) || isAudio(s) || isCaptions(s)) return false;
       a.headers['content-type'] = 'text/html';
       a.body = Buffer.from('<h1>Not Found</h1>');
       return true;
