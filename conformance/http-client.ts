@@ -141,7 +141,7 @@ function responseOf(res: IncomingMessage, bytes: Buffer): NonNullable<Exchange['
     if (value !== undefined) responseHeaders[name] = Array.isArray(value) ? value.join(', ') : value;
   }
   const contentType = responseHeaders['content-type'] ?? '';
-  const textual = /json|text|xml/i.test(contentType) || contentType === '';
+  const textual = /json|text|xml|subrip/i.test(contentType) || contentType === '';
   const text = textual ? bytes.toString('utf8') : '';
   let json: unknown;
   if (/json/i.test(contentType) && text) {

@@ -167,7 +167,7 @@ export const timingsRules: Rule[] = [
         const exchange = files[format];
         mustStatus(exchange, 200);
         mustConform(ctx, exchange);
-        const text = exchange.response!.text;
+        const text = exchange.response!.bytes.toString('utf8');
         if (format === 'vtt')
           must(/^\uFEFF?WEBVTT(?:[ \t\r\n]|$)/.test(text), `${describe(exchange)}: does not start with WEBVTT: ${JSON.stringify(text.slice(0, 20))}`);
         const parsed = parse(text);
