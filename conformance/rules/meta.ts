@@ -44,6 +44,17 @@ async function serviceAnswers(ctx: RuleContext): Promise<Exchange[]> {
   });
 }
 
+/**
+ * An answer whose JSON body is an API answer (with `meta`), not a file the API serves: the word timings
+ * (`WordTimingsFile`, downloadCaptions' 200) are a file, like the MP3, and carry no `meta`; their
+ * X-Request-Id is still checked.
+ */
+function isEnvelope(ctx: RuleContext, e: Exchange): boolean {
+  if (!jsonBody(e)) return false;
+  const { path } = locate(ctx.target, e);
+  return !(e.response!.status < 300 && ctx.doc.match(e.request.method, path).operation?.operationId === 'downloadCaptions');
+}
+
 function checkEvery(ctx: RuleContext, exchanges: Exchange[], check: (e: Exchange) => string | undefined): void {
   const problems = exchanges.flatMap((e) => {
     const problem = check(e);
@@ -54,7 +65,7 @@ function checkEvery(ctx: RuleContext, exchanges: Exchange[], check: (e: Exchange
 }
 
 async function apiVersionEverywhere(ctx: RuleContext): Promise<void> {
-  const answers = (await serviceAnswers(ctx)).filter((e) => jsonBody(e));
+  const answers = (await serviceAnswers(ctx)).filter((e) => isEnvelope(ctx, e));
   checkEvery(ctx, answers, (e) => {
     const version = jsonBody(e)?.meta?.api_version;
     return version === API_VERSION ? undefined : `meta.api_version is ${JSON.stringify(version)}`;
@@ -101,7 +112,7 @@ export const metaRules: Rule[] = [
       const answers = await serviceAnswers(ctx);
       checkEvery(ctx, answers, (e) => {
         const fromHeader = header(e, 'x-request-id');
-        const body = jsonBody(e);
+        const body = isEnvelope(ctx, e) ? jsonBody(e) : undefined;
         if (!fromHeader || !UUID_PATTERN.test(fromHeader)) return `X-Request-Id is ${JSON.stringify(fromHeader)}`;
         if (body && body.meta?.request_id !== fromHeader) return `meta.request_id ${JSON.stringify(body.meta?.request_id)} ≠ X-Request-Id ${fromHeader}`;
         return undefined;
@@ -109,7 +120,7 @@ export const metaRules: Rule[] = [
     },
     async mock(ctx) {
       // Prism makes its headers up, so only the body's request_id is the document's.
-      const answers = (await serviceAnswers(ctx)).filter((e) => jsonBody(e));
+      const answers = (await serviceAnswers(ctx)).filter((e) => isEnvelope(ctx, e));
       checkEvery(ctx, answers, (e) => (UUID_PATTERN.test(String(jsonBody(e)?.meta?.request_id)) ? undefined : 'meta.request_id is not a UUID'));
     },
   },
