@@ -5,6 +5,7 @@ import { RuleFailure } from '../outcome.js';
 import { postLimited } from '../rate-limit-scenarios.js';
 import type { RuleContext } from '../rule-context.js';
 import { SHORT_TEXT, newIdempotencyKey, submitAndFollow } from '../scenarios.js';
+import { getsSince } from './rate-limit.js';
 import { endOf, startOf } from './exchange-times.js';
 
 /**
@@ -34,8 +35,6 @@ function quotaOf(exchange: Exchange, policy: 'post' | 'get', fallback: number): 
   }
 }
 
-const sentWith = (key: string) => (e: Exchange) => e.request.headers.authorization === `Bearer ${key}`;
-
 /**
  * A job on a key of the rule's own, then GETs of it in one window until the 429: RateLimit's `r` must
  * fall by one with each admitted GET and `t` never grow while the window's requests stay counted; the
@@ -61,8 +60,8 @@ export async function rateLimitFiguresAgree(ctx: RuleContext): Promise<void> {
   await ctx.steady(async () => {
     // GETs of this key still counted (the job's polls), by the deployment's time; one near the window's
     // edge may have left it already, so those are not counted (fewer earlier GETs only loosens the bound).
-    const since = ctx.time.now() - windowMs + 2_000;
-    earlier = ctx.allExchanges().filter((e) => e.request.method === 'GET' && sentWith(key!)(e) && startOf(ctx, e) >= since).length;
+    // A GET refused as malformed (400) takes nothing either (fewer again).
+    earlier = getsSince(ctx, key!, ctx.time.now() - windowMs + 2_000, (e) => startOf(ctx, e)).counted;
     for (let i = earlier; i <= getLimit; i++) {
       const exchange = await ctx.getJob(key!, job.jobId!, { throttle: false, label: `GET number ${i + 1} of the window, for its RateLimit` });
       if (exchange.response?.status === 429) {
