@@ -3,10 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildCues, textWords, timingsProblems, toMillis } from '@agent-tts/contract/captions.js';
+import { buildCues, textWords, timingsProblems } from '@agent-tts/contract/captions.js';
 import type { WordTimingsFileBody } from '@agent-tts/contract/timing-schemas.js';
 import { createSynthesizer } from '../synth/index.js';
 import { decodeMp3 } from '../../../test/helpers/http.js';
+import { withSpreadWords } from '../../../test/helpers/spread-words.js';
 import { startS3Server, S3RVER_CREDENTIALS, type S3Server } from '../../../test/helpers/s3.js';
 import { FileSpool } from '../adapters/file-spool.js';
 import { LocalAudioStorage } from '../adapters/local-audio-storage.js';
@@ -57,23 +58,6 @@ async function sampleProgress<T>(
 }
 
 const ascending = (values: number[]) => [...values].sort((a, b) => a - b);
-
-/**
- * Until the eSpeak synthesizer returns its words (SynthesisResult.words): the real synthesis, with the
- * words of the text spread over the real duration when it returned none. To be removed once it does.
- */
-function withSpreadWords(real: Synthesizer): Synthesizer {
-  return {
-    ...real,
-    synthesize: async (req, sink, opts) => {
-      const result = await real.synthesize(req, sink, opts);
-      if (req.timestamps !== 'word' || result.words) return result;
-      const words = textWords(req.text, req.language);
-      const step = result.durationSeconds / Math.max(1, words.length);
-      return { ...result, words: words.map((w, i) => ({ ...w, start: toMillis(i * step), end: toMillis((i + 0.9) * step) })) };
-    },
-  };
-}
 
 /** The synthesizer, with what it was asked and what it answered kept for the test. */
 function recording(real: Synthesizer) {
