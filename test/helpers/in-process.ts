@@ -48,9 +48,9 @@ export interface InProcessServer {
   close(): Promise<void>;
 }
 
-export async function startInProcess(env: Record<string, string> = {}): Promise<InProcessServer> {
+export async function startInProcess(env: Record<string, string> = {}, options: ComposeOptions = {}): Promise<InProcessServer> {
   // A generous inline wait: these tests are about what is answered, not how fast (the machine may be busy).
-  return compose({ SYNTH_THREADS: '1', LOG_LEVEL: 'silent', INLINE_WAIT_MS: '60000', ...env }, () => createLogger('silent'));
+  return compose({ SYNTH_THREADS: '1', LOG_LEVEL: 'silent', INLINE_WAIT_MS: '60000', ...env }, () => createLogger('silent'), options);
 }
 
 async function compose(env: Record<string, string>, logger: (config: Config) => Logger, options: ComposeOptions = {}): Promise<InProcessServer> {
