@@ -90,13 +90,15 @@ export function inlineJob(ctx: RuleContext): Promise<FollowedJob> {
 }
 
 /**
- * A short text with voice, speed and language given. A Kokoro voice, whose language comes from its
- * id (docs/api-rules.md#submitting), so the `language` sent must not change what is spoken.
+ * A short text with every optional field given: voice, speed, language, and `timestamps: "none"` (the
+ * same as leaving it out; timings.absent-unless-asked checks that the job carries no timings). A Kokoro
+ * voice, whose language comes from its id (docs/api-rules.md#submitting), so the `language` sent must
+ * not change what is spoken.
  */
 export function optionsJob(ctx: RuleContext): Promise<FollowedJob & { request: JsonObject; spokenLanguage: string }> {
   return ctx.scenario('options-job', async (s) => {
     const [key] = await s.lease({ fresh: 'post' });
-    const request = { text: 'This is a conformance test with a British voice.', voice: 'bf_emma', speed: 0.9, language: 'fr' };
+    const request = { text: 'This is a conformance test with a British voice.', voice: 'bf_emma', speed: 0.9, language: 'fr', timestamps: 'none' };
     return { ...(await submitAndFollow(s, key!, request, newIdempotencyKey(), 'submit with voice, speed and language')), request, spokenLanguage: 'en' };
   });
 }
