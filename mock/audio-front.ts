@@ -73,8 +73,9 @@ function forward(
   prism: { host: string; port: number },
   extraHeaders: Record<string, string> = {},
   path = req.url,
+  method = req.method,
 ): void {
-  const upstream = request({ host: prism.host, port: prism.port, method: req.method, path, headers: { ...req.headers, ...extraHeaders } }, (answer) => {
+  const upstream = request({ host: prism.host, port: prism.port, method, path, headers: { ...req.headers, ...extraHeaders } }, (answer) => {
     res.writeHead(answer.statusCode ?? 502, answer.headers);
     answer.pipe(res);
   });
@@ -128,7 +129,7 @@ export function createFront(mp3: Uint8Array, prism: { host: string; port: number
     const malformed = malformedAudioRequest(req.method, url, prefer);
     if (malformed) return forward(req, res, prism, { prefer: malformed.prefer }, malformed.path);
     const captions = captionRequest(req.method, url, prefer);
-    if (captions) return forward(req, res, prism, captions.headers, captions.path);
+    if (captions) return forward(req, res, prism, captions.headers, captions.path, 'GET');
     forward(req, res, prism);
   });
 }

@@ -13,14 +13,15 @@ import { prefersError, wellFormedQuery } from './signed-urls.js';
  * the format's media type first and JSON after it, whatever the client asked for (the server sends the
  * format the URL names). A query that is malformed or cut short would be Prism's own 422; the server
  * answers it 404 NOT_FOUND, so the front asks Prism for the document's `malformed_caption_url` example,
- * with a query of the issued form.
+ * with a query of the issued form. A HEAD is asked of Prism as a GET (the document declares GET only;
+ * the server answers both), and Node sends the answer's headers without its body.
  */
 export function captionRequest(
   method: string | undefined,
   url: URL,
   prefer: string | undefined,
 ): { path: string; headers: Record<string, string> } | undefined {
-  if (method !== 'GET' || !url.pathname.startsWith(CAPTIONS_PATH_PREFIX)) return undefined;
+  if ((method !== 'GET' && method !== 'HEAD') || !url.pathname.startsWith(CAPTIONS_PATH_PREFIX)) return undefined;
   const file = /^(.+)\.([a-z]+)$/.exec(url.pathname.slice(CAPTIONS_PATH_PREFIX.length));
   const params = CaptionPathParams.safeParse({ job_id: file?.[1], format: file?.[2] });
   if (!params.success) return undefined;

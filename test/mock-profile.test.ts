@@ -179,6 +179,10 @@ describe('mock: Prism on the committed document, checked by the suite', () => {
         else expect(text, `${format}, Accept ${accept}`).toBe(body);
       }
     }
+    // HEAD: the GET's headers, no body.
+    const head = await fetch(`${baseUrl}${CAPTIONS}.vtt${CAPTION_QUERY}`, { method: 'HEAD' });
+    expect([head.status, head.headers.get('content-type'), await head.text()]).toEqual([200, 'text/vtt', '']);
+    expect(head.headers.get('content-length')).toBe(String(Buffer.byteLength(expected.vtt[1])));
     // The example is a timings file of its text that the suite's checks pass.
     expect(timingsProblems(TIMINGS_EXAMPLE_TEXT, wordTimingsFileExample)).toEqual([]);
   });
