@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { MPEGDecoder } from 'mpg123-decoder';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentTtsClient, AgentTtsError, type ProgressEvent } from '../src/client/index.js';
-import { downloadToFile } from '../src/client/node.js';
+import { downloadCaptionsToFile, downloadToFile } from '../src/client/node.js';
+import { renderSrt, renderWebVtt, timingsProblems } from '../src/contract/captions.js';
+import { cueProblems, parseCaptions } from './helpers/captions.js';
 import { listen, type ListeningServer } from './helpers/in-process.js';
 
 /** Decodes an MP3 and measures it: a file that only looks like MP3 fails here. */
@@ -64,6 +66,28 @@ describe('typed client against the reference server', () => {
     });
     const bytes = await client.download(tampered);
     expect((await measureMp3(bytes)).nonZero).toBeGreaterThan(0);
+  });
+
+  it('speak with timestamps "word" gives timings whose captions download, a refused caption URL refreshed once', async () => {
+    const client = new AgentTtsClient({ baseUrl: server.baseUrl, apiKey: server.fixtures.keys.active[3]! });
+    const text = 'Word timings from the typed client. A second sentence follows.';
+    const job = await client.speak({ text, voice: 'st_m1', speed: 1.0, timestamps: 'word' });
+    expect(job.timings).toMatchObject({ granularity: 'word' });
+    const file = await client.downloadCaptions(job, 'json');
+    expect(timingsProblems(text, file, 'en')).toEqual([]);
+    expect(file.job_id).toBe(job.job_id);
+    const vtt = await client.downloadCaptions(job, 'vtt');
+    expect(vtt).toBe(renderWebVtt(file));
+    expect(cueProblems(parseCaptions(vtt, 'vtt'), text, job.audio.duration_seconds!)).toEqual([]);
+    expect(await client.downloadCaptions(job, 'srt')).toBe(renderSrt(file));
+    // A tampered URL: refused (404) when given bare; given the job, the client asks it for a fresh one.
+    const tampered = { ...job, timings: { ...job.timings!, vtt_url: job.timings!.vtt_url.replace(/sig=[^&]+/, `sig=${'A'.repeat(43)}`) } };
+    await expect(client.downloadCaptions(tampered.timings.vtt_url, 'vtt')).rejects.toMatchObject({ code: 'NOT_FOUND', status: 404 });
+    expect(await client.downloadCaptions(tampered, 'vtt')).toBe(vtt);
+    // Saved to a file through a temporary one.
+    const path = join(dir, 'words.vtt');
+    expect(await downloadCaptionsToFile(client, job, 'vtt', path)).toEqual({ path, bytes: Buffer.byteLength(vtt) });
+    expect(await readFile(path, 'utf8')).toBe(vtt);
   });
 
   it('getJob of an unknown id is NOT_FOUND with a request id and the suggested action', async () => {

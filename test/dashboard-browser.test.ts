@@ -4,11 +4,14 @@ import { join } from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runConformanceCli } from '../conformance/testing/run-cli.js';
+import { renderSrt, renderWebVtt, timingsProblems } from '../src/contract/captions.js';
+import { createSynthesizer } from '../src/server/synth/index.js';
 import { browserAvailable, launchBrowser, openPage, type OpenedPage } from './helpers/browser.js';
 import { call, getJob, postJob } from './helpers/http.js';
 import { runLoadCommand } from './helpers/load.js';
 import { ROOT, removeDir } from './helpers/server.js';
 import { listen, type ListeningServer } from './helpers/in-process.js';
+import { withSpreadWords } from './helpers/spread-words.js';
 
 /**
  * The account dashboard and the API reference in headless Chromium (Debian's package), against the
@@ -19,6 +22,7 @@ import { listen, type ListeningServer } from './helpers/in-process.js';
  * docs/screenshots/ with UPDATE_SCREENSHOTS=1.
  */
 const DESKTOP = { width: 1280, height: 860 };
+const JOB_TEXT = 'Hello from the account dashboard.';
 const PHONE = { width: 390, height: 844 };
 
 describe.skipIf(!browserAvailable('dashboard and API reference'))('dashboard and API reference in Chromium', () => {
@@ -59,12 +63,15 @@ describe.skipIf(!browserAvailable('dashboard and API reference'))('dashboard and
     shots = process.env.UPDATE_SCREENSHOTS === '1' ? join(ROOT, 'docs/screenshots') : await mkdtemp(join(tmpdir(), 'agent-tts-screens-'));
     await mkdir(shots, { recursive: true });
     [server, browser] = await Promise.all([
-      listen({ RATE_POST_LIMIT: '1000', RATE_GET_LIMIT: '1000', BILLING_URL: 'https://billing.example.com/account' }),
+      listen(
+        { RATE_POST_LIMIT: '1000', RATE_GET_LIMIT: '1000', BILLING_URL: 'https://billing.example.com/account' },
+        { compose: { synth: withSpreadWords(createSynthesizer({ threads: 1 })) } },
+      ),
       launchBrowser(),
     ]);
     accountId = (await admin(['account', 'create', '--name', 'Ada Lovelace', '--plan', 'pro'])).id;
     cliKey = (await admin(['key', 'create', '--account', accountId, '--name', 'from the CLI'])).key;
-    const posted = await postJob(server.baseUrl, cliKey, { text: 'Hello from the account dashboard.', voice: 'af_heart' });
+    const posted = await postJob(server.baseUrl, cliKey, { text: JOB_TEXT, voice: 'af_heart', timestamps: 'word' });
     expect(posted.status, JSON.stringify(posted.body)).toBe(200);
     jobId = posted.body.job_id;
   }, 120_000);
@@ -301,6 +308,30 @@ describe.skipIf(!browserAvailable('dashboard and API reference'))('dashboard and
     expect(await duration.textContent()).toBe(`0:${String(Math.round(seconds)).padStart(2, '0')}`);
     await shootBoth(page, 'jobs', '#jobs');
     await shootBoth(page, 'dashboard');
+    expectClean(dash);
+  });
+
+  it("downloads a completed job's captions from its row: WebVTT, SRT and the word timings as JSON", async () => {
+    const { page } = dash;
+    await page.goto(`${server.baseUrl}/dashboard`);
+    const row = page.locator('#jobs tbody tr').filter({ has: page.locator('audio') });
+    const files: Record<string, string> = {};
+    for (const [name, file] of [
+      [`WebVTT captions of job ${jobId}`, `${jobId}.vtt`],
+      [`SRT captions of job ${jobId}`, `${jobId}.srt`],
+      [`Word timings of job ${jobId}`, `${jobId}.json`],
+    ] as const) {
+      const link = row.getByRole('link', { name });
+      const [download] = await Promise.all([page.waitForEvent('download'), link.click()]);
+      expect(download.suggestedFilename()).toBe(file);
+      files[file] = await readFile((await download.path())!, 'utf8');
+    }
+    const timings = JSON.parse(files[`${jobId}.json`]!);
+    expect(timings).toMatchObject({ job_id: jobId, granularity: 'word' });
+    expect(timingsProblems(JOB_TEXT, timings)).toEqual([]);
+    expect(files[`${jobId}.vtt`]).toBe(renderWebVtt(timings));
+    expect(files[`${jobId}.vtt`]).toMatch(/^WEBVTT\n\n1\n00:00:\d\d\.\d{3} --> /);
+    expect(files[`${jobId}.srt`]).toBe(renderSrt(timings));
     expectClean(dash);
   });
 

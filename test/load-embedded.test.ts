@@ -6,6 +6,7 @@ import { postJob, sleep } from './helpers/http.js';
 import { readReports, runLoadCommand, startLoad } from './helpers/load.js';
 import { freePort, removeDir } from './helpers/server.js';
 import { listen, type ListeningServer } from './helpers/in-process.js';
+import { withoutTimings } from './helpers/captions.js';
 
 /**
  * agent-tts-load, built, against the reference server on the embedded default. The servers allow many
@@ -228,6 +229,53 @@ describe('agent-tts-load against the embedded reference server', () => {
     expect(md).toMatch(/\| Time to audio, job \(202 → poll\) \| 6 \| \d/);
     expect(md).toMatch(/\| Time to audio, inline \(200\) \| 0 \| – \|/);
   }, 120_000);
+
+  describe('--timings-share: a share of the submissions ask for word timings', () => {
+    const timingsRun = (args: string[]) =>
+      runLoadCommand([
+        '--fixtures',
+        fixtures,
+        '--rate',
+        '2',
+        '--duration',
+        '2s',
+        '--mix',
+        'short=100',
+        '--post-limit',
+        '1000',
+        '--timings-share',
+        '0.5',
+        ...args,
+      ]);
+
+    it('reports that every completed answer of those that asked carried timings', async () => {
+      const { code, stdout, stderr } = await timingsRun(['--threshold', 'timings_missing==0', '--out-dir', out('timings')]);
+      expect(code, stderr).toBe(0);
+      expect(stdout).toContain('word timings: 2 asked; 2 of 2 completed answers carried timings');
+      expect(stdout).toContain('pass  timings_missing==0');
+      const { results, md } = await readReports(out('timings'));
+      expect(results.parameters.timings_share).toBe(0.5);
+      expect(results.figures.submissions).toMatchObject({ sent: 4, completed: 4, errors: 0 });
+      expect(results.figures.timings).toEqual({ asked: 2, completed: 2, with_timings: 2, missing: 0, unasked_with_timings: 0 });
+      expect(md).toContain('| Word timings (timestamps: "word") | 2 asked; 2 of 2 completed answers carried timings |');
+    }, 120_000);
+
+    it('against a deployment without the extension, counts the answers that carried none and fails the threshold on them', async () => {
+      const baseOnly = await withoutTimings(server.baseUrl);
+      try {
+        const { code, stdout, stderr } = await timingsRun(['--base-url', baseOnly.url, '--threshold', 'timings_missing==0', '--out-dir', out('no-timings')]);
+        expect(code, stderr).toBe(1);
+        expect(stdout).toContain('word timings: 2 asked; 0 of 2 completed answers carried timings, 2 none');
+        expect(stdout).toContain('FAIL  timings_missing==0  (timings_missing == 0; measured 2)');
+        expect(stdout).toContain('note: 2 of 2 completed answers to submissions that asked for word timings carried no timings');
+        const { results } = await readReports(out('no-timings'));
+        expect(results.figures.timings).toEqual({ asked: 2, completed: 2, with_timings: 0, missing: 2, unasked_with_timings: 0 });
+        expect(results.figures.submissions).toMatchObject({ sent: 4, completed: 4, errors: 0 });
+      } finally {
+        await baseOnly.close();
+      }
+    }, 120_000);
+  });
 
   it.each([
     ['a malformed duration', ['--rate', '1', '--duration', '10 seconds'], /--duration: "10 seconds" is not a duration/],

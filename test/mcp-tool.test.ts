@@ -14,6 +14,7 @@ import { startSandbox, type RunningSandbox } from '../src/sandbox/index.js';
 import { startWarmSandbox } from './helpers/sandbox.js';
 import { ROOT } from './helpers/server.js';
 import { listen, type ListeningServer } from './helpers/in-process.js';
+import { cueProblems, parseCaptions, withoutTimings } from './helpers/captions.js';
 
 const BIN = join(ROOT, 'src/client/bin/agent-tts.js');
 
@@ -63,7 +64,7 @@ describe('MCP server: text_to_speech', () => {
     ...(key ? { AGENT_TTS_API_KEY: key } : {}),
   });
 
-  it('lists one tool with exactly the parameters and defaults of §4.9, and two optional ones of its own', async () => {
+  it('lists one tool with exactly the parameters and defaults of §4.9, and optional ones of its own', async () => {
     const session = await connect(envFor(server.fixtures.keys.active[0]));
     try {
       const { tools } = await session.client.listTools();
@@ -74,7 +75,7 @@ describe('MCP server: text_to_speech', () => {
         required?: string[];
       };
       expect(schema.type).toBe('object');
-      expect(Object.keys(schema.properties).sort()).toEqual(['job_id', 'language', 'speed', 'text', 'voice', 'wait_for_rate_limit']);
+      expect(Object.keys(schema.properties).sort()).toEqual(['job_id', 'language', 'speed', 'text', 'timestamps', 'voice', 'wait_for_rate_limit']);
       expect(schema.required).toEqual(['text']);
       expect(schema.properties.text).toMatchObject({ type: 'string' });
       expect(schema.properties.text!.default).toBeUndefined();
@@ -83,6 +84,9 @@ describe('MCP server: text_to_speech', () => {
       expect(schema.properties.language).toMatchObject({ type: 'string', default: 'en' });
       expect(schema.properties.wait_for_rate_limit).toMatchObject({ type: 'boolean', default: false });
       expect(schema.properties.job_id).toMatchObject({ type: 'string' });
+      expect(schema.properties.timestamps).toMatchObject({ type: 'string', enum: ['none', 'word'], default: 'none' });
+      expect((schema.properties.timestamps as { description?: string }).description).toMatch(/vtt_url.*srt_url.*json_url/);
+      expect(tools[0]!.description).toMatch(/timestamps: "word"/);
       expect(tools[0]!.description).toMatch(/RATE_LIMITED/);
       expect(tools[0]!.description).toMatch(/job_id/);
     } finally {
@@ -119,6 +123,8 @@ describe('MCP server: text_to_speech', () => {
         [{ text: 'x', speed: 0.1 }, 'speed'],
         [{ speed: 1 }, 'text'],
         [{ text: 'x', voice: 7 }, 'voice'],
+        [{ text: 'x', timestamps: 'sentence' }, 'timestamps'],
+        [{ text: 'x', timestamps: true }, 'timestamps'],
       ] as const) {
         const result = (await session.client.callTool({ name: 'text_to_speech', arguments: args })) as ToolText;
         expect(result.isError, JSON.stringify(args)).toBe(true);
@@ -128,6 +134,51 @@ describe('MCP server: text_to_speech', () => {
       }
     } finally {
       await session.close();
+    }
+  });
+
+  it('with timestamps "word", returns the caption URLs beside the audio URL: WebVTT and SRT timed to the audio, and the word timings', async () => {
+    const session = await connect(envFor(server.fixtures.keys.active[3]));
+    try {
+      const text = 'Captions for an agent. They follow the voice.';
+      const result = (await session.client.callTool({ name: 'text_to_speech', arguments: { text, timestamps: 'word' } })) as ToolText;
+      expect(result.isError, textOf(result)).toBeFalsy();
+      const structured = result.structuredContent as { audio_url: string; duration_seconds: number; timings: Record<string, string>; message?: string };
+      expect(Object.keys(structured.timings).sort()).toEqual(['json_url', 'srt_url', 'vtt_url']);
+      expect(structured.message).toBeUndefined();
+      expect(textOf(result)).toContain(structured.timings.vtt_url!);
+      const vtt = await fetch(structured.timings.vtt_url!);
+      expect(vtt.status).toBe(200);
+      expect(cueProblems(parseCaptions(await vtt.text(), 'vtt'), text, structured.duration_seconds)).toEqual([]);
+      const srt = await fetch(structured.timings.srt_url!);
+      expect(cueProblems(parseCaptions(await srt.text(), 'srt'), text, structured.duration_seconds)).toEqual([]);
+      const file = (await (await fetch(structured.timings.json_url!)).json()) as { words: Array<{ word: string }> };
+      expect(file.words.map((w) => w.word)).toEqual(['Captions', 'for', 'an', 'agent', 'They', 'follow', 'the', 'voice']);
+
+      // Not asked, none given.
+      const plain = (await session.client.callTool({ name: 'text_to_speech', arguments: { text: 'No captions.' } })) as ToolText;
+      expect(plain.isError, textOf(plain)).toBeFalsy();
+      expect(plain.structuredContent).not.toHaveProperty('timings');
+      expect(plain.structuredContent).not.toHaveProperty('message');
+    } finally {
+      await session.close();
+    }
+  });
+
+  it('with timestamps "word" against a service without word timings, returns the audio and says there are no captions', async () => {
+    const baseOnly = await withoutTimings(server.baseUrl);
+    const session = await connect({ ...envFor(server.fixtures.keys.active[4]), AGENT_TTS_BASE_URL: baseOnly.url });
+    try {
+      const result = (await session.client.callTool({ name: 'text_to_speech', arguments: { text: 'Hello.', timestamps: 'word' } })) as ToolText;
+      expect(result.isError, textOf(result)).toBeFalsy();
+      const structured = result.structuredContent as Record<string, unknown>;
+      expect(structured).toMatchObject({ status: 'completed', audio_url: expect.stringMatching(/^http/) });
+      expect(structured).not.toHaveProperty('timings');
+      expect(structured.message).toMatch(/^The audio is ready, but the service returned no word timings: it does not offer captions/);
+      expect((await fetch(structured.audio_url as string)).status).toBe(200);
+    } finally {
+      await session.close();
+      await baseOnly.close();
     }
   });
 

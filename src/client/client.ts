@@ -8,14 +8,24 @@ import type { AgentTtsClientOptions, AudioDownload, CallOptions, SpeakOptions, S
 import { jobError, pollJob, type PollOptions } from './poll.js';
 import { backoffDelayMs, resolveRetryPolicy, type RetryPolicy } from './retry.js';
 import { withRetries } from './transport.js';
-import type { CompletedJob, JobStatus, RetryEvent, SpeechRequest, VoiceCatalog } from './types.js';
+import {
+  asTimingsFile,
+  CAPTION_FORMATS,
+  type CaptionFormat,
+  fetchSigned,
+  type JobLike,
+  type JobWithTimings,
+  type SignedFetchDeps,
+  type SignedFile,
+  urlOf,
+} from './signed-download.js';
+import type { CompletedJob, JobStatus, RetryEvent, SpeechRequest, VoiceCatalog, WordTimingsFile } from './types.js';
 import { USER_AGENT } from './version.js';
 
 export type { AgentTtsClientOptions, AudioDownload, CallOptions, SpeakOptions, SubmitOptions, SubmitResult } from './options.js';
+export type { CaptionFormat } from './signed-download.js';
 
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:8080';
-
-type JobLike = Pick<CompletedJob, 'job_id' | 'audio_url'>;
 
 /** An absolute http(s) URL without trailing slashes; anything else fails here, not as a network error on first use. */
 function checkUrl(value: string, option: string): string {
@@ -170,7 +180,7 @@ export class AgentTtsClient {
    * for a fresh URL once, as the service's download route advises.
    */
   async openAudio(job: JobLike | string, options: CallOptions = {}): Promise<AudioDownload> {
-    const response = await this.fetchAudio(job, options);
+    const response = await this.fetchFile(job, 'audio', options);
     const length = response.headers.get('content-length');
     return {
       body: response.body ?? new ReadableStream({ start: (c) => c.close() }),
@@ -184,8 +194,32 @@ export class AgentTtsClient {
     const url = typeof job === 'string' ? job : job.audio_url;
     return withRetries({ ...this.attempts('GET', stripQuery(url), options), attemptTimeoutMs: this.downloadTimeoutMs }, async (signal) => {
       // Inner retries off: this loop already retries the whole download, body included.
-      const response = await this.fetchAudio(job, { ...options, signal }, 1);
+      const response = await this.fetchFile(job, 'audio', { ...options, signal }, 1);
       return new Uint8Array(await response.arrayBuffer());
+    });
+  }
+
+  /**
+   * Downloads a job's word timings or captions (the job must have been submitted with `timestamps:
+   * "word"`): `json` resolves with the parsed WordTimingsFile, `vtt` and `srt` with the caption text.
+   * Retried and refreshed as `download` is; a job without `timings` is NO_TIMINGS, before any request.
+   */
+  downloadCaptions(job: JobWithTimings | string, format: 'json', options?: CallOptions): Promise<WordTimingsFile>;
+  downloadCaptions(job: JobWithTimings | string, format: 'vtt' | 'srt', options?: CallOptions): Promise<string>;
+  async downloadCaptions(job: JobWithTimings | string, format: CaptionFormat, options: CallOptions = {}): Promise<WordTimingsFile | string> {
+    if (!CAPTION_FORMATS.includes(format)) throw new TypeError(`format must be one of ${CAPTION_FORMATS.join(', ')}, got ${JSON.stringify(format)}`);
+    const first = typeof job === 'string' ? job : urlOf(job, format, this.baseUrl);
+    return withRetries({ ...this.attempts('GET', stripQuery(first), options), attemptTimeoutMs: this.downloadTimeoutMs }, async (signal) => {
+      const response = await this.fetchFile(job, format, { ...options, signal }, 1);
+      const text = await response.text();
+      if (format !== 'json') return text;
+      let body: unknown;
+      try {
+        body = JSON.parse(text);
+      } catch (error) {
+        throw new AgentTtsError({ code: 'INVALID_RESPONSE', message: `The answer from ${stripQuery(response.url || first)} is not JSON`, cause: error });
+      }
+      return asTimingsFile(body, response.url || first, response.status);
     });
   }
 
@@ -205,45 +239,19 @@ export class AgentTtsClient {
     });
   }
 
-  private async fetchAudio(job: JobLike | string, options: CallOptions, maxAttempts?: number): Promise<Response> {
-    let url = typeof job === 'string' ? job : job.audio_url;
-    let refreshed = false;
-    for (;;) {
-      const target = stripQuery(url);
-      const response = await withRetries(
-        {
-          ...this.attempts('GET', target, options),
-          attemptTimeoutMs: this.downloadTimeoutMs,
-          policy: maxAttempts ? { ...this.policy, maxAttempts } : this.policy,
-        },
-        async (signal) => {
-          const res = await this.fetchImpl(url, { signal });
-          if (res.ok) return res;
-          const text = await res.text().catch(() => '');
-          let body: unknown = text;
-          try {
-            body = JSON.parse(text);
-          } catch {
-            // not JSON: errorFromResponse reports INVALID_RESPONSE with the status
-          }
-          throw errorFromResponse(res, body, typeof job === 'string' ? {} : { jobId: job.job_id });
-        },
-      ).catch(async (error: unknown) => {
-        if (error instanceof AgentTtsError && (error.status === 404 || error.status === 403) && typeof job !== 'string' && !refreshed) return undefined;
-        throw error;
-      });
-      if (response) return response;
-      // The signed URL was refused (expired, tampered, or its audio deleted): ask the job for a fresh
-      // one, once. The job answers with a new audio_url, or NOT_FOUND / FILE_EXPIRED when it is gone.
-      refreshed = true;
-      const current = await this.getJob((job as JobLike).job_id, options);
-      if (current.status !== 'completed') {
-        throw current.status === 'processing'
-          ? new AgentTtsError({ code: 'INVALID_RESPONSE', message: `Job ${current.job_id} is processing again`, jobId: current.job_id })
-          : jobError(current);
-      }
-      url = current.audio_url;
-    }
+  /** GETs a file of a job by its signed URL (see signed-download.ts): the given URL, then once a fresh one. */
+  private fetchFile(job: JobLike | JobWithTimings | string, file: SignedFile, options: CallOptions, maxAttempts?: number): Promise<Response> {
+    const deps: SignedFetchDeps = {
+      fetch: this.fetchImpl,
+      baseUrl: this.baseUrl,
+      getJob: (id, call) => this.getJob(id, call),
+      attempts: (target, call, max) => ({
+        ...this.attempts('GET', target, call),
+        attemptTimeoutMs: this.downloadTimeoutMs,
+        policy: max ? { ...this.policy, maxAttempts: max } : this.policy,
+      }),
+    };
+    return fetchSigned(deps, typeof job === 'string' ? job : { job_id: job.job_id, url: urlOf(job, file, this.baseUrl) }, file, options, maxAttempts);
   }
 
   /** The retry options every call shares: the client's policy, timeout, onRetry and clock, the call's own where it gives them. */

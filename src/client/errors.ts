@@ -3,12 +3,14 @@ import { ERROR_TABLE, asksForNewIdempotencyKey, suggestedAction, type ErrorCode 
 
 /**
  * Codes the client itself raises when there is no error body from the service to report:
- * the service could not be reached, answered something that is not this API, or a wait ran out.
+ * the service could not be reached, answered something that is not this API, a wait ran out, or a
+ * completed job has no word timings to download.
  */
 export const CLIENT_ERROR_ACTIONS = {
   NETWORK_ERROR: 'Check the base URL and the network connection, then retry.',
   INVALID_RESPONSE: 'Check that the base URL points at the text-to-speech API.',
   TIMEOUT: 'The job may still finish: check it later with its job id.',
+  NO_TIMINGS: 'Submit the text with timestamps: "word" to have word timings and captions; a service that still answers without them does not offer them.',
 } as const;
 
 export type ClientErrorCode = keyof typeof CLIENT_ERROR_ACTIONS;

@@ -8,6 +8,7 @@ export {
   type AgentTtsClientOptions,
   type AudioDownload,
   type CallOptions,
+  type CaptionFormat,
   type SpeakOptions,
   type SubmitOptions,
   type SubmitResult,
@@ -28,7 +29,9 @@ export { AGENT_TOOL_DEFAULT_VOICE, DEFAULT_SUPERTONIC_LANGUAGE } from '../contra
 export { systemClock, type ClientClock } from './clock.js';
 export { DEFAULT_POLL_TIMEOUT_MS, type PollOptions } from './poll.js';
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry.js';
+export { CAPTION_FORMATS, type JobWithTimings } from './signed-download.js';
 export type {
+  CaptionCue,
   CatalogVoice,
   CompletedJob,
   ErrorBody,
@@ -40,7 +43,10 @@ export type {
   ProgressEvent,
   RetryEvent,
   SpeechRequest,
+  Timings,
   VoiceCatalog,
+  WordTiming,
+  WordTimingsFile,
   paths,
 } from './types.js';
 export { CLIENT_VERSION } from './version.js';

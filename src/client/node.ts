@@ -1,14 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { rename, rm } from 'node:fs/promises';
+import { rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
-import type { AgentTtsClient, CallOptions } from './client.js';
+import type { AgentTtsClient, CallOptions, CaptionFormat } from './client.js';
+import type { JobWithTimings } from './signed-download.js';
 import type { CompletedJob } from './types.js';
 
-/** Node-only helpers of the client: saving audio to files and writing it to streams. */
+/** Node-only helpers of the client: saving audio and captions to files, and writing audio to streams. */
 
 export interface SaveResult {
   path: string;
@@ -58,4 +59,30 @@ export async function downloadToStream(
   });
   await pipeline(source, destination, { end: false, signal: options.signal });
   return { path: '-', bytes };
+}
+
+/**
+ * Downloads a job's word timings (`json`) or captions (`vtt`, `srt`) with `client.downloadCaptions` and
+ * writes them to `path`, through a temporary file renamed into place. The JSON is written on one
+ * line; a job without `timings` is NO_TIMINGS and writes nothing.
+ */
+export async function downloadCaptionsToFile(
+  client: AgentTtsClient,
+  job: JobWithTimings | string,
+  format: CaptionFormat,
+  path: string,
+  options: CallOptions = {},
+): Promise<SaveResult> {
+  const text =
+    format === 'json' ? `${JSON.stringify(await client.downloadCaptions(job, 'json', options))}\n` : await client.downloadCaptions(job, format, options);
+  const bytes = Buffer.from(text, 'utf8');
+  const temp = join(dirname(path), `.${basename(path)}.${randomBytes(4).toString('hex')}.part`);
+  try {
+    await writeFile(temp, bytes, { flag: 'wx' });
+    await rename(temp, path);
+  } catch (error) {
+    await rm(temp, { force: true });
+    throw error;
+  }
+  return { path, bytes: bytes.length };
 }

@@ -13,6 +13,12 @@ export type ErrorBody = Schemas['ErrorBody'];
 export type CatalogVoice = Schemas['CatalogVoice'];
 export type VoiceCatalog = Schemas['VoiceCatalog'];
 export type LanguageCode = Schemas['LanguageCode'];
+/** On a completed job submitted with `timestamps: "word"`: signed URLs of its word timings (JSON), WebVTT and SRT. */
+export type Timings = Schemas['Timings'];
+/** The word timings of a job, as served at `timings.json_url`. */
+export type WordTimingsFile = Schemas['WordTimingsFile'];
+export type WordTiming = Schemas['WordTiming'];
+export type CaptionCue = Schemas['CaptionCue'];
 
 /** What `submit` and `speak` take: only `text` is required; the service applies its defaults. */
 export interface SpeechRequest {
@@ -22,6 +28,11 @@ export interface SpeechRequest {
   speed?: number;
   /** A §4.5 code, used by st_* voices. */
   language?: LanguageCode | (string & {});
+  /**
+   * `word` asks for word timings and captions (an extension beyond the base API): the completed job
+   * then carries `timings`, whose files `downloadCaptions` fetches. `none` or absent asks for none.
+   */
+  timestamps?: Schemas['Timestamps'];
 }
 
 /** One report while a job is being waited for. */

@@ -4,7 +4,7 @@ import { FixturesError, isHttpUrl, loadFixturesFile } from '../../conformance/fi
 import { API_PATH, redactKeys } from '../contract/limits.js';
 import { UsageError } from './errors.js';
 import { Progress } from './progress.js';
-import { describeMachine, writeReports, type LoadResults } from './report.js';
+import { describeMachine, describeTimings, writeReports, type LoadResults } from './report.js';
 import { EXIT, NAME, resultsOf } from './results.js';
 import { type RunResult, USER_AGENT, runLoad } from './runner.js';
 import { Schedule, allowedRate } from './schedule.js';
@@ -207,6 +207,8 @@ function consoleSummary(r: LoadResults): string {
         : ''
     }`,
   ];
+  const timings = describeTimings(f.timings);
+  if (timings) lines.push(`  word timings: ${timings}`);
   for (const n of r.notes) lines.push(`  note: ${n}`);
   for (const t of r.thresholds) lines.push(`  ${describeResult(t)}`);
   return lines.join('\n');

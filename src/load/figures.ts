@@ -39,6 +39,11 @@ export interface Figures {
   generator: { lag: LatencySummary; event_loop_delay_p99_ms: number | null; client_cpu_percent: number | null };
   audio: { seconds: number; seconds_per_second: number | null; downloads: number; bytes: number; mean_bytes: number | null; missing_duration: number };
   keys: { display: string; posts: number; refused: number }[];
+  /**
+   * Word timings (--timings-share): submissions sent that asked; of those answered with a completed
+   * job, how many carried `timings` and how many did not; and answers carrying timings not asked for.
+   */
+  timings: { asked: number; completed: number; with_timings: number; missing: number; unasked_with_timings: number };
   elapsed_s: number;
 }
 
@@ -68,5 +73,7 @@ export function flatMetrics(f: Figures): Record<string, number | null> {
   out.generator_lag_p99 = f.generator.lag.p99_ms;
   out.generator_lag_max = f.generator.lag.max_ms;
   out.audio_seconds_per_second = f.audio.seconds_per_second;
+  out.timings_asked = f.timings.asked;
+  out.timings_missing = f.timings.missing;
   return out;
 }

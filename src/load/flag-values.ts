@@ -134,6 +134,14 @@ export function parseSpeeds(text: string): number[] {
   return speeds;
 }
 
+/** A share from 0 to 1, written as a fraction (`0.2`) or a percentage (`20%`). */
+export function parseShare(text: string, what: string): number {
+  const m = /^\s*(\d+(?:\.\d+)?|\.\d+)\s*(%?)\s*$/.exec(text);
+  const share = m ? Number(m[1]) / (m[2] ? 100 : 1) : Number.NaN;
+  if (!(share >= 0 && share <= 1)) throw new UsageError(`${what} must be a share from 0 to 1 (0.2) or a percentage (20%), got ${JSON.stringify(text)}`);
+  return share;
+}
+
 export function positiveInt(text: string, what: string): number {
   const n = Number(text);
   if (!/^\s*\d+\s*$/.test(text) || !Number.isSafeInteger(n) || n < 1) throw new UsageError(`${what} must be a whole number ≥ 1, got ${JSON.stringify(text)}`);

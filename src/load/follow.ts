@@ -29,7 +29,7 @@ export async function follow(run: RunContext, sub: Submission, dueMs: number): P
   const { settings, baseUrl, signal, recorder, spreader, now } = run;
   const sentAt = now();
   const { key, withinLimit } = spreader.take(sentAt);
-  recorder.onSent(sentAt, sentAt - dueMs, key, withinLimit);
+  recorder.onSent(sentAt, sentAt - dueMs, key, withinLimit, sub.asksTimings);
   const apiKey = run.keys[key]!;
   const fail = (code: string, message: string) => recorder.onError(now(), code, message);
   try {
@@ -81,6 +81,7 @@ export async function follow(run: RunContext, sub: Submission, dueMs: number): P
       const { code, message } = apiError(answer);
       return fail(code, `POST answered ${answer.status}: ${message}`);
     }
+    recorder.onTimings(sub.asksTimings, hasTimings(done.body));
     const audioUrl = done.body?.audio_url;
     if (typeof audioUrl !== 'string') return fail('BAD_ANSWER', 'completed job without audio_url');
     let got;
@@ -102,6 +103,13 @@ export async function follow(run: RunContext, sub: Submission, dueMs: number): P
     if (signal.aborted) return recorder.onInterrupted();
     fail('CLIENT_ERROR', (error as Error).message);
   }
+}
+
+/** A completed answer carries timings: the three signed URLs of its captions (docs/api-rules.md#word-timings-and-captions). */
+// biome-ignore lint/suspicious/noExplicitAny: a server's JSON answer, read field by field
+function hasTimings(body: any): boolean {
+  const t = body?.timings;
+  return typeof t?.json_url === 'string' && typeof t?.vtt_url === 'string' && typeof t?.srt_url === 'string';
 }
 
 /** Polls a 202 job at its retry_after_seconds (and a 429's Retry-After) until it ends or the job timeout passes. */

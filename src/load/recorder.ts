@@ -49,6 +49,8 @@ export class Recorder {
   downloads = 0;
   bytes = 0;
   lastSentAtMs = 0;
+  /** Word timings: submissions that asked; of their completed answers, those with and without `timings`; answers with timings not asked for. */
+  readonly timings = { asked: 0, completed: 0, with_timings: 0, missing: 0, unasked_with_timings: 0 };
   private readonly buckets: Bucket[] = [];
 
   constructor(
@@ -78,12 +80,13 @@ export class Recorder {
    * never counted as sent before it was due, so it lands in its due time's bucket with no lag (sent
    * one bucket before "due" otherwise, whenever due times fall on bucket edges: at 1 per 2 s, all of them).
    */
-  onSent(atMs: number, lagMs: number, key: number, withinLimit: boolean): void {
+  onSent(atMs: number, lagMs: number, key: number, withinLimit: boolean, asksTimings = false): void {
     if (lagMs < 0) {
       atMs -= lagMs;
       lagMs = 0;
     }
     this.sent++;
+    if (asksTimings) this.timings.asked++;
     this.inFlight++;
     this.lastSentAtMs = Math.max(this.lastSentAtMs, atMs);
     if (!withinLimit) this.sentOverLimit++;
@@ -124,6 +127,16 @@ export class Recorder {
     this.download.record(ms);
     this.downloads++;
     this.bytes += bytes;
+  }
+
+  /** A submission whose answer is a completed job: whether it asked for timings, and whether the answer carries them. */
+  onTimings(asked: boolean, carried: boolean): void {
+    if (!asked) {
+      if (carried) this.timings.unasked_with_timings++;
+      return;
+    }
+    this.timings.completed++;
+    this.timings[carried ? 'with_timings' : 'missing']++;
   }
 
   onPollsDone(polls: number): void {
@@ -255,6 +268,7 @@ export class Recorder {
         missing_duration: this.audioMissingDuration,
       },
       keys: this.keyDisplays.map((display, i) => ({ display, posts: this.keyPosts[i]!, refused: this.keyRefused[i]! })),
+      timings: { ...this.timings },
       elapsed_s: round(opts.elapsedMs / 1000, 3),
     };
   }

@@ -206,6 +206,22 @@ describe('reports', () => {
     expect(md).toMatch(/\| Time to audio, job \(202 → poll\) \| 2 \| 25\d\d ms \|/);
   });
 
+  it('says what became of the submissions that asked for word timings, only when some did', () => {
+    expect(renderMarkdown(results(recordedRun()))).not.toContain('Word timings');
+    const r = recordedRun();
+    r.onSent(5000, 0, 0, true, true);
+    r.onSent(5500, 0, 1, true, true);
+    r.onSent(6000, 0, 0, true, true);
+    r.onTimings(true, true);
+    r.onTimings(true, false);
+    const row = '| Word timings (timestamps: "word") | 3 asked; 1 of 2 completed answers carried timings, 1 none |';
+    expect(renderMarkdown(results(r))).toContain(row);
+    expect(renderHtml(results(r))).toContain(
+      '<th scope="row">Word timings (timestamps: &quot;word&quot;)</th><td>3 asked; 1 of 2 completed answers carried timings, 1 none</td>',
+    );
+    expect(results(r).metrics).toMatchObject({ timings_asked: 3, timings_missing: 1 });
+  });
+
   it('renders HTML with four charts holding the data, escaped, with titles and axis labels', () => {
     const html = renderHtml(results(recordedRun()));
     const charts = [...html.matchAll(/<svg class="chart" data-chart="(\w+)" role="img" aria-labelledby="\w+-title \w+-desc"/g)].map((m) => m[1]);

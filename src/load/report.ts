@@ -79,6 +79,13 @@ function latencyRows(results: LoadResults): [string, LatencySummary][] {
   ];
 }
 
+/** What became of the submissions that asked for word timings, when some did (--timings-share). */
+export function describeTimings(t: Figures['timings']): string | undefined {
+  if (t.asked === 0 && t.unasked_with_timings === 0) return undefined;
+  const unasked = t.unasked_with_timings > 0 ? `; ${t.unasked_with_timings} answers carried timings not asked for` : '';
+  return `${t.asked} asked; ${t.with_timings} of ${t.completed} completed answers carried timings${t.missing > 0 ? `, ${t.missing} none` : ''}${unasked}`;
+}
+
 function counts(record: Record<string, number>): string {
   const entries = Object.entries(record).sort((a, b) => b[1] - a[1]);
   return entries.length === 0 ? '–' : entries.map(([k, v]) => `${k}: ${v}`).join(', ');
@@ -129,6 +136,8 @@ export function renderMarkdown(results: LoadResults): string {
     `| Audio produced | ${num(f.audio.seconds, 1)} s, ${num(f.audio.seconds_per_second, 3)} audio s per s; ${f.audio.downloads} downloads, ${num(f.audio.bytes / 2 ** 20, 2)} MiB |`,
   );
   lines.push(`| Polls per 202 job | mean ${num(f.polls_per_job.mean)}, max ${num(f.polls_per_job.max, 0)} over ${f.polls_per_job.jobs} jobs |`);
+  const timings = describeTimings(f.timings);
+  if (timings) lines.push(`| Word timings (timestamps: "word") | ${timings} |`);
   lines.push('');
   if (results.thresholds.length > 0) {
     lines.push('## Thresholds', '');
@@ -198,6 +207,7 @@ export function renderHtml(results: LoadResults): string {
     row('Generator lag p99 / max', `${ms(f.generator.lag.p99_ms)} / ${ms(f.generator.lag.max_ms)}`),
     row('Audio produced', `${num(f.audio.seconds, 1)} s (${num(f.audio.seconds_per_second, 3)} audio s per s)`),
     row('Polls per 202 job', `mean ${num(f.polls_per_job.mean)}, max ${num(f.polls_per_job.max, 0)}`),
+    describeTimings(f.timings) ? row('Word timings (timestamps: "word")', describeTimings(f.timings)!) : '',
   ].join('');
   const latencies = latencyRows(results)
     .map(

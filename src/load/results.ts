@@ -26,6 +26,7 @@ function parametersOf(settings: LoadSettings, schedule: Schedule, keys: number):
     voices: settings.voices,
     speeds: settings.speeds,
     language: settings.language ?? null,
+    timings_share: settings.timingsShare,
     seed: settings.seed,
     post_limit: settings.postLimit,
     rate_window_s: settings.rateWindowSeconds,
@@ -54,6 +55,12 @@ function notesOf(figures: Figures, run: RunResult, settings: LoadSettings): stri
     );
   if (figures.audio.missing_duration > 0)
     notes.push(`${figures.audio.missing_duration} completed jobs gave no audio.duration_seconds; their audio is not in the audio seconds.`);
+  const t = figures.timings;
+  if (t.missing > 0)
+    notes.push(
+      `${t.missing} of ${t.completed} completed answers to submissions that asked for word timings carried no timings: the deployment does not offer the extension, or lost them.`,
+    );
+  if (t.unasked_with_timings > 0) notes.push(`${t.unasked_with_timings} completed answers carried timings that their submission did not ask for.`);
   if (run.stoppedBy === 'max-requests') notes.push(`Sending stopped at --max-requests ${settings.maxRequests}.`);
   if (run.interrupted)
     notes.push('The run was interrupted (Ctrl-C): the figures cover what happened until then; thresholds were not judged for the exit code.');

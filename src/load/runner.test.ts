@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { flatMetrics } from './recorder.js';
 import { runLoad, sleepUntil } from './runner.js';
 import { readSettings } from './settings.js';
 
@@ -14,8 +15,11 @@ const KEYS = [`tts_0000000a_${'a'.repeat(48)}`, `tts_0000000b_${'b'.repeat(48)}`
 
 let server: Server;
 let baseUrl: string;
-const posts: { key: string; idempotencyKey: string | undefined; text: string }[] = [];
+const posts: { key: string; idempotencyKey: string | undefined; text: string; timestamps?: string }[] = [];
 const polls = new Map<string, number>();
+/** Jobs whose POST asked for timings: their completed answers carry them. */
+const askedTimings = new Set<string>();
+const TIMINGS = { granularity: 'word', json_url: 'x.json', vtt_url: 'x.vtt', srt_url: 'x.srt' };
 
 beforeAll(async () => {
   const lastPost = new Map<string, number>();
@@ -38,13 +42,15 @@ beforeAll(async () => {
         return json(200, { success: false, job_id: id, status: 'failed', error: { code: 'TTS_PROVIDER_ERROR', message: 'engine down' } });
       if (n === 1) return json(429, { success: false, error: { code: 'RATE_LIMITED', message: 'slow down' } }, { 'retry-after': '1' });
       if (n === 2) return json(200, { success: true, job_id: id, status: 'processing', retry_after_seconds: 1 });
-      return json(200, { success: true, job_id: id, status: 'completed', audio_url: `/audio/${id}.mp3`, audio: { duration_seconds: 2 } });
+      const timings = askedTimings.has(id) ? { timings: TIMINGS } : {};
+      return json(200, { success: true, job_id: id, status: 'completed', audio_url: `/audio/${id}.mp3`, audio: { duration_seconds: 2 }, ...timings });
     }
     let body = '';
     req.on('data', (d) => (body += d));
     req.on('end', () => {
-      const text = JSON.parse(body).text as string;
-      const n = posts.push({ key, idempotencyKey: req.headers['idempotency-key'] as string | undefined, text }) - 1;
+      const { text, timestamps } = JSON.parse(body) as { text: string; timestamps?: string };
+      const n = posts.push({ key, idempotencyKey: req.headers['idempotency-key'] as string | undefined, text, timestamps }) - 1;
+      if (timestamps === 'word') askedTimings.add(`job-${n}`);
       const now = Date.now();
       // One POST per key per 5 s here, like the API's limit but shorter.
       if (now - (lastPost.get(key) ?? -Infinity) < 5000)
@@ -56,12 +62,15 @@ beforeAll(async () => {
         return json(202, { success: true, job_id: `fail-${n}`, status: 'processing', status_url: `/v1/agent-tts?id=fail-${n}`, retry_after_seconds: 1 });
       if (text.includes('Request 3.')) return json(500, { success: false, error: { code: 'INTERNAL_ERROR', message: `boom for ${key}` } });
       if (text.includes('Request 4.')) return req.socket.destroy();
+      // Timings when asked, but never for request 5 (as a service without the extension), and for request 0 always (unasked).
+      const timings = (timestamps === 'word' && !text.includes('Request 5.')) || text.includes('Request 0.') ? { timings: TIMINGS } : {};
       return json(200, {
         success: true,
         job_id: `inline-${n}`,
         status: 'completed',
         audio_url: `${baseUrl}/audio/inline-${n}.mp3`,
         audio: { duration_seconds: 1.5 },
+        ...timings,
       });
     });
   });
@@ -153,6 +162,41 @@ describe('the runner', () => {
     const samples = [...run.recorder.errorSamples.keys()].join('\n');
     expect(samples).toContain('engine down');
     expect(samples).toContain('POST answered 500');
+  }, 30_000);
+
+  it('asks for word timings on --timings-share of the submissions, and counts which completed answers carried them', async () => {
+    posts.length = 0;
+    polls.clear();
+    const keys = ['1', '2', '3', '4', '5', '6'].map((c) => `tts_0000002${c}_${c.repeat(48)}`);
+    const settings = readSettings([
+      '--fixtures',
+      'x',
+      '--rate',
+      '2',
+      '--duration',
+      '3s',
+      '--mix',
+      '40=1',
+      '--post-limit',
+      '1',
+      '--rate-window',
+      '5s',
+      '--timings-share',
+      '50%',
+    ]);
+    const run = await runLoad({ settings, baseUrl, keys, keyDisplays: keys.map((k) => k.slice(0, 12)), signal: new AbortController().signal });
+    const f = run.recorder.figures({
+      elapsedMs: run.elapsedMs,
+      scheduleElapsedMs: run.scheduleElapsedMs,
+      peakScheduledRate: 2,
+      eventLoopDelayP99Ms: null,
+      clientCpuPercent: null,
+    });
+    // Every other submission asks: 1, 3 and 5.
+    expect(posts.map((p) => p.timestamps ?? '-')).toEqual(['-', 'word', '-', 'word', '-', 'word']);
+    // 1 (a 202, polled) carried them; 3 ended in a 500; 5 came back without; 0 carried them unasked.
+    expect(f.timings).toEqual({ asked: 3, completed: 2, with_timings: 1, missing: 1, unasked_with_timings: 1 });
+    expect(flatMetrics(f)).toMatchObject({ timings_asked: 3, timings_missing: 1 });
   }, 30_000);
 
   it('stops at once when aborted, counting what was in flight as interrupted', async () => {

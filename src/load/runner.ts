@@ -61,7 +61,7 @@ export async function runLoad(opts: RunOptions): Promise<RunResult> {
   const bucketMs = (BUCKET_STEPS_S.find((s) => schedule.totalMs / 1000 / s <= 600) ?? BUCKET_STEPS_S[BUCKET_STEPS_S.length - 1]) * 1000;
   const recorder = new Recorder(bucketMs, opts.keyDisplays);
   const spreader = new KeySpreader(opts.keys.length, settings.postLimit, settings.rateWindowSeconds * 1000);
-  const workload = new Workload(settings.mix, settings.voices, settings.speeds, settings.language, settings.seed);
+  const workload = new Workload(settings.mix, settings.voices, settings.speeds, settings.language, settings.seed, settings.timingsShare);
   const runId = randomBytes(4).toString('hex');
   const delay = monitorEventLoopDelay({ resolution: 10 });
   delay.enable();

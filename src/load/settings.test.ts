@@ -118,6 +118,17 @@ describe('the command line', () => {
     expect(notices).toEqual(['--out is now --out-dir; the old name still works for now.']);
   });
 
+  it('reads --timings-share as a fraction or a percentage, 0 by default', () => {
+    expect(readSettings([...base, '--rate', '1']).timingsShare).toBe(0);
+    expect(readSettings([...base, '--rate', '1', '--timings-share', '0.2']).timingsShare).toBe(0.2);
+    expect(readSettings([...base, '--rate', '1', '--timings-share', '25%']).timingsShare).toBe(0.25);
+    expect(readSettings([...base, '--rate', '1', '--timings-share', '1']).timingsShare).toBe(1);
+    for (const bad of ['1.5', '-0.1', '120%', 'some', ''])
+      expect(() => readSettings([...base, '--rate', '1', `--timings-share=${bad}`]), bad).toThrow(
+        `--timings-share must be a share from 0 to 1 (0.2) or a percentage (20%), got ${JSON.stringify(bad)}`,
+      );
+  });
+
   it('answers --help without needing anything else', () => {
     expect(readSettings(['--help']).help).toBe(true);
   });

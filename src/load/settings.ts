@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { LIMITS } from '../contract/limits.js';
 import { renameOldFlags } from '../contract/flag-names.js';
 import { UsageError } from './errors.js';
-import { parseLengths, parseMix, parseRate, parseSpeeds, parseStages, parseVoices, positiveDuration, positiveInt } from './flag-values.js';
+import { parseLengths, parseMix, parseRate, parseShare, parseSpeeds, parseStages, parseVoices, positiveDuration, positiveInt } from './flag-values.js';
 import { parseThreshold, type Threshold } from './thresholds.js';
 
 export { UsageError };
@@ -33,6 +33,8 @@ export interface LoadSettings {
   voices: string[];
   speeds: number[];
   language?: string;
+  /** The share of submissions that ask for word timings (`timestamps: "word"`), spread evenly. */
+  timingsShare: number;
   postLimit: number;
   rateWindowSeconds: number;
   allow429: boolean;
@@ -58,6 +60,7 @@ const OPTIONS = {
   voices: { type: 'string' },
   speeds: { type: 'string' },
   language: { type: 'string' },
+  'timings-share': { type: 'string' },
   'post-limit': { type: 'string' },
   'rate-window': { type: 'string' },
   'allow-429': { type: 'boolean' },
@@ -124,6 +127,7 @@ export function readSettings(argv: readonly string[], notice: (line: string) => 
     voices: parseVoices(values.voices ?? 'af_heart'),
     speeds: parseSpeeds(values.speeds ?? String(LIMITS.speedDefault)),
     language: values.language,
+    timingsShare: values['timings-share'] !== undefined ? parseShare(values['timings-share'], '--timings-share') : 0,
     postLimit,
     rateWindowSeconds: rateWindowMs / 1000,
     allow429: values['allow-429'] ?? false,
@@ -141,6 +145,7 @@ function defaults(): LoadSettings {
     mix: [],
     voices: [],
     speeds: [],
+    timingsShare: 0,
     postLimit: LIMITS.postPerMinute,
     rateWindowSeconds: LIMITS.rateWindowSeconds,
     allow429: false,
@@ -178,6 +183,9 @@ Workload (open loop: request i is sent on schedule whatever happened to the earl
   --voices LIST          Voices, drawn in turn (default af_heart).
   --speeds LIST          Speeds, drawn in turn (default 1.2).
   --language CODE        language field of every submission (for st_* voices; default: not sent).
+  --timings-share S      Share of submissions that ask for word timings (timestamps: "word", an
+                         extension beyond the base API): 0.2 or 20%, spread evenly (default 0). The
+                         report counts them and whether their completed answers carried timings.
   --seed N               Seed of the text-class draws (default 1): the same seed sends the same texts.
 
 Rate limits (docs/api-rules.md#limits: 1 POST per 60 s per key):
@@ -205,7 +213,8 @@ Thresholds (repeatable; all must hold):
     time_to_audio_*, time_to_audio_inline_*, time_to_audio_job_*, submit_latency_*, download_time_*
     (each with p50 p90 p95 p99 max mean min), inline_share, error_rate, rate_limited_rate,
     success_rate, submissions, completed, polls_per_job_mean, polls_per_job_max, achieved_rate,
-    rate_shortfall, generator_lag_p99, generator_lag_max, audio_seconds_per_second.
+    rate_shortfall, generator_lag_p99, generator_lag_max, audio_seconds_per_second, timings_asked,
+    timings_missing.
 
 Exit codes:
   0    the run ended and every threshold held (or none was given)

@@ -30,6 +30,8 @@ export const METRICS: Readonly<Record<string, { kind: MetricKind; description: s
   generator_lag_p99: { kind: 'time', description: 'p99 of how late the generator sent a submission (ms)' },
   generator_lag_max: { kind: 'time', description: 'the latest the generator sent a submission (ms)' },
   audio_seconds_per_second: { kind: 'number', description: 'seconds of audio delivered per second of the run' },
+  timings_asked: { kind: 'number', description: 'submissions sent that asked for word timings (--timings-share)' },
+  timings_missing: { kind: 'number', description: 'completed answers to submissions that asked for word timings that carried none' },
 });
 
 type Operator = '<' | '<=' | '>' | '>=' | '==' | '!=';

@@ -51,10 +51,20 @@ export interface Submission {
   n: number;
   textClass: string;
   chars: number;
-  body: { text: string; voice: string; speed: number; language?: string };
+  /** Whether it asks for word timings (`timestamps: "word"` in the body). */
+  asksTimings: boolean;
+  body: { text: string; voice: string; speed: number; language?: string; timestamps?: 'word' };
 }
 
-/** Draws each submission's text class by weight (seeded), and its voice and speed in turn. */
+/**
+ * Whether submission `n` is one of the `share` that ask for timings: spread evenly (submission n asks
+ * when the count of askers up to it steps up), so any stretch of the run holds about that share.
+ */
+export function asksTimings(n: number, share: number): boolean {
+  return Math.floor((n + 1) * share + 1e-9) > Math.floor(n * share + 1e-9);
+}
+
+/** Draws each submission's text class by weight (seeded), its voice and speed in turn, and whether it asks for timings. */
 export class Workload {
   private readonly random: () => number;
   private readonly totalWeight: number;
@@ -65,6 +75,7 @@ export class Workload {
     private readonly speeds: readonly number[],
     private readonly language: string | undefined,
     seed: number,
+    private readonly timingsShare = 0,
   ) {
     this.random = seededRandom(seed);
     this.totalWeight = mix.reduce((sum, e) => sum + e.weight, 0);
@@ -87,6 +98,8 @@ export class Workload {
       speed: this.speeds[Math.floor(n / this.voices.length) % this.speeds.length]!,
     };
     if (this.language !== undefined) body.language = this.language;
-    return { n, textClass: entry.name, chars: entry.chars, body };
+    const timings = asksTimings(n, this.timingsShare);
+    if (timings) body.timestamps = 'word';
+    return { n, textClass: entry.name, chars: entry.chars, asksTimings: timings, body };
   }
 }

@@ -73,7 +73,7 @@ export async function runToolCall(args: unknown, extra: CallExtra, options: TtsT
   });
   try {
     const job = await speakOrPoll(client, input, call, { signal, callClock, options, server });
-    return completedResult(job, options.redact);
+    return completedResult(job, options.redact, input.timestamps === 'word');
   } catch (caught) {
     const error = signal.aborted && !extra.signal.aborted ? stop.signal.reason : caught;
     return failureResult(error, client, call, options, server);
@@ -112,7 +112,7 @@ async function speakOrPoll(
         initialDelayMs: Math.max(0, (pollAt ?? 0) - clock.now()),
       })
     : await client.speak(
-        { text: input.text, voice: input.voice, speed: input.speed, language: input.language },
+        { text: input.text, voice: input.voice, speed: input.speed, language: input.language, ...(input.timestamps === 'word' ? { timestamps: 'word' } : {}) },
         // A job that fails is answered as it failed; the agent decides whether to call again.
         { signal, onRetry, onProgress, maxResubmits: 0, clock: callClock },
       );

@@ -33,17 +33,29 @@ export function toolError(error: unknown, redact: (text: string) => string): Cal
   return { isError: true, content: [{ type: 'text', text: JSON.stringify(structured, null, 2) }], structuredContent: structured };
 }
 
-/** The answer for a completed job: its audio URL and what the audio is. */
-export function completedResult(job: CompletedJob, redact: (text: string) => string): CallToolResult {
+/**
+ * The answer for a completed job: its audio URL and what the audio is; with `timestamps: "word"`
+ * asked, its caption URLs, or a message saying the service returned none.
+ */
+export function completedResult(job: CompletedJob, redact: (text: string) => string, askedTimings = false): CallToolResult {
+  const t = job.timings;
   const structured = {
     status: 'completed' as const,
     audio_url: job.audio_url,
+    ...(askedTimings && t ? { timings: { vtt_url: t.vtt_url, srt_url: t.srt_url, json_url: t.json_url } } : {}),
     job_id: job.job_id,
     duration_seconds: job.audio.duration_seconds,
     format: job.audio.format,
     voice: job.audio.voice,
     speed: job.audio.speed,
     language: job.audio.language,
+    ...(askedTimings && !t
+      ? {
+          message:
+            'The audio is ready, but the service returned no word timings: it does not offer captions (an extension beyond the base API), ' +
+            'or job_id names a job submitted without timestamps "word".',
+        }
+      : {}),
   };
   return { content: [{ type: 'text', text: redact(JSON.stringify(structured, null, 2)) }], structuredContent: structured };
 }

@@ -8,7 +8,8 @@ export const TOOL_NAME = 'text_to_speech';
 
 /**
  * The parameters and defaults of docs/api-rules.md#agent-tool (text, voice, speed, language),
- * exactly, plus two optional ones of this tool: `wait_for_rate_limit` and `job_id`.
+ * exactly, plus optional ones of this tool: `wait_for_rate_limit`, `job_id`, and `timestamps` (the
+ * API's word-timings extension).
  */
 export const TOOL_INPUT = {
   text: z.string().describe('The text to speak (1 to 500,000 characters).'),
@@ -31,6 +32,14 @@ export const TOOL_INPUT = {
     .max(64)
     .optional()
     .describe('The job_id of an earlier call that answered status "processing": waits for that job instead of submitting the text again.'),
+  timestamps: z
+    .enum(['none', 'word'])
+    .default('none')
+    .describe(
+      '"word" also returns captions timed to the audio, in `timings`: vtt_url (WebVTT), srt_url (SubRip) and json_url (each word\'s start and end ' +
+        'in seconds); temporary URLs like audio_url. For subtitles, karaoke-style highlighting or cutting the audio. Pass it again with job_id. ' +
+        'A service without word timings (an extension beyond the base API) answers without them, with a message saying so.',
+    ),
 };
 
 const TOOL_INPUT_SCHEMA = z.object(TOOL_INPUT);
@@ -83,6 +92,10 @@ export const TOOL_OUTPUT = z
   .object({
     status: z.enum(['completed', 'processing']).optional(),
     audio_url: z.string().optional().describe('Temporary URL of the MP3; download it soon.'),
+    timings: z
+      .object({ vtt_url: z.string(), srt_url: z.string(), json_url: z.string() })
+      .optional()
+      .describe('With timestamps "word": temporary URLs of the captions (WebVTT, SubRip) and the word timings (JSON) of the audio.'),
     job_id: z.string().optional(),
     duration_seconds: z.number().optional(),
     format: z.string().optional(),
@@ -92,7 +105,10 @@ export const TOOL_OUTPUT = z
     status_url: z.string().optional().describe('Processing only: the URL that reports the job (GET, with the API key).'),
     progress_percent: z.number().optional(),
     retry_after_seconds: z.number().optional().describe('Processing only: seconds to wait before asking again.'),
-    message: z.string().optional().describe('Processing only: what to do next.'),
+    message: z
+      .string()
+      .optional()
+      .describe('Processing: what to do next. Completed: present only when timestamps "word" was asked and the service returned no timings.'),
     error: ERROR_OUTPUT.optional().describe('Present instead of the rest when the call failed (isError is then true).'),
   })
   .meta({
@@ -109,4 +125,5 @@ export const DESCRIPTION =
   'comes back as status "processing" with its job_id, status_url and retry_after_seconds; call the tool again with the same arguments plus job_id ' +
   'to wait for it (no new job is made). On failure the result is an error (isError) with code, message, suggested_action and request_id, ' +
   'at once, RATE_LIMITED included (the service allows one submission a minute per key): its retry_after_seconds says when to call again, ' +
-  'or pass wait_for_rate_limit: true to have the call wait, when the wait fits in the call.';
+  'or pass wait_for_rate_limit: true to have the call wait, when the wait fits in the call. ' +
+  'With timestamps: "word" the answer also has `timings`: URLs of WebVTT and SRT captions and of JSON word timings.';

@@ -164,3 +164,44 @@ export function voiceFeatures(samples: Float32Array, sampleRate: number): VoiceF
 export function spectralDistance(a: VoiceFeatures, b: VoiceFeatures): number {
   return Math.sqrt(a.spectrum.reduce((s, v, i) => s + (v - b.spectrum[i]!) ** 2, 0) / a.spectrum.length);
 }
+
+/** Loudness (RMS) every 5 ms by default, in a form the onset analysis below reads. */
+function frames(samples: Float32Array, sampleRate: number, frameSeconds: number): { rms: Float64Array; seconds: number } {
+  return { rms: envelope(samples, sampleRate, frameSeconds), seconds: Math.round(sampleRate * frameSeconds) / sampleRate };
+}
+
+export interface OnsetOptions {
+  /** Frame RMS at or above which there is sound; default 0.01 (−40 dBFS). */
+  threshold?: number;
+  /** Quiet needed before a frame counts as an onset; default 0.03 s. */
+  minQuietSeconds?: number;
+  frameSeconds?: number;
+}
+
+/**
+ * Times (seconds) where sound begins after quiet: frames whose RMS reaches the threshold after at least
+ * `minQuietSeconds` of frames below it (the file's first sound counts).
+ */
+export function energyOnsets(samples: Float32Array, sampleRate: number, options: OnsetOptions = {}): number[] {
+  const { threshold = 0.01, minQuietSeconds = 0.03, frameSeconds = 0.005 } = options;
+  const { rms, seconds } = frames(samples, sampleRate, frameSeconds);
+  const minQuiet = Math.round(minQuietSeconds / seconds);
+  const onsets: number[] = [];
+  let quiet = minQuiet;
+  for (let f = 0; f < rms.length; f++) {
+    if (rms[f]! >= threshold) {
+      if (quiet >= minQuiet) onsets.push(f * seconds);
+      quiet = 0;
+    } else quiet++;
+  }
+  return onsets;
+}
+
+/** Time (seconds) where the last frame at or above the threshold ends: where the sound stops. */
+export function soundEnd(samples: Float32Array, sampleRate: number, options: Pick<OnsetOptions, 'threshold' | 'frameSeconds'> = {}): number {
+  const { threshold = 0.01, frameSeconds = 0.005 } = options;
+  const { rms, seconds } = frames(samples, sampleRate, frameSeconds);
+  let last = rms.length - 1;
+  while (last >= 0 && rms[last]! < threshold) last--;
+  return (last + 1) * seconds;
+}

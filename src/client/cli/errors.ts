@@ -82,7 +82,8 @@ export function describeFailure(error: unknown, context: { jobId?: string; hint?
   if (error instanceof CliError) {
     const lines = [`Error: ${error.message}`];
     if (error.action) lines.push(`  Suggested action: ${error.action}`);
-    return { exitCode: error.exitCode, lines, json: { code: error.code, message: error.message, suggested_action: error.action } };
+    if (context.hint) lines.push(`  ${context.hint}`);
+    return { exitCode: error.exitCode, lines, json: { code: error.code, message: error.message, suggested_action: error.action, hint: context.hint } };
   }
   if (isAbort(error)) {
     const lines = ['Interrupted.'];

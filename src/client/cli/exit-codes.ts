@@ -27,6 +27,8 @@ export const EXIT = {
   TIMEOUT: 10,
   /** A local file could not be read or written (the text file, the audio output, the config). */
   LOCAL_FILE: 11,
+  /** --captions or --timings: the completed job carries no word timings (the service does not offer them). */
+  NO_TIMINGS: 12,
   /** Interrupted (Ctrl-C). */
   INTERRUPTED: 130,
 } as const;
@@ -48,6 +50,7 @@ const BY_CODE: Record<AgentTtsErrorCode, ExitCode> = {
   INVALID_RESPONSE: EXIT.SERVER,
   NETWORK_ERROR: EXIT.NETWORK,
   TIMEOUT: EXIT.TIMEOUT,
+  NO_TIMINGS: EXIT.NO_TIMINGS,
 };
 
 export function exitCodeFor(code: AgentTtsErrorCode): ExitCode {
@@ -68,4 +71,5 @@ export const EXIT_CODE_HELP = `Exit codes:
   9    network: the service could not be reached
   10   timeout: the job was still processing when --timeout ran out
   11   a local file could not be read or written
+  12   --captions/--timings: the service returned no word timings (the audio was saved)
   130  interrupted`;

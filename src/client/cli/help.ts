@@ -45,6 +45,13 @@ Options:
   -s, --speed <n>           0.5 to 1.5 (service default 1.2)
   -l, --language <code>     language code for st_* voices, e.g. en, fr, de (default en)
       --no-download         do not download; print the audio URL (it is temporary)
+      --captions <file>     also save captions timed to the MP3: out.vtt (WebVTT) or out.srt (SubRip),
+                            the format from the extension; any other extension is refused (exit 2)
+      --timings <file>      also save the word timings as JSON (each word's start and end in seconds
+                            and its place in the text)
+                            Either asks the service for word timings (timestamps: "word"), an extension
+                            beyond the base API; both are written after the audio. A service that answers
+                            without timings exits 12 with the audio saved
       --timeout <seconds>   give up waiting for a long job after this long (default 1800)
       --idempotency-key <k> key of this request; reuse the one printed by a failed run to retry it
                             without creating a second job (default: a fresh random key)
@@ -56,6 +63,7 @@ Options:
 Examples:
   agent-tts speak "Hello there." -o hello.mp3
   agent-tts speak -f chapter.txt --voice st_f2 --speed 1.0 -o chapter.mp3
+  agent-tts speak -f talk.txt -o talk.mp3 --captions talk.vtt --timings talk.json
   cat notes.txt | agent-tts speak --json -o notes.mp3
 
 ${GLOBAL_OPTIONS}

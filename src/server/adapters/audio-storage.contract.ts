@@ -53,6 +53,7 @@ export function describeAudioStorageContract(name: string, open: () => Promise<A
     });
 
     writing(current);
+    timings(current);
     deleting(current);
     leftovers(current);
   });
@@ -125,21 +126,56 @@ function writing(current: () => Opened): void {
   });
 }
 
+/** A job's word timings: stored whole beside its audio, read back, replaced; never taken for audio. */
+function timings(current: () => Opened): void {
+  const json = (n: number) => new TextEncoder().encode(JSON.stringify({ job: n, words: Array.from({ length: n }, (_, i) => `w${i}`) }));
+
+  it('stores word timings and reads them back byte for byte; a job without any reads undefined', async () => {
+    const { storage } = current();
+    const job = randomUUID();
+    expect(await storage.readTimings(job)).toBeUndefined();
+    await storage.putTimings(job, json(3));
+    expect(Buffer.from((await storage.readTimings(job))!)).toEqual(Buffer.from(json(3)));
+    expect(await storage.readTimings(randomUUID())).toBeUndefined();
+  });
+
+  it('replaces word timings whole (a duplicate run), and keeps them apart from the audio and from other jobs', async () => {
+    const { storage } = current();
+    const [job, other] = [randomUUID(), randomUUID()];
+    await storage.putTimings(job, json(5000));
+    await storage.putTimings(other, json(1));
+    await storage.putTimings(job, json(2));
+    expect(Buffer.from((await storage.readTimings(job))!)).toEqual(Buffer.from(json(2)));
+    expect(Buffer.from((await storage.readTimings(other))!)).toEqual(Buffer.from(json(1)));
+    // Timings alone are no audio, and leave nothing that looks like a dead run's partial write.
+    expect(await storage.stat(job)).toBeUndefined();
+    expect(await storage.open(job)).toBeUndefined();
+    expect(await storage.listLeftovers(0)).not.toContain(job);
+    const w = await storage.createWriter(job);
+    await w.write(bytes(10));
+    await w.commit();
+    expect(await storage.stat(job)).toEqual({ size: 10 });
+    expect(Buffer.from((await storage.readTimings(job))!)).toEqual(Buffer.from(json(2)));
+  });
+}
+
 /** Audio is deleted by job, one or several at once; what is absent is no error. */
 function deleting(current: () => Opened): void {
-  it('deletes audio, and deleting what is absent is not an error', async () => {
+  it('deletes audio and word timings, and deleting what is absent is not an error', async () => {
     const { storage } = current();
     const job = randomUUID();
     const w = await storage.createWriter(job);
     await w.write(bytes(5));
     await w.commit();
+    await storage.putTimings(job, new TextEncoder().encode('{}'));
     await storage.delete(job);
     expect(await storage.stat(job)).toBeUndefined();
+    expect(await storage.readTimings(job)).toBeUndefined();
     await expect(storage.delete(job)).resolves.toBeUndefined();
     await expect(storage.delete(randomUUID())).resolves.toBeUndefined();
   });
 
-  it('deletes the audio of several jobs in one call, leaving other jobs alone; absent ids and an empty list are no error', async () => {
+  it('deletes the audio and word timings of several jobs in one call, leaving other jobs alone; absent ids and an empty list are no error', async () => {
     const { storage } = current();
     const gone = [randomUUID(), randomUUID(), randomUUID()];
     const kept = randomUUID();
@@ -147,10 +183,18 @@ function deleting(current: () => Opened): void {
       const w = await storage.createWriter(job);
       await w.write(bytes(9));
       await w.commit();
+      await storage.putTimings(job, new TextEncoder().encode(`"${job}"`));
     }
-    await storage.deleteMany([...gone, randomUUID()]);
-    for (const job of gone) expect(await storage.stat(job)).toBeUndefined();
+    // A job with timings and no audio (its audio already gone) loses them too.
+    const timingsOnly = randomUUID();
+    await storage.putTimings(timingsOnly, new TextEncoder().encode('[]'));
+    await storage.deleteMany([...gone, timingsOnly, randomUUID()]);
+    for (const job of [...gone, timingsOnly]) {
+      expect(await storage.stat(job)).toBeUndefined();
+      expect(await storage.readTimings(job)).toBeUndefined();
+    }
     expect(await storage.stat(kept)).toEqual({ size: 9 });
+    expect(new TextDecoder().decode(await storage.readTimings(kept))).toBe(`"${kept}"`);
     await expect(storage.deleteMany(gone)).resolves.toBeUndefined();
     await expect(storage.deleteMany([])).resolves.toBeUndefined();
   });

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { access, copyFile, mkdir, open, readdir, rename, rm, rmdir, stat } from 'node:fs/promises';
+import { access, copyFile, mkdir, open, readdir, readFile, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import { constants } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -11,8 +11,9 @@ export const SHARED_PART_STALE_MS = 60_000;
 const PART_SUFFIX = '.part';
 
 /**
- * Audio files in a directory: `<dir>/<job>.mp3`, with partial writes in `<dir>/.parts/<job>/` (inside
- * the directory, so the rename into place stays on one file system).
+ * Audio files in a directory: `<dir>/<job>.mp3`, a job's word timings beside it at
+ * `<dir>/<job>.timings.json`, with partial writes of both in `<dir>/.parts/<job>/` (inside the
+ * directory, so the rename into place stays on one file system).
  */
 export class LocalAudioStorage implements AudioStorage {
   /**
@@ -27,6 +28,10 @@ export class LocalAudioStorage implements AudioStorage {
 
   private fileOf(jobId: string): string {
     return join(this.dir, `${jobId}.mp3`);
+  }
+
+  private timingsOf(jobId: string): string {
+    return join(this.dir, `${jobId}.timings.json`);
   }
 
   private partsDirOf(jobId: string): string {
@@ -94,8 +99,32 @@ export class LocalAudioStorage implements AudioStorage {
     return Readable.toWeb(handle.createReadStream({ start: range?.start, end: range?.end })) as ReadableStream<Uint8Array>;
   }
 
+  async putTimings(jobId: string, bytes: Uint8Array): Promise<void> {
+    // Written beside the audio's partial files, then renamed: readers see the old file or the new, whole.
+    // A run that dies between the two leaves a `.part` file, which the leftover sweep takes as any other.
+    const partsDir = this.partsDirOf(jobId);
+    await mkdir(partsDir, { recursive: true });
+    const partPath = join(partsDir, `${randomUUID()}.timings${PART_SUFFIX}`);
+    try {
+      await writeFile(partPath, bytes, { flag: 'wx' });
+      await rename(partPath, this.timingsOf(jobId));
+    } finally {
+      await rm(partPath, { force: true }).catch(() => undefined);
+      await rmdir(partsDir).catch(() => undefined);
+    }
+  }
+
+  async readTimings(jobId: string): Promise<Uint8Array | undefined> {
+    try {
+      return await readFile(this.timingsOf(jobId));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
+    }
+  }
+
   async delete(jobId: string): Promise<void> {
-    await rm(this.fileOf(jobId), { force: true });
+    await Promise.all([rm(this.fileOf(jobId), { force: true }), rm(this.timingsOf(jobId), { force: true })]);
   }
 
   /** A directory has no batch delete: one removal per file. */

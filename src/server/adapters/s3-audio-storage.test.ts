@@ -42,7 +42,7 @@ describe('S3AudioStorage', () => {
     s = await s3();
   });
 
-  it('streams a file of several parts into one object at <prefix>/<job>.mp3, nothing before commit', async () => {
+  it('streams a file of several parts into one object at <prefix>/<job>.mp3, nothing before commit; word timings at <prefix>/<job>.timings.json', async () => {
     const storage = storageOn(s, 'audio/p1');
     const job = randomUUID();
     const w = await storage.createWriter(job);
@@ -52,15 +52,16 @@ describe('S3AudioStorage', () => {
     expect(await w.commit()).toEqual({ size: 11 * 1024 * 1024 });
     expect(11 * 1024 * 1024).toBeGreaterThan(2 * S3_PART_BYTES);
     const client = createS3Client({ endpoint: s.endpoint, forcePathStyle: true });
+    await storage.putTimings(job, new TextEncoder().encode('{"words":[]}'));
     const listed = await client.send(new ListObjectsV2Command({ Bucket: s.bucket, Prefix: 'audio/p1/' }));
-    expect((listed.Contents ?? []).map((o) => o.Key)).toEqual([`audio/p1/${job}.mp3`]);
+    expect((listed.Contents ?? []).map((o) => o.Key).sort()).toEqual([`audio/p1/${job}.mp3`, `audio/p1/${job}.timings.json`]);
     const tail = await storage.open(job, { start: 11 * 1024 * 1024 - 3, end: 11 * 1024 * 1024 - 1 });
     const parts: Uint8Array[] = [];
     for await (const p of tail as unknown as AsyncIterable<Uint8Array>) parts.push(p);
     expect(Buffer.concat(parts)).toEqual(Buffer.from([7, 7, 7]));
   });
 
-  it('deletes many jobs with DeleteObjects requests of at most 1000 keys', async () => {
+  it('deletes many jobs (audio and word timings) with DeleteObjects requests of at most 1000 keys', async () => {
     const client = createS3Client({ endpoint: s.endpoint, region: 'us-east-1', forcePathStyle: true });
     const batches: number[] = [];
     client.middlewareStack.add(
@@ -76,12 +77,16 @@ describe('S3AudioStorage', () => {
       const w = await storage.createWriter(job);
       await w.write(Buffer.alloc(10, 1));
       await w.commit();
+      await storage.putTimings(job, new TextEncoder().encode('{}'));
     }
-    // 2,001 ids, the stored ones in the first and the last batch.
+    // 2,001 ids, two keys each (audio and word timings), the stored ones in the first and the last batch.
     const ids = [stored[0]!, ...Array.from({ length: 1999 }, () => randomUUID()), stored[1]!];
     await storage.deleteMany(ids);
-    expect(batches).toEqual([S3_DELETE_BATCH, S3_DELETE_BATCH, 1]);
-    for (const job of stored) expect(await storage.stat(job)).toBeUndefined();
+    expect(batches).toEqual([S3_DELETE_BATCH, S3_DELETE_BATCH, S3_DELETE_BATCH, S3_DELETE_BATCH, 2]);
+    for (const job of stored) {
+      expect(await storage.stat(job)).toBeUndefined();
+      expect(await storage.readTimings(job)).toBeUndefined();
+    }
   });
 
   it('reports an unreachable store as AudioStorageUnavailableError naming the bucket, without credentials', async () => {
@@ -94,6 +99,9 @@ describe('S3AudioStorage', () => {
     await expect(storage.stat(randomUUID())).rejects.toBeInstanceOf(AudioStorageUnavailableError);
     await expect(storage.open(randomUUID())).rejects.toBeInstanceOf(AudioStorageUnavailableError);
     await expect(storage.deleteMany([randomUUID()])).rejects.toBeInstanceOf(AudioStorageUnavailableError);
+    await expect(storage.putTimings(randomUUID(), new Uint8Array(2))).rejects.toBeInstanceOf(AudioStorageUnavailableError);
+    await expect(storage.readTimings(randomUUID())).rejects.toBeInstanceOf(AudioStorageUnavailableError);
+    await expect(storage.delete(randomUUID())).rejects.toBeInstanceOf(AudioStorageUnavailableError);
   });
 
   describe('behind a relay that can hang (accepts connections, never answers)', () => {
@@ -143,6 +151,8 @@ describe('S3AudioStorage', () => {
         listLeftovers: () => storage.listLeftovers(),
         removeLeftovers: () => storage.removeLeftovers(stored, 0),
         createWriter: () => storage.createWriter(randomUUID()),
+        putTimings: () => storage.putTimings(stored, new TextEncoder().encode('{}')),
+        readTimings: () => storage.readTimings(stored),
       };
       const small = await Promise.all(Object.entries(calls).map(async ([name, call]) => ({ name, ...(await failure(call)) })));
       for (const { name, ms, error } of small) {

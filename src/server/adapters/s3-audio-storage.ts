@@ -6,6 +6,7 @@ import { S3_REQUEST_TIMEOUT_MS } from './s3/client.js';
 import { deleteAudios, listStaleJobs, removeJobLeftovers } from './s3/deletion.js';
 import { type Marker, UploadMarkers } from './s3/markers.js';
 import { openAudio, statAudio } from './s3/read.js';
+import { putTimings, readTimings } from './s3/timings.js';
 import { createUploadWriter, uploadFile } from './s3/upload.js';
 
 export { createS3Client } from './s3/client.js';
@@ -30,7 +31,8 @@ export interface S3AudioStorageOptions extends S3Location {
 }
 
 /**
- * Audio as objects in a bucket: `<prefix>/<job>.mp3`. A writer streams into a multipart upload (parts
+ * Audio as objects in a bucket: `<prefix>/<job>.mp3`, and a job's word timings beside it,
+ * `<prefix>/<job>.timings.json` (one PutObject). A writer streams into a multipart upload (parts
  * of 5 MiB, two in flight at most), so the object appears whole, at once, on commit and never on abort
  * (s3/upload.ts).
  *
@@ -89,12 +91,20 @@ export class S3AudioStorage implements AudioStorage {
     return openAudio(this.bucket, jobId, range);
   }
 
-  async delete(jobId: string): Promise<void> {
-    // Deleting an absent key is not an error in S3.
-    await this.bucket.deleteKey(this.bucket.keyOf(jobId));
+  async putTimings(jobId: string, bytes: Uint8Array): Promise<void> {
+    await putTimings(this.bucket, jobId, bytes);
   }
 
-  /** DeleteObjects, 1000 keys a request; a key the store could not delete fails the call (naming how many, not why). */
+  async readTimings(jobId: string): Promise<Uint8Array | undefined> {
+    return readTimings(this.bucket, jobId);
+  }
+
+  async delete(jobId: string): Promise<void> {
+    // Deleting an absent key is not an error in S3.
+    await Promise.all([this.bucket.deleteKey(this.bucket.keyOf(jobId)), this.bucket.deleteKey(this.bucket.timingsKeyOf(jobId))]);
+  }
+
+  /** DeleteObjects of audio and word timings, 1000 keys a request; a key the store could not delete fails the call (naming how many, not why). */
   async deleteMany(jobIds: readonly string[]): Promise<void> {
     await deleteAudios(this.bucket, jobIds);
   }

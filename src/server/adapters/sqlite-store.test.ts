@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openSqlite } from './sqlite-driver.js';
 import { SqliteStore } from './sqlite-store.js';
 import { describeStoreContract, newAccount, newJob, newKey } from './store.contract.js';
 
@@ -117,6 +118,74 @@ describe('SqliteStore.deleteExpiredJobs for some accounts (the sandbox: one test
       expect(await store.getJob(fresh.id)).toBeDefined();
     } finally {
       await store.close();
+    }
+  });
+});
+
+describe('SqliteStore on a database made before word timings', () => {
+  /** The jobs table as releases before word timings made it: no `timestamps` column. */
+  const JOBS_BEFORE_TIMINGS = `CREATE TABLE jobs (
+    id TEXT PRIMARY KEY, account_id TEXT NOT NULL, key_public_id TEXT NOT NULL, status TEXT NOT NULL, text TEXT NOT NULL,
+    voice TEXT NOT NULL, language TEXT NOT NULL, speed REAL NOT NULL, created_at INTEGER NOT NULL, delete_after INTEGER NOT NULL,
+    reserved_cm INTEGER NOT NULL, charged_cm INTEGER, usage_month TEXT NOT NULL, progress REAL NOT NULL DEFAULT 0,
+    completed_at INTEGER, processing_time_ms INTEGER, duration_seconds REAL, file_size_bytes INTEGER, error_code TEXT,
+    error_message TEXT, idempotency_key TEXT, legacy_expires_at INTEGER)`;
+
+  it('adds the column on open: old jobs read as before (no timings), new ones keep theirs, and a second open changes nothing', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'agent-tts-store-old-'));
+    const file = join(dir, 'store.sqlite');
+    try {
+      const old = openSqlite(file, { busyTimeoutMs: 1000 });
+      old.exec(JOBS_BEFORE_TIMINGS);
+      old
+        .prepare('INSERT INTO jobs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
+        .run(
+          '0b5f4c1e-1d2a-4b3c-8d4e-5f6a7b8c9d0e',
+          'acct',
+          'abcdef01',
+          'completed',
+          '',
+          'af_heart',
+          'en-US',
+          1.2,
+          1,
+          2,
+          30,
+          30,
+          '2026-04',
+          1,
+          3,
+          2,
+          4.5,
+          900,
+          null,
+          null,
+          null,
+          null,
+        );
+      old.close();
+
+      let store = new SqliteStore(file);
+      const before = await store.getJob('0b5f4c1e-1d2a-4b3c-8d4e-5f6a7b8c9d0e');
+      expect(before).toMatchObject({ status: 'completed', durationSeconds: 4.5, fileSizeBytes: 900 });
+      expect(before?.timestamps).toBeUndefined();
+      const account = newAccount();
+      await store.createAccount(account);
+      const timed = newJob(account.id, { timestamps: 'word' });
+      expect(await store.createJob(timed, 10_000)).toEqual({ kind: 'created' });
+      expect(await store.getJob(timed.id)).toEqual(timed);
+      await store.close();
+
+      store = new SqliteStore(file);
+      expect((await store.getJob(timed.id))?.timestamps).toBe('word');
+      await store.close();
+      const check = openSqlite(file, { busyTimeoutMs: 1000 });
+      const columns = (check.prepare('PRAGMA table_info(jobs)').all() as { name: string }[]).map((c) => c.name);
+      check.close();
+      expect(columns.filter((c) => c === 'timestamps')).toHaveLength(1);
+      expect(columns.at(-1)).toBe('timestamps');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
     }
   });
 });

@@ -10,6 +10,7 @@ import type {
   SessionRepository,
   UsageRepository,
 } from '../ports/index.js';
+import type { TimingsBody } from '@agent-tts/contract/timing-schemas.js';
 import { displayKey } from './keys.js';
 import type { AudioUrlSigner } from './signing.js';
 import { centiminutesToMinutes, usageMonth } from './usage.js';
@@ -159,6 +160,8 @@ interface JobView {
   createdAt: number;
   /** Signed URL of the audio, for completed jobs whose audio is still kept. */
   audioUrl?: string;
+  /** Signed URLs of the captions and word timings, for those of them that asked for timings. */
+  captions?: TimingsBody;
 }
 
 export interface DashboardView {
@@ -236,15 +239,18 @@ export async function dashboardView(
       retentionDays: plan.retentionDays,
       billingUrl: deps.billingUrl,
     },
-    jobs: jobs.map((j) => ({
-      id: j.id,
-      textSnippet: textSnippet(j.text),
-      status: j.status,
-      voice: j.voice,
-      durationSeconds: j.durationSeconds,
-      createdAt: j.createdAt,
-      audioUrl:
-        j.status === 'completed' && (j.legacyExpiresAt === undefined || j.legacyExpiresAt > now) ? deps.signer.sign(deps.publicBaseUrl, j.id, now) : undefined,
-    })),
+    jobs: jobs.map((j) => {
+      const kept = j.status === 'completed' && (j.legacyExpiresAt === undefined || j.legacyExpiresAt > now);
+      return {
+        id: j.id,
+        textSnippet: textSnippet(j.text),
+        status: j.status,
+        voice: j.voice,
+        durationSeconds: j.durationSeconds,
+        createdAt: j.createdAt,
+        audioUrl: kept ? deps.signer.sign(deps.publicBaseUrl, j.id, now) : undefined,
+        captions: kept && j.timestamps === 'word' ? deps.signer.signTimings(deps.publicBaseUrl, j.id, now) : undefined,
+      };
+    }),
   };
 }

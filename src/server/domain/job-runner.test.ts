@@ -3,8 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildCues, textWords, timingsProblems } from '@agent-tts/contract/captions.js';
+import type { WordTimingsFileBody } from '@agent-tts/contract/timing-schemas.js';
 import { createSynthesizer } from '../synth/index.js';
 import { decodeMp3 } from '../../../test/helpers/http.js';
+import { withSpreadWords } from '../../../test/helpers/spread-words.js';
 import { startS3Server, S3RVER_CREDENTIALS, type S3Server } from '../../../test/helpers/s3.js';
 import { FileSpool } from '../adapters/file-spool.js';
 import { LocalAudioStorage } from '../adapters/local-audio-storage.js';
@@ -13,7 +16,14 @@ import { createS3Client, S3AudioStorage } from '../adapters/s3-audio-storage.js'
 import { SqliteStore } from '../adapters/sqlite-store.js';
 import { newAccount, newJob } from '../adapters/store.contract.js';
 import { createLogger } from '../log.js';
-import { AudioStorageUnavailableError, SynthesisError, type Synthesizer } from '../ports/index.js';
+import {
+  type AudioStorage,
+  AudioStorageUnavailableError,
+  type SynthesisRequest,
+  type SynthesisResult,
+  SynthesisError,
+  type Synthesizer,
+} from '../ports/index.js';
 import { JobRunner, PROVIDER_FAILURE_MESSAGE, STORE_FAILURE_MESSAGE, type JobRunnerOptions } from './job-runner.js';
 import { sweepExpiredJobs } from './retention.js';
 
@@ -48,6 +58,26 @@ async function sampleProgress<T>(
 }
 
 const ascending = (values: number[]) => [...values].sort((a, b) => a - b);
+
+/** The synthesizer, with what it was asked and what it answered kept for the test. */
+function recording(real: Synthesizer) {
+  const seen: { requests: SynthesisRequest[]; results: SynthesisResult[] } = { requests: [], results: [] };
+  const synth: Synthesizer = {
+    ...real,
+    synthesize: async (req, sink, opts) => {
+      seen.requests.push(req);
+      const result = await real.synthesize(req, sink, opts);
+      seen.results.push(result);
+      return result;
+    },
+  };
+  return { synth, seen };
+}
+
+const readTimingsFile = async (storage: AudioStorage, jobId: string): Promise<WordTimingsFileBody | undefined> => {
+  const bytes = await storage.readTimings(jobId);
+  return bytes ? (JSON.parse(new TextDecoder().decode(bytes)) as WordTimingsFileBody) : undefined;
+};
 
 describe('JobRunner', () => {
   let dir: string;
@@ -205,6 +235,102 @@ describe('JobRunner', () => {
     const done = await store.getJob(job.id);
     expect(done?.status).toBe('completed');
     expect((await audio.stat(job.id))?.size).toBe(done?.fileSizeBytes);
+  });
+
+  it('a job that asked for word timings: the synthesizer is asked, and its words, their cues and the duration are stored before the job completes', async () => {
+    const account = newAccount();
+    await store.createAccount(account);
+    const text = 'First sentence, with a pause. Then — “quoted” words, and 日本語 too! 🎉 Done.';
+    const job = newJob(account.id, { text, language: 'en-US', timestamps: 'word', deleteAfter: Date.now() + 86_400_000 });
+    await store.createJob(job, 1_000_000);
+    const { synth: asked, seen } = recording(withSpreadWords(synth));
+    // When the timings are saved, the job is still processing and its audio is in place: nothing half-done shows.
+    const watched = Object.create(audio) as LocalAudioStorage;
+    const atSave: unknown[] = [];
+    watched.putTimings = async (jobId, bytes) => {
+      atSave.push((await store.getJob(jobId))?.status, (await audio.stat(jobId)) !== undefined);
+      return audio.putTimings(jobId, bytes);
+    };
+    expect(await new JobRunner(store, watched, asked, createLogger('silent')).run(job.id)).toBe(true);
+    expect(seen.requests[0]).toEqual({ text, voice: job.voice, language: 'en-US', speed: job.speed, timestamps: 'word' });
+    expect(atSave).toEqual(['processing', true]);
+    const done = (await store.getJob(job.id))!;
+    expect(done.status).toBe('completed');
+    const file = (await readTimingsFile(audio, job.id))!;
+    const words = seen.results[0]!.words!;
+    expect(file).toEqual({ job_id: job.id, granularity: 'word', duration_seconds: done.durationSeconds, words, cues: buildCues(text, words) });
+    expect(file.words.map((w) => w.word)).toEqual(textWords(text).map((w) => w.word));
+    expect(timingsProblems(text, file)).toEqual([]);
+    expect(file.cues.length).toBeGreaterThan(1);
+  });
+
+  it('a job that asked for none: the synthesizer is not asked, and no timings are stored', async () => {
+    const account = newAccount();
+    await store.createAccount(account);
+    const job = newJob(account.id, { text: 'No timings, please.', deleteAfter: Date.now() + 86_400_000 });
+    await store.createJob(job, 1_000_000);
+    const { synth: asked, seen } = recording(withSpreadWords(synth));
+    expect(await new JobRunner(store, audio, asked, createLogger('silent')).run(job.id)).toBe(true);
+    expect(seen.requests[0]).not.toHaveProperty('timestamps');
+    expect((await store.getJob(job.id))?.status).toBe('completed');
+    expect(await audio.readTimings(job.id)).toBeUndefined();
+  });
+
+  it('a synthesizer that was asked for word timings and returned none fails the job (INTERNAL_ERROR), its audio deleted', async () => {
+    const account = newAccount();
+    await store.createAccount(account);
+    const job = newJob(account.id, { text: 'Words were asked for.', timestamps: 'word', deleteAfter: Date.now() + 86_400_000, reservedCentiminutes: 40 });
+    await store.createJob(job, 1_000_000);
+    const wordless: Synthesizer = { ...synth, synthesize: async (req, sink, opts) => ({ ...(await synth.synthesize(req, sink, opts)), words: undefined }) };
+    expect(await new JobRunner(store, audio, wordless, createLogger('silent')).run(job.id)).toBe(true);
+    expect(await store.getJob(job.id)).toMatchObject({ status: 'failed', errorCode: 'INTERNAL_ERROR', chargedCentiminutes: 0 });
+    expect(await audio.stat(job.id)).toBeUndefined();
+    expect(await audio.readTimings(job.id)).toBeUndefined();
+    expect(await store.getUsage(account.id, job.usageMonth)).toEqual({ usedCentiminutes: 0 });
+  });
+
+  it('word timings the store will not take fail the job like audio it will not take: not completed, audio deleted, nothing charged', async () => {
+    const account = newAccount();
+    await store.createAccount(account);
+    const job = newJob(account.id, { text: 'Audio saved, timings not.', timestamps: 'word', deleteAfter: Date.now() + 86_400_000, reservedCentiminutes: 40 });
+    await store.createJob(job, 1_000_000);
+    const down = Object.create(audio) as LocalAudioStorage;
+    let tries = 0;
+    down.putTimings = async () => {
+      tries++;
+      throw new AudioStorageUnavailableError('the audio store is down');
+    };
+    const runner = new JobRunner(store, down, withSpreadWords(synth), createLogger('silent'), undefined, {
+      outage: { budgetMs: 300, firstDelayMs: 50, maxDelayMs: 100 },
+    });
+    expect(await runner.run(job.id)).toBe(true);
+    expect(tries).toBeGreaterThan(1);
+    expect(await store.getJob(job.id)).toMatchObject({ status: 'failed', errorCode: 'TTS_PROVIDER_ERROR', errorMessage: STORE_FAILURE_MESSAGE });
+    expect(await audio.stat(job.id)).toBeUndefined();
+    expect(await audio.readTimings(job.id)).toBeUndefined();
+    expect(await store.getUsage(account.id, job.usageMonth)).toEqual({ usedCentiminutes: 0 });
+  });
+
+  it('word timings are saved once the store answers again within the outage budget, and the job completes', async () => {
+    const account = newAccount();
+    await store.createAccount(account);
+    const job = newJob(account.id, { text: 'The store blinks at the end.', timestamps: 'word', deleteAfter: Date.now() + 86_400_000 });
+    await store.createJob(job, 1_000_000);
+    const blinking = Object.create(audio) as LocalAudioStorage;
+    let tries = 0;
+    blinking.putTimings = async (jobId, bytes) => {
+      if (++tries < 3) throw new AudioStorageUnavailableError('the audio store is down');
+      return audio.putTimings(jobId, bytes);
+    };
+    const logs: Array<{ msg: string; [field: string]: unknown }> = [];
+    const log = pino({ level: 'info' }, { write: (line: string) => void logs.push(JSON.parse(line)) });
+    const runner = new JobRunner(store, blinking, withSpreadWords(synth), log, undefined, { outage: { budgetMs: 10_000, firstDelayMs: 50, maxDelayMs: 100 } });
+    expect(await runner.run(job.id)).toBe(true);
+    expect(tries).toBe(3);
+    expect((await store.getJob(job.id))?.status).toBe('completed');
+    expect((await readTimingsFile(audio, job.id))?.job_id).toBe(job.id);
+    expect(logs.filter((l) => l.msg === 'audio store unreachable; saving the word timings again after a wait')).toHaveLength(2);
+    expect(logs.find((l) => l.msg === 'the word timings saved once the audio store answered')?.attempts).toBe(3);
   });
 
   it('keeps the audio of a job it settles', async () => {

@@ -18,27 +18,14 @@ import {
   systemClock,
 } from '../ports/index.js';
 import { JobAudioWrite, storeUnreachable } from './job-audio.js';
+import { roundedDuration, wordTimingsFile } from './job-timings.js';
+import { DEFAULT_STORE_OUTAGE, type StoreOutagePolicy, StoreOutageWait } from './store-outage.js';
 import { secondsToCentiminutes } from './usage.js';
 
 export interface LiveProgress {
   fraction: number;
   elapsedMs: number;
 }
-
-/**
- * How long a run waits for an unreachable audio store once the job's audio is made, and how often it
- * tries again meanwhile: after `firstDelayMs`, doubled each time up to `maxDelayMs`, each wait taken
- * between half and all of that at random (jitter, so that the runs an outage stopped do not all come
- * back at once). A run tries at least once after the synthesis, whatever the budget.
- */
-export interface StoreOutagePolicy {
-  budgetMs: number;
-  firstDelayMs: number;
-  maxDelayMs: number;
-}
-
-/** AUDIO_STORE_OUTAGE_BUDGET_SECONDS's default: a store down for a minute or so is ridden out. */
-const DEFAULT_STORE_OUTAGE: StoreOutagePolicy = { budgetMs: 120_000, firstDelayMs: 500, maxDelayMs: 10_000 };
 
 export interface JobRunnerOptions {
   /**
@@ -57,10 +44,15 @@ const PROGRESS_WRITE_INTERVAL_MS = 500;
  * Runs one job: synthesizes its text into the audio storage, streaming, then settles it (completed, usage charged) or
  * fails it (reservation released). Shared by the in-process queue and the distributed workers.
  *
+ * A job that asked for word timings has them stored beside its audio (job-timings.ts) once the audio
+ * is in place and before the job is marked completed: a completed job that asked always has them, and
+ * a failure to store them fails the job as a failure to store its audio does (its audio deleted).
+ *
  * With a spool, the audio is also written to a local file as it is made. An audio store that cannot be
  * reached (refused, or no answer within its deadline) then stops the streaming write, not the run: the
  * synthesis goes on into the file, and once it is done the file is uploaded, tried again with backoff
- * and jitter until the store answers or the outage budget is spent; the job stays processing (and, in
+ * and jitter until the store answers or the outage budget is spent (store-outage.ts; the word timings
+ * after it, within the same budget); the job stays processing (and, in
  * the distributed mode, claimed: BullMQ renews a running job's lock) meanwhile. The budget spent, the
  * job fails with TTS_PROVIDER_ERROR and its reservation is released. A process that dies loses its
  * spool: the job's next run synthesizes again.
@@ -94,36 +86,22 @@ export class JobRunner implements JobRun {
     const started = this.clock.now();
     const onProgress = this.progressListener(jobId, job.progress);
     const write = new JobAudioWrite(jobId, this.audio, await this.openSpool(jobId), this.log);
+    const saves = new StoreOutageWait(jobId, this.outage, this.log, signal);
     try {
-      const result = await this.synth.synthesize({ text: job.text, voice: job.voice, language: job.language, speed: job.speed }, write.sink, {
+      const { text, voice, language, speed, timestamps } = job;
+      const result = await this.synth.synthesize({ text, voice, language, speed, ...(timestamps ? { timestamps } : {}) }, write.sink, {
         onProgress,
         signal,
       });
-      if (!(await write.commit((path) => this.saveFromSpool(jobId, path, signal)))) {
+      const timings = wordTimingsFile(job, result);
+      const saved =
+        (await write.commit((path) => saves.save('the audio', () => this.audio.putFile(jobId, path), 'audio saved from the spool'))) &&
+        (!timings || (await saves.save('the word timings', () => this.audio.putTimings(jobId, timings))));
+      if (!saved) {
         this.log.info({ job_id: jobId }, 'job interrupted by shutdown while waiting for the audio store; it runs again at the next start');
         return false;
       }
-      // This run's audio is in place; any other partial write of the job belongs to a dead run (or to
-      // one that lost its queue lock, which can no longer settle the job), or to this run's streaming
-      // write that the store's outage stopped: remove them whatever their age, while the job is settled.
-      // Best effort: the audio is committed, so a failure here (or a crash in between) leaves them to
-      // the periodic leftover sweep rather than failing the job.
-      const cleared = this.audio
-        .removeLeftovers(jobId, 0)
-        .catch((error: unknown) => this.log.warn({ job_id: jobId, err: error }, 'leftovers of the job not removed; the leftover sweep takes them'));
-      const completedAt = this.clock.now();
-      const settling = this.store.completeJob(jobId, {
-        durationSeconds: Math.round(result.durationSeconds * 1000) / 1000,
-        fileSizeBytes: result.bytes,
-        completedAt,
-        processingTimeMs: completedAt - job.createdAt,
-        chargedCentiminutes: secondsToCentiminutes(result.durationSeconds),
-      });
-      const [settled] = await Promise.all([settling, cleared]);
-      if (!settled && !(await this.store.getJob(jobId).catch(() => undefined))) {
-        // The record went while the job ran (its retention ended, e.g. a plan with 0 days): its audio goes too.
-        await this.audio.delete(jobId).catch(() => undefined);
-      }
+      const completedAt = await this.settle(jobId, job.createdAt, result.durationSeconds, result.bytes);
       this.log.info({ job_id: jobId, audio_seconds: result.durationSeconds, wall_ms: completedAt - started }, 'job completed');
       return true;
     } catch (thrown) {
@@ -137,6 +115,34 @@ export class JobRunner implements JobRun {
       this.live.delete(jobId);
       await write.discard();
     }
+  }
+
+  /**
+   * Marks the job completed (usage charged) once its audio, and its word timings when it asked for them,
+   * are in place; returns when. Any other partial write of the job belongs to a dead run (or to one that
+   * lost its queue lock, which can no longer settle the job), or to this run's streaming write that the
+   * store's outage stopped: they are removed whatever their age, while the job is settled. Best effort:
+   * the audio is committed, so a failure there (or a crash in between) leaves them to the periodic
+   * leftover sweep rather than failing the job.
+   */
+  private async settle(jobId: string, createdAt: number, durationSeconds: number, bytes: number): Promise<number> {
+    const cleared = this.audio
+      .removeLeftovers(jobId, 0)
+      .catch((error: unknown) => this.log.warn({ job_id: jobId, err: error }, 'leftovers of the job not removed; the leftover sweep takes them'));
+    const completedAt = this.clock.now();
+    const settling = this.store.completeJob(jobId, {
+      durationSeconds: roundedDuration({ durationSeconds }),
+      fileSizeBytes: bytes,
+      completedAt,
+      processingTimeMs: completedAt - createdAt,
+      chargedCentiminutes: secondsToCentiminutes(durationSeconds),
+    });
+    const [settled] = await Promise.all([settling, cleared]);
+    if (!settled && !(await this.store.getJob(jobId).catch(() => undefined))) {
+      // The record went while the job ran (its retention ended, e.g. a plan with 0 days): its audio goes too.
+      await this.audio.delete(jobId).catch(() => undefined);
+    }
+    return completedAt;
   }
 
   /**
@@ -199,56 +205,4 @@ export class JobRunner implements JobRun {
       return undefined;
     }
   }
-
-  /**
-   * Saves the spooled audio as the job's, trying again with backoff and jitter while the store cannot be
-   * reached, for up to the outage budget (counted from now: the synthesis is done). Rejects with the last
-   * failure once the budget is spent; false when shutdown interrupted the wait.
-   */
-  private async saveFromSpool(jobId: string, path: string, signal?: AbortSignal): Promise<boolean> {
-    // The outage budget is real time (monotonic), not the injected clock: it bounds how long a run waits.
-    const since = performance.now();
-    const deadline = since + this.outage.budgetMs;
-    let delay = this.outage.firstDelayMs;
-    for (let attempt = 1; ; attempt++) {
-      if (signal?.aborted) return false;
-      try {
-        await this.audio.putFile(jobId, path);
-        this.log.info({ job_id: jobId, attempts: attempt, waited_ms: Math.round(performance.now() - since) }, 'audio saved from the spool');
-        return true;
-      } catch (error) {
-        if (!storeUnreachable(error)) throw error;
-        const left = deadline - performance.now();
-        if (left <= 0) {
-          this.log.warn(
-            { job_id: jobId, attempts: attempt, waited_ms: Math.round(performance.now() - since) },
-            'audio store still unreachable; the outage budget is spent',
-          );
-          throw error;
-        }
-        const wait = Math.min(left, delay / 2 + (Math.random() * delay) / 2);
-        delay = Math.min(this.outage.maxDelayMs, delay * 2);
-        this.log.info(
-          { job_id: jobId, attempt, retry_in_ms: Math.round(wait), budget_left_ms: Math.round(left) },
-          'audio store unreachable; saving the audio again after a wait',
-        );
-        if (!(await sleep(wait, signal))) return false;
-      }
-    }
-  }
-}
-
-/** Waits `ms`; false when `signal` fires first. */
-function sleep(ms: number, signal?: AbortSignal): Promise<boolean> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve(false);
-    const done = (finished: boolean) => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', aborted);
-      resolve(finished);
-    };
-    const aborted = () => done(false);
-    const timer = setTimeout(() => done(true), ms);
-    signal?.addEventListener('abort', aborted, { once: true });
-  });
 }

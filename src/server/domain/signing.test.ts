@@ -49,6 +49,39 @@ describe('AudioUrlSigner', () => {
     }
   });
 
+  it('signs the three caption URLs /v1/captions/<job>.<format> with the expiry of the audio URL issued at the same instant', () => {
+    const timings = signer.signTimings('https://api.example.com', JOB, NOW);
+    expect(timings.granularity).toBe('word');
+    const audio = parts(signer.sign('https://api.example.com', JOB, NOW));
+    const urls = { json: timings.json_url, vtt: timings.vtt_url, srt: timings.srt_url };
+    for (const [format, url] of Object.entries(urls)) {
+      const { path, expires, sig } = parts(url);
+      expect(url.startsWith(`https://api.example.com/v1/captions/${JOB}.${format}?expires=`)).toBe(true);
+      expect(path).toBe(`/v1/captions/${JOB}.${format}`);
+      expect(expires).toBe(audio.expires);
+      expect(sig).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      expect(signer.verifyCaptions(JOB, format, expires, sig, NOW)).toBe(true);
+      expect(signer.verifyCaptions(JOB, format, expires, sig, Number(expires) * 1000)).toBe(false);
+    }
+    expect(new Set(Object.values(urls).map((u) => parts(u).sig)).size).toBe(3);
+  });
+
+  it('binds a caption signature to its format and job: it opens no other format, no audio, no other job', () => {
+    const timings = signer.signTimings('https://api.example.com', JOB, NOW);
+    const vtt = parts(timings.vtt_url);
+    expect(signer.verifyCaptions(JOB, 'srt', vtt.expires, vtt.sig, NOW)).toBe(false);
+    expect(signer.verifyCaptions(JOB, 'json', vtt.expires, vtt.sig, NOW)).toBe(false);
+    expect(signer.verifyCaptions(JOB, 'mp3', vtt.expires, vtt.sig, NOW)).toBe(false);
+    expect(signer.verify(JOB, vtt.expires, vtt.sig, NOW)).toBe(false);
+    expect(signer.verifyCaptions('00000000-0000-4000-8000-000000000000', 'vtt', vtt.expires, vtt.sig, NOW)).toBe(false);
+    expect(signer.verifyCaptions(JOB, 'vtt', String(Number(vtt.expires) + 1), vtt.sig, NOW)).toBe(false);
+    expect(new AudioUrlSigner('t'.repeat(32), 3600).verifyCaptions(JOB, 'vtt', vtt.expires, vtt.sig, NOW)).toBe(false);
+    // The audio URL's signature opens no captions.
+    const audio = parts(signer.sign('https://api.example.com', JOB, NOW));
+    for (const format of ['json', 'vtt', 'srt']) expect(signer.verifyCaptions(JOB, format, audio.expires, audio.sig, NOW)).toBe(false);
+    expect(signer.verifyCaptions(JOB, 'vtt', vtt.expires, vtt.sig.slice(1), NOW)).toBe(false);
+  });
+
   it('counts the seconds left, never below zero', () => {
     const { expires } = parts(signer.sign('https://api.example.com', JOB, NOW));
     expect(signer.secondsLeft(expires, NOW)).toBe(3600);

@@ -24,6 +24,12 @@ describe('SpeechRequests', () => {
     expect(both.resolve({ text: 'a', voice: 'ff_claire', language: 'de' }).language).toBe('fr');
   });
 
+  it("keeps a request for word timings; `timestamps: 'none'` is the same request as no field", () => {
+    expect(both.resolve({ text: 'a', timestamps: 'word' })).toEqual({ text: 'a', voice: 'af_heart', language: 'en-US', speed: 1.2, timestamps: 'word' });
+    expect(both.resolve({ text: 'a', timestamps: 'none' })).toStrictEqual(both.resolve({ text: 'a' }));
+    expect(both.resolve({ text: 'a', timestamps: 'none' })).not.toHaveProperty('timestamps');
+  });
+
   it('refuses a voice the catalog does not list, naming the catalog', () => {
     const error = refusal(both, 'am_adam');
     expect([error.code, error.status]).toEqual(['INVALID_REQUEST', 400]);

@@ -10,11 +10,13 @@ export interface SpeechRequest {
   voice: string;
   language: string;
   speed: number;
+  /** `word` when the submission asked for word timings and captions; absent for `none` and for no field at all, which are the same request. */
+  timestamps?: 'word';
 }
 
 /**
  * Applies the request defaults (voice af_heart, speed 1.2, language en for st_* voices; a Kokoro voice
- * speaks the language of its id) and refuses, as INVALID_REQUEST, a voice this deployment does not
+ * speaks the language of its id; no word timings) and refuses, as INVALID_REQUEST, a voice this deployment does not
  * offer: one of a family it has no engine for, or one its voice catalog does not list
  * (docs/api-rules.md#voices-and-languages). Both are refused before anything is created or charged,
  * and the message names the closest voices of the catalog and its address.
@@ -45,6 +47,7 @@ export class SpeechRequests {
       voice: voice.id,
       language: resolveLanguage(voice, body.language),
       speed: body.speed ?? LIMITS.speedDefault,
+      ...(body.timestamps === 'word' ? { timestamps: 'word' as const } : {}),
     };
   }
 }

@@ -24,6 +24,7 @@ describe('the listeners the server is made of', () => {
       'get /api/v1/voices',
       'get /v1/agent-tts',
       'get /v1/audio/{job_id}.mp3',
+      'get /v1/captions/{job_id}.{format}',
       'post /v1/agent-tts',
     ]);
     expect(buildOpenApiDocument(routes)).toEqual(committed);
@@ -43,6 +44,7 @@ describe('the listeners the server is made of', () => {
     const cases: [OpenAPIHono<AppEnv>, string, string][] = [
       [server.app, '/v1/agent-tts', 'GET, POST, OPTIONS'],
       [server.app, '/v1/audio/3f1c2d4e-5a6b-4c7d-8e9f-0a1b2c3d4e5f.mp3', 'GET, HEAD, OPTIONS'],
+      [server.app, '/v1/captions/3f1c2d4e-5a6b-4c7d-8e9f-0a1b2c3d4e5f.vtt', 'GET, HEAD, OPTIONS'],
       [server.voicesApp, '/api/v1/voices', 'GET, OPTIONS'],
     ];
     for (const [app, path, allow] of cases) {

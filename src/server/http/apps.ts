@@ -6,6 +6,7 @@ import type { Logger } from '../log.js';
 import type { AppEnv } from './context.js';
 import { createApp } from './create-app.js';
 import { registerAudioRoutes } from './routes/audio.js';
+import { registerCaptionRoutes } from './routes/captions.js';
 import { registerDashboardRoutes } from './routes/dashboard/index.js';
 import { registerDocsRoutes } from './routes/docs.js';
 import { registerJobRoutes } from './routes/jobs.js';
@@ -34,7 +35,7 @@ export interface ApiAppOptions {
   };
 }
 
-/** The API listener: jobs and audio, bound to the contract's routes. */
+/** The API listener: jobs, audio and captions, bound to the contract's routes. */
 export function createApiApp({ services, log, shutdown, withOps, extend }: ApiAppOptions): OpenAPIHono<AppEnv> {
   const { config } = services;
   const app = createApp({
@@ -59,7 +60,9 @@ export function createApiApp({ services, log, shutdown, withOps, extend }: ApiAp
     maxBodyBytes: config.maxBodyBytes,
     shutdown,
   });
-  registerAudioRoutes(app, { store: services.store, audio: services.audio, signer: services.signer, clock: services.clock, log });
+  const signedFiles = { store: services.store, audio: services.audio, signer: services.signer, clock: services.clock, log };
+  registerAudioRoutes(app, signedFiles);
+  registerCaptionRoutes(app, signedFiles);
   // Web pages on the API origin, outside the API contract: the account dashboard and the API reference.
   registerDashboardRoutes(app, {
     store: services.store,

@@ -3,6 +3,9 @@ import { newJob } from '../adapters/store.contract.js';
 import { FILE_EXPIRED_MESSAGE } from '../domain/job-messages.js';
 import { AudioUrlSigner } from '../domain/signing.js';
 import { jobBody } from './job-bodies.js';
+import { CompletedJob } from '@agent-tts/contract/schemas.js';
+
+const META = { request_id: '6f1c2d4e-5a6b-4c7d-8e9f-0a1b2c3d4e5f', api_version: '2026-04', processing_time_ms: 5 };
 
 const NOW = Date.UTC(2026, 3, 10, 12);
 const signer = new AudioUrlSigner('s'.repeat(32), 3600);
@@ -22,6 +25,20 @@ describe('jobBody', () => {
       audio: { duration_seconds: 2.5, format: 'mp3', voice: 'af_heart', speed: 1.2, language: 'en-US' },
       billing: { mode: 'subscription', estimated_cost_cents: 0, monthly_minutes_used: 12.34, monthly_minutes_limit: 10, monthly_minutes_remaining: 0 },
     });
+  });
+
+  it('a completed job that asked for word timings carries their three URLs, valid against the contract, expiring with the audio URL', () => {
+    const timed = { ...job, timestamps: 'word' as const };
+    const view = jobBody({ kind: 'completed', job: timed, now: NOW, usedCentiminutes: 0, limitCentiminutes: 500 }, signer, BASE);
+    if (view.kind !== 'completed') throw new Error(`a ${view.kind} body`);
+    const { body } = view;
+    expect(body.timings).toEqual(signer.signTimings(BASE, job.id, NOW));
+    expect(CompletedJob.safeParse({ ...body, meta: META }).success).toBe(true);
+    const expires = (url: string) => new URL(url).searchParams.get('expires');
+    for (const url of [body.timings!.json_url, body.timings!.vtt_url, body.timings!.srt_url]) expect(expires(url)).toBe(expires(body.audio_url));
+    // Asked for nothing, or not yet completed: no timings.
+    expect(jobBody({ kind: 'completed', job, now: NOW, usedCentiminutes: 0, limitCentiminutes: 500 }, signer, BASE).body).not.toHaveProperty('timings');
+    expect(jobBody({ kind: 'processing', job: timed, now: NOW, retryAfterSeconds: 3, progressPercent: 40 }, signer, BASE).body).not.toHaveProperty('timings');
   });
 
   it('a legacy job adds when its audio expires and its size', () => {

@@ -15,7 +15,8 @@ export type JobBody =
 
 /**
  * The body of a job in its state, typed by the contract's schemas (`meta` is added by the route). Its
- * messages are the state's; a completed job's audio URL is signed at the instant the state was judged.
+ * messages are the state's; a completed job's audio URL (and, when it asked for them, its caption URLs)
+ * are signed at the instant the state was judged.
  */
 export function jobBody(state: JobState, signer: AudioUrlSigner, publicBaseUrl: string): JobBody {
   const { job } = state;
@@ -64,6 +65,8 @@ export function jobBody(state: JobState, signer: AudioUrlSigner, publicBaseUrl: 
           status: 'completed',
           job_id: job.id,
           audio_url: signer.sign(publicBaseUrl, job.id, state.now),
+          // An extension beyond the base API: only for a job that asked, signed at the same instant.
+          ...(job.timestamps === 'word' ? { timings: signer.signTimings(publicBaseUrl, job.id, state.now) } : {}),
           audio,
           billing: {
             mode: BILLING_MODE,

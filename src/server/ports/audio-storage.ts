@@ -32,8 +32,16 @@ export interface AudioStorage {
   stat(jobId: string): Promise<{ size: number } | undefined>;
   /** The job's audio, whole or one byte range (already checked against `stat`); undefined when absent. */
   open(jobId: string, range?: ByteRange): Promise<ReadableStream<Uint8Array> | undefined>;
+  /**
+   * Stores a job's word timings (the WordTimingsFile as JSON) beside its audio, replacing any, whole or
+   * not at all for every reader (an extension beyond the base API: jobs that asked for `timestamps`).
+   */
+  putTimings(jobId: string, bytes: Uint8Array): Promise<void>;
+  /** The job's stored word timings; undefined when it has none. */
+  readTimings(jobId: string): Promise<Uint8Array | undefined>;
+  /** Deletes the job's audio and its word timings, if any. */
   delete(jobId: string): Promise<void>;
-  /** Deletes the audio of several jobs, as `delete` does each, in as few backend requests as it allows (the retention sweep). */
+  /** Deletes the audio (and word timings) of several jobs, as `delete` does each, in as few backend requests as it allows (the retention sweep). */
   deleteMany(jobIds: readonly string[]): Promise<void>;
   /**
    * Removes partial writes of this job left by interrupted runs: those untouched for `olderThanMs`

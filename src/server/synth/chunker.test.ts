@@ -73,6 +73,26 @@ describe('chunkText', () => {
     }
   });
 
+  it('gives each chunk its offset in the original text, whitespace trimmed', () => {
+    const texts = [
+      `   Leading space. ${'Word '.repeat(500)}\n\n  trailing  `,
+      `x${'😀'.repeat(1000)}`,
+      `  ${'Short one. '.repeat(200)}`,
+      'alpha beta gamma delta epsilon zeta eta theta, '.repeat(200),
+      `${'long'.repeat(3000)} tail.`,
+    ];
+    for (const text of texts) {
+      const chunks = chunkText(text, { targetChars: 300, maxChars: 400 });
+      let previousEnd = 0;
+      for (const chunk of chunks) {
+        expect(text.slice(chunk.start, chunk.start + chunk.text.length)).toBe(chunk.text);
+        expect(text.slice(previousEnd, chunk.start).trim()).toBe('');
+        previousEnd = chunk.start + chunk.text.length;
+      }
+      expect(text.slice(previousEnd).trim()).toBe('');
+    }
+  });
+
   it('gives no chunks for blank text', () => {
     expect(chunkText(' \n\t ')).toEqual([]);
   });

@@ -1,7 +1,10 @@
 /** A piece of the text synthesized as one unit; pieces are spoken in `index` order. */
 export interface TextChunk {
   index: number;
+  /** The chunk's text, without the whitespace around it. */
   text: string;
+  /** UTF-16 offset of `text` in the original text: `original.slice(start, start + text.length) === text`. */
+  start: number;
   /** Code units of the original text this chunk covers (for progress by share of text). */
   length: number;
   /** False when a sentence longer than the hard cap was cut: the pause after it is a short one. */
@@ -118,17 +121,20 @@ export function chunkText(text: string, options: ChunkOptions = {}): TextChunk[]
   const chunks: TextChunk[] = [];
   let current = '';
   let currentLength = 0;
+  let currentStart = 0; // offset of `current` in the text
   let currentEndsSentence = true;
   let pendingLength = 0; // whitespace-only text before the first chunk, counted into it
 
   const flush = () => {
     const trimmed = current.trim();
     if (trimmed) {
-      chunks.push({ index: chunks.length, text: trimmed, length: currentLength + pendingLength, endsSentence: currentEndsSentence });
+      const start = currentStart + current.length - current.trimStart().length;
+      chunks.push({ index: chunks.length, text: trimmed, start, length: currentLength + pendingLength, endsSentence: currentEndsSentence });
       pendingLength = 0;
     } else {
       pendingLength += currentLength;
     }
+    currentStart += current.length;
     current = '';
     currentLength = 0;
   };

@@ -10,9 +10,11 @@ export interface SpeechChunk {
   /** Resolved language (see SynthesisRequest.language). */
   language: string;
   speed: number;
+  /** Return the engine's word events with the PCM (PcmAudio.marks), when it has them. */
+  wordEvents?: boolean;
 }
 
-/** The port every speech engine implements: a chunk of text in, mono PCM out. */
+/** The port every speech engine implements: a chunk of text in, mono PCM (and word events, if any) out. */
 export interface SpeechEngine {
   readonly kind: 'espeak' | 'openai-compatible';
   synthesize(chunk: SpeechChunk, signal?: AbortSignal): Promise<PcmAudio>;
@@ -28,7 +30,7 @@ export class EspeakEngine implements SpeechEngine {
     // Settings are resolved here so that an unknown voice or language fails before reaching a thread.
     const settings = espeakSettings(chunk.voice, chunk.language, chunk.speed);
     try {
-      return await this.pool.synthesize({ text: chunk.text, settings });
+      return await this.pool.synthesize({ text: chunk.text, settings, ...(chunk.wordEvents && { wordEvents: true }) });
     } catch (error) {
       throw toSynthesisError(error, 'eSpeak NG synthesis failed');
     }

@@ -1,5 +1,7 @@
-import type { EspeakNGWorker } from '@echogarden/espeak-ng-emscripten';
+import type { EspeakEvent, EspeakNGWorker } from '@echogarden/espeak-ng-emscripten';
+import { wordMarks } from './espeak-events.js';
 import type { EspeakVoiceSettings } from './espeak-voices.js';
+import type { PcmAudio } from './pcm.js';
 
 let instance: Promise<EspeakNGWorker> | undefined;
 
@@ -27,7 +29,15 @@ function escapeForSsml(text: string): string {
   );
 }
 
-export async function espeakSynthesize(text: string, settings: EspeakVoiceSettings): Promise<{ samples: Int16Array; sampleRate: number }> {
+/**
+ * Speaks `text` with eSpeak NG. With `wordEvents`, the result carries eSpeak's word events as marks
+ * (offsets into `text`, before escaping); without, events are not looked at.
+ */
+export async function espeakSynthesize(
+  text: string,
+  settings: EspeakVoiceSettings,
+  options: { wordEvents?: boolean } = {},
+): Promise<PcmAudio & { samples: Int16Array }> {
   const espeak = await espeakInstance();
   const status = espeak.set_voice(settings.name);
   if (status !== 0) throw new Error(`eSpeak NG has no voice "${settings.name}" (status ${status})`);
@@ -36,11 +46,13 @@ export async function espeakSynthesize(text: string, settings: EspeakVoiceSettin
   espeak.set_range(settings.range);
   const blocks: Int16Array[] = [];
   let total = 0;
-  espeak.synthesize(escapeForSsml(text), (samples) => {
+  const events: EspeakEvent[] | undefined = options.wordEvents ? [] : undefined;
+  espeak.synthesize(escapeForSsml(text), (samples, blockEvents) => {
     if (samples && samples.length > 0) {
       blocks.push(samples);
       total += samples.length;
     }
+    if (events && blockEvents) for (const event of blockEvents) if (event.type === 'word') events.push(event);
     return 0;
   });
   const samples = new Int16Array(total);
@@ -49,5 +61,6 @@ export async function espeakSynthesize(text: string, settings: EspeakVoiceSettin
     samples.set(block, offset);
     offset += block.length;
   }
-  return { samples, sampleRate: espeak.get_samplerate() };
+  const sampleRate = espeak.get_samplerate();
+  return events ? { samples, sampleRate, marks: wordMarks(events, text) } : { samples, sampleRate };
 }

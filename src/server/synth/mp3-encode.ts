@@ -1,6 +1,7 @@
 import { createMp3Encoder } from 'wasm-media-encoders';
 import { countFrames } from './mp3-frames.js';
-import { resampleLinear, trimSilence } from './pcm.js';
+import { resampleLinear, speechRange } from './pcm.js';
+import { type ChunkWords, type PlacedWords, placeWords } from './word-placement.js';
 
 export type Mp3Bitrate = 32 | 40 | 48 | 64;
 
@@ -12,6 +13,8 @@ export interface EncodeTask {
   /** Silence appended after the speech, in samples at `outputRate`. */
   pauseSamples: number;
   bitrateKbps: Mp3Bitrate;
+  /** The chunk's words, when word timings are asked for: placed in the stream (EncodedChunk.words). */
+  words?: ChunkWords;
 }
 
 export interface EncodedChunk {
@@ -21,6 +24,8 @@ export interface EncodedChunk {
   decodedSamples: number;
   /** Samples of speech after trimming (before the pause). */
   speechSamples: number;
+  /** The task's words, in samples of this stream (its encoder delay included). */
+  words?: PlacedWords;
 }
 
 type Encoder = Awaited<ReturnType<typeof createMp3Encoder>>;
@@ -52,7 +57,11 @@ const BLOCK = 16384;
 export async function encodeChunk(task: EncodeTask): Promise<EncodedChunk> {
   encoder ??= createMp3Encoder();
   const lame = await encoder;
-  const speech = resampleLinear(trimSilence(floatSamples(task.samples), task.sampleRate), task.sampleRate, task.outputRate);
+  const samples = floatSamples(task.samples);
+  const range = speechRange(samples, task.sampleRate);
+  const speech = resampleLinear(samples.subarray(range.start, range.end), task.sampleRate, task.outputRate);
+  const words =
+    task.words && placeWords(samples, task.words, { sampleRate: task.sampleRate, outputRate: task.outputRate, range, delay: ENCODER_DELAY_SAMPLES });
   const pauseSamples = Math.max(0, Math.round(task.pauseSamples));
   lame.configure({ sampleRate: task.outputRate, outputSampleRate: task.outputRate, channels: 1, bitrate: task.bitrateKbps });
   const parts: Uint8Array[] = [];
@@ -62,11 +71,20 @@ export async function encodeChunk(task: EncodeTask): Promise<EncodedChunk> {
   for (let left = pauseSamples; left > 0; left -= BLOCK) parts.push(lame.encode([silence.subarray(0, Math.min(BLOCK, left))]).slice());
   parts.push(lame.finalize().slice());
   const mp3 = concatBytes(parts);
-  return { mp3, decodedSamples: countFrames(mp3).samples, speechSamples: speech.length };
+  return { mp3, decodedSamples: countFrames(mp3).samples, speechSamples: speech.length, ...(words && { words }) };
 }
 
+/**
+ * Samples of silence before the first sample given to LAME, in what a decoder outputs for the stream:
+ * LAME's encoder delay (576) plus the decoder's filter-bank delay (529). Measured with mpg123 (the
+ * decoder of the tests, test/helpers/audio.ts) on tone bursts at several places in a stream, and in a
+ * stream following another: exactly 1105 each time. LAME writes no gapless tag here (no Xing/LAME
+ * frame), so decoders play the delay rather than skip it, and word times include it.
+ */
+export const ENCODER_DELAY_SAMPLES = 1105;
+
 /** LAME's start delay plus the mean end padding: silence a chunk join adds on its own. */
-export const ENCODER_JOIN_SAMPLES = 1105 + 288;
+export const ENCODER_JOIN_SAMPLES = ENCODER_DELAY_SAMPLES + 288;
 
 function concatBytes(parts: Uint8Array[]): Uint8Array {
   const out = new Uint8Array(parts.reduce((sum, p) => sum + p.length, 0));

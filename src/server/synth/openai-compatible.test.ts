@@ -8,7 +8,10 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SynthesisError } from '../ports/index.js';
 import { createSynthesizer } from './index.js';
 import { OpenAICompatibleEngine, decodeAudio } from './openai-compatible.js';
-import { decodeMp3File, rms } from '../../../test/helpers/audio.js';
+import { timingsProblems } from '../../contract/captions.js';
+import { chunkText } from './chunker.js';
+import { ENCODER_DELAY_SAMPLES } from './mp3-encode.js';
+import { decodeMp3File, energyOnsets, rms, soundEnd } from '../../../test/helpers/audio.js';
 
 const API_KEY = 'sk-upstream-secret-0123456789';
 const PCM_RATE = 24000;
@@ -236,6 +239,34 @@ describe('synthesizer with an upstream engine', () => {
       const tone = received.reduce((s, r) => s + r.body.input.length * SECONDS_PER_CHAR, 0);
       expect(result.durationSeconds).toBeGreaterThan(tone);
       expect(result.durationSeconds).toBeLessThan(tone + result.chunks * 0.6);
+    } finally {
+      await synth.close();
+    }
+  });
+
+  it('spreads each chunk’s sound over its words by character count (approximate word timings)', { timeout: 120_000 }, async () => {
+    const synth = synthesizer();
+    try {
+      // One chunk: the server's tone lasts 60 ms a character, so a word starts 60 ms × its offset into the
+      // sound, which starts after the MP3's delay (1105 samples at 22,050 Hz).
+      const text = 'Hello brave new world.';
+      const one = await synth.synthesizeToFile({ text, voice: 'af_heart', language: 'en-US', speed: 1, timestamps: 'word' }, join(dir, 'one.mp3'));
+      expect(timingsProblems(text, { words: one.words!, duration_seconds: one.durationSeconds }, 'en-US')).toEqual([]);
+      for (const w of one.words!) expect(Math.abs(w.start - (ENCODER_DELAY_SAMPLES / 22050 + w.utf16_start * SECONDS_PER_CHAR)), w.word).toBeLessThan(0.003);
+      expect(one.words!.at(-1)!.end).toBeCloseTo(ENCODER_DELAY_SAMPLES / 22050 + text.length * SECONDS_PER_CHAR, 2);
+
+      // Several chunks: each chunk's first word starts with its tone, after the pause between chunks.
+      const long = 'First sentence here. Then a second one follows. '.repeat(25);
+      const out = join(dir, 'timed.mp3');
+      const result = await synth.synthesizeToFile({ text: long, voice: 'af_heart', language: 'en-US', speed: 1, timestamps: 'word' }, out);
+      expect(result.chunks).toBeGreaterThan(1);
+      expect(timingsProblems(long, { words: result.words!, duration_seconds: result.durationSeconds }, 'en-US')).toEqual([]);
+      const audio = await decodeMp3File(out);
+      const onsets = energyOnsets(audio.samples, audio.sampleRate);
+      expect(onsets).toHaveLength(result.chunks);
+      const firsts = chunkText(long, { locale: 'en-US' }).map((c) => result.words!.find((w) => w.utf16_start === c.start)!);
+      for (const [i, w] of firsts.entries()) expect(Math.abs(w.start - onsets[i]!), `chunk ${i}`).toBeLessThan(0.01);
+      expect(Math.abs(result.words!.at(-1)!.end - soundEnd(audio.samples, audio.sampleRate))).toBeLessThan(0.01);
     } finally {
       await synth.close();
     }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { resampleLinear, trimSilence } from './pcm.js';
+import { resampleLinear, speechRange, trimSilence } from './pcm.js';
 
 describe('pcm', () => {
   it('resamples to the proportional length and keeps a tone at its frequency', () => {
@@ -22,5 +22,8 @@ describe('pcm', () => {
     const trimmed = trimSilence(x, rate);
     expect(trimmed.length).toBe(300 + 2 * 20);
     expect(trimSilence(new Float32Array(100), rate).length).toBe(0);
+    expect(speechRange(x, rate)).toEqual({ start: 280, end: 620, loudStart: 300, loudEnd: 600 });
+    x.fill(0.5, 0, 10);
+    expect(speechRange(x, rate)).toMatchObject({ start: 0, loudStart: 0 });
   });
 });

@@ -10,6 +10,7 @@ import { toSynthesisError } from './errors.js';
 import { ENCODER_JOIN_SAMPLES, type EncodedChunk, type Mp3Bitrate } from './mp3-encode.js';
 import type { Limiter } from './limiter.js';
 import type { SynthesisPool } from './pool.js';
+import { WordTimeline } from './word-timeline.js';
 
 /** eSpeak's native rate; upstream audio is resampled to it so that every file is alike. */
 const OUTPUT_SAMPLE_RATE = 22050;
@@ -48,6 +49,29 @@ function pauseSamples(chunk: TextChunk, last: boolean, speed: number): number {
   return Math.max(0, Math.round((seconds / speed) * OUTPUT_SAMPLE_RATE) - ENCODER_JOIN_SAMPLES);
 }
 
+/** Synthesizes and encodes one chunk (its words placed, when timings are asked for) in a slot of the limiter. */
+function chunkProducer(req: SynthesisRequest, chunkCount: number, timeline: WordTimeline | undefined, options: PipelineOptions) {
+  const { signal } = options;
+  return async (chunk: TextChunk): Promise<EncodedChunk> => {
+    const release = await options.limiter.acquire(signal);
+    try {
+      const { text, index } = chunk;
+      const pcm = await options.engine.synthesize({ text, voice: req.voice, language: req.language, speed: req.speed, wordEvents: !!timeline }, signal);
+      signal?.throwIfAborted();
+      return await options.pool.encode({
+        samples: pcm.samples,
+        sampleRate: pcm.sampleRate,
+        outputRate: OUTPUT_SAMPLE_RATE,
+        pauseSamples: pauseSamples(chunk, index === chunkCount - 1, req.speed),
+        bitrateKbps: options.bitrateKbps,
+        ...(timeline && { words: { ...timeline.wordsOf(chunk), marks: pcm.marks } }),
+      });
+    } finally {
+      release();
+    }
+  };
+}
+
 /**
  * Synthesizes a request into MP3 bytes handed to `sink`: chunks go to the engine and the encoder a
  * bounded window at a time (memory stays flat whatever the text length), and reach the sink strictly in
@@ -63,19 +87,10 @@ export async function synthesize(req: SynthesisRequest, sink: AudioSink, options
 
   const chunks = chunkText(req.text, { locale: req.language });
   const totalChars = chunks.reduce((sum, c) => sum + c.length, 0);
+  const timeline = req.timestamps === 'word' ? new WordTimeline(req.text, req.language, chunks, OUTPUT_SAMPLE_RATE) : undefined;
 
   const inFlight = new Map<number, Promise<EncodedChunk>>();
-  const produce = async (chunk: TextChunk): Promise<EncodedChunk> => {
-    const release = await options.limiter.acquire(signal);
-    try {
-      const pcm = await options.engine.synthesize({ text: chunk.text, voice: req.voice, language: req.language, speed: req.speed }, signal);
-      signal?.throwIfAborted();
-      const pause = pauseSamples(chunk, chunk.index === chunks.length - 1, req.speed);
-      return await options.pool.encode({ ...pcm, outputRate: OUTPUT_SAMPLE_RATE, pauseSamples: pause, bitrateKbps: options.bitrateKbps });
-    } finally {
-      release();
-    }
-  };
+  const produce = chunkProducer(req, chunks.length, timeline, options);
   const start = (index: number) => {
     const work = produce(chunks[index]!);
     // Failures are handled when the chunk's turn comes; this keeps an early failure from going unhandled.
@@ -104,6 +119,7 @@ export async function synthesize(req: SynthesisRequest, sink: AudioSink, options
       inFlight.delete(index);
       signal?.throwIfAborted();
       await sink.write(encoded.mp3);
+      timeline?.place(chunks[index]!, encoded.words, decodedSamples);
       bytes += encoded.mp3.length;
       decodedSamples += encoded.decodedSamples;
       charsDone += chunks[index]!.length;
@@ -116,8 +132,9 @@ export async function synthesize(req: SynthesisRequest, sink: AudioSink, options
     throw toSynthesisError(error, 'Synthesis failed');
   }
 
+  const durationSeconds = decodedSamples / OUTPUT_SAMPLE_RATE;
   return {
-    durationSeconds: decodedSamples / OUTPUT_SAMPLE_RATE,
+    durationSeconds,
     bytes,
     sampleRate: OUTPUT_SAMPLE_RATE,
     format: 'mp3',
@@ -127,6 +144,7 @@ export async function synthesize(req: SynthesisRequest, sink: AudioSink, options
     bitrateKbps: options.bitrateKbps,
     chunks: chunks.length,
     elapsedMs: Math.round(performance.now() - started),
+    ...(timeline && { words: timeline.finish(durationSeconds) }),
   };
 }
 

@@ -6,6 +6,7 @@ import { move, transferableSymbol, valueSymbol, workerData } from 'piscina';
 import { FEMALE_VARIANTS, MALE_VARIANTS, type EspeakVoiceSettings } from './espeak-voices.js';
 import { espeakSynthesize } from './espeak-wasm.js';
 import { encodeChunk as encode, type EncodeTask, type EncodedChunk } from './mp3-encode.js';
+import type { PcmAudio } from './pcm.js';
 
 export interface WorkerData {
   /** Load and warm up eSpeak (and the encoder) when the thread starts rather than on its first chunk. */
@@ -39,16 +40,15 @@ function transferring<T>(value: T, buffers: ArrayBufferLike[]): T {
 export interface SynthesizeTask {
   text: string;
   settings: EspeakVoiceSettings;
+  /** Return eSpeak's word events with the samples (for word timings). */
+  wordEvents?: boolean;
 }
 
-export interface SynthesizeResult {
-  samples: Int16Array;
-  sampleRate: number;
-}
+export type SynthesizeResult = PcmAudio & { samples: Int16Array };
 
 /** @public The pool runs this by name in the worker thread (pool.ts: piscina.run(task, { name: 'synthesize' })). */
 export async function synthesize(task: SynthesizeTask): Promise<SynthesizeResult> {
-  const result = await espeakSynthesize(task.text, task.settings);
+  const result = await espeakSynthesize(task.text, task.settings, { wordEvents: task.wordEvents });
   return transferring(result, [result.samples.buffer]);
 }
 

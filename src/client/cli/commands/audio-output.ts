@@ -10,15 +10,18 @@ import { EXIT } from '../exit-codes.js';
 /**
  * Checked before any request, so a path that cannot be written fails at once (exit 11) instead of
  * after the job was made, waited for and charged: `-` (stdout) or a path whose directory exists and
- * can be written (the download writes a temporary file beside the target, then renames it).
+ * can be written (the download writes a temporary file beside the target, then renames it). `what`
+ * and `flag` name the file and its option in the message (the audio and -o unless told).
  */
-export async function checkOutputPath(path: string): Promise<void> {
+export async function checkOutputPath(path: string, what = 'the audio', flag = '-o'): Promise<void> {
   if (path === '-') return;
   const refuse = (reason: string) =>
     new CliError(
-      `Cannot write the audio to ${path}: ${reason}. Nothing was sent to the service.`,
+      `Cannot write ${what} to ${path}: ${reason}. Nothing was sent to the service.`,
       EXIT.LOCAL_FILE,
-      'Give -o a file in an existing directory you can write to, or -o - for standard output.',
+      flag === '-o'
+        ? 'Give -o a file in an existing directory you can write to, or -o - for standard output.'
+        : `Give ${flag} a file in an existing directory you can write to.`,
       'LOCAL_FILE',
     );
   if ((await stat(path).catch(() => undefined))?.isDirectory()) throw refuse('it is a directory');
@@ -40,13 +43,13 @@ export async function checkOutputPath(path: string): Promise<void> {
 }
 
 /** Runs a download; errors of the local file system are reported as such (exit 11), not as API errors. */
-export async function saveAudio(path: string, download: () => Promise<SaveResult>): Promise<SaveResult> {
+export async function saveAudio(path: string, download: () => Promise<SaveResult>, what = 'the audio'): Promise<SaveResult> {
   try {
     return await download();
   } catch (error) {
     if (error instanceof AgentTtsError || (error instanceof Error && error.name === 'AbortError')) throw error;
     if ((error as NodeJS.ErrnoException | undefined)?.code === 'EPIPE') throw error;
-    if (typeof (error as NodeJS.ErrnoException | undefined)?.code === 'string') throw fileError('write the audio to', path, error);
+    if (typeof (error as NodeJS.ErrnoException | undefined)?.code === 'string') throw fileError(`write ${what} to`, path, error);
     throw error;
   }
 }

@@ -9,6 +9,7 @@ import { EXIT, type ExitCode } from '../exit-codes.js';
 import { readSpeechText } from '../input.js';
 import { renameOldFlags } from '../../../contract/flag-names.js';
 import { checkOutputPath, saveAudio, describeJob } from './audio-output.js';
+import { describeSaved, timingsTargets, writeTimings } from './captions-output.js';
 
 const OPTIONS = {
   out: { type: 'string', short: 'o' },
@@ -21,6 +22,8 @@ const OPTIONS = {
   'idempotency-key': { type: 'string' },
   'max-attempts': { type: 'string' },
   'sandbox-clock': { type: 'boolean' },
+  captions: { type: 'string' },
+  timings: { type: 'string' },
 } as const;
 
 export async function speakCommand(ctx: CliContext, args: string[]): Promise<ExitCode> {
@@ -41,6 +44,7 @@ export async function speakCommand(ctx: CliContext, args: string[]): Promise<Exi
   if (values['no-download'] && output !== undefined) throw usageError('--no-download and -o cannot be combined', 'speak');
   // Before anything is sent: a path that cannot be written would fail only after the job was made and charged.
   if (!values['no-download']) await checkOutputPath(output ?? join(process.cwd(), '<job_id>.mp3'));
+  const timingFiles = await timingsTargets(values, output);
 
   const { text } = await readSpeechText({ text: positionals[0], file: values.file }, ctx.stdin);
   const settings = await settingsOf(ctx);
@@ -53,7 +57,7 @@ export async function speakCommand(ctx: CliContext, args: string[]): Promise<Exi
   try {
     job = await client
       .speak(
-        { text, voice: values.voice, speed, language: values.language },
+        { text, voice: values.voice, speed, language: values.language, ...(timingFiles.length > 0 ? { timestamps: 'word' as const } : {}) },
         {
           signal: ctx.signal,
           idempotencyKey: values['idempotency-key'],
@@ -83,13 +87,16 @@ export async function speakCommand(ctx: CliContext, args: string[]): Promise<Exi
   const saved = await saveAudio(path, () =>
     path === '-' ? downloadToStream(client, job, ctx.output.streams.stdout, { signal: ctx.signal }) : downloadToFile(client, job, path, { signal: ctx.signal }),
   );
+  if (timingFiles.length > 0) ctx.hint = `The audio was saved to ${saved.path === '-' ? 'stdout' : saved.path}.`;
+  const files = await writeTimings(client, job, timingFiles, ctx.signal);
   if (ctx.output.json) {
-    ctx.output.emitJson({ ok: true, job, file: saved });
+    ctx.output.emitJson({ ok: true, job, file: saved, ...(files.length > 0 ? { timing_files: files } : {}) });
   } else {
     // With the audio on stdout, the summary goes to stderr so it does not corrupt the MP3.
     const line = `Saved ${saved.path === '-' ? 'audio to stdout' : saved.path} (${saved.bytes} bytes). ${describeJob(job)}`;
-    if (saved.path === '-') ctx.output.err(line);
-    else ctx.output.out(line);
+    const say = (text: string) => (saved.path === '-' ? ctx.output.err(text) : ctx.output.out(text));
+    say(line);
+    for (const file of files) say(describeSaved(file));
   }
   return EXIT.OK;
 }

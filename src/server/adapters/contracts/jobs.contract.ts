@@ -46,6 +46,25 @@ function reservations(current: CurrentStore): void {
     expect(await store.getUsage(a.id, '2026-05')).toEqual({ usedCentiminutes: 0 });
   });
 
+  it('keeps a request for word timings through creation, settlement and listings; a job without one reads none', async () => {
+    const store = current();
+    const a = await storedAccount(store);
+    const now = Date.now();
+    const timed = newJob(a.id, { timestamps: 'word', createdAt: now + 1, deleteAfter: now + DAY });
+    const plain = newJob(a.id, { createdAt: now, deleteAfter: now + DAY });
+    for (const job of [timed, plain]) expect(await store.createJob(job, 10_000)).toEqual({ kind: 'created' });
+    expect(await store.getJob(timed.id)).toEqual(timed);
+    expect((await store.getJob(plain.id))?.timestamps).toBeUndefined();
+    const result = { durationSeconds: 2, fileSizeBytes: 9, completedAt: now + 2, processingTimeMs: 1, chargedCentiminutes: 4 };
+    expect(await store.completeJob(timed.id, result)).toBe(true);
+    expect(await store.getJob(timed.id)).toMatchObject({ status: 'completed', timestamps: 'word' });
+    const listed = await store.listRecentJobs(a.id, 10);
+    expect(listed.map((j) => [j.id, j.timestamps])).toEqual([
+      [timed.id, 'word'],
+      [plain.id, undefined],
+    ]);
+  });
+
   it('refuses a job whose reservation exceeds what remains, saying what is used', async () => {
     const store = current();
     const a = await storedAccount(store);

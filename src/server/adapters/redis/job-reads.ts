@@ -27,6 +27,7 @@ const JOB_STRINGS = [
   'errorCode',
   'errorMessage',
   'idempotencyKey',
+  'timestamps',
 ] as const;
 
 function toJob(hash: Hash): JobRecord | undefined {

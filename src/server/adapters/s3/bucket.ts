@@ -46,6 +46,11 @@ export class S3Bucket {
     return `${this.prefix}${jobId}.mp3`;
   }
 
+  /** The key of a job's word timings, beside its audio. */
+  timingsKeyOf(jobId: string): string {
+    return `${this.prefix}${jobId}.timings.json`;
+  }
+
   /**
    * Runs one request (`abortSignal` goes to the client's send) within the deadline, retries included.
    * The deadline ends when the request is answered: a download's body is not limited by it.

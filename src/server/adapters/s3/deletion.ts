@@ -6,10 +6,14 @@ import type { UploadMarkers } from './markers.js';
 /** The most keys one DeleteObjects request takes. */
 export const S3_DELETE_BATCH = 1000;
 
-/** DeleteObjects, 1000 keys a request; a key the store could not delete fails the call (naming how many, not why). */
+/**
+ * DeleteObjects of the jobs' audio and word timings (two keys a job), 1000 keys a request; a key the
+ * store could not delete fails the call (naming how many, not why).
+ */
 export async function deleteAudios(bucket: S3Bucket, jobIds: readonly string[]): Promise<void> {
-  for (let i = 0; i < jobIds.length; i += S3_DELETE_BATCH) {
-    const keys = jobIds.slice(i, i + S3_DELETE_BATCH).map((id) => ({ Key: bucket.keyOf(id) }));
+  const all = jobIds.flatMap((id) => [bucket.keyOf(id), bucket.timingsKeyOf(id)]);
+  for (let i = 0; i < all.length; i += S3_DELETE_BATCH) {
+    const keys = all.slice(i, i + S3_DELETE_BATCH).map((Key) => ({ Key }));
     const result = await bucket.send('deleting', (abortSignal) =>
       bucket.client.send(new DeleteObjectsCommand({ Bucket: bucket.name, Delete: { Objects: keys, Quiet: true } }), { abortSignal }),
     );

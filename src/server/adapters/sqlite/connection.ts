@@ -72,6 +72,25 @@ export class ReadCache {
   }
 }
 
+/** Columns schema.sql gained after the first release: table → column → its definition. */
+const ADDED_COLUMNS: Record<string, Record<string, string>> = {
+  jobs: { timestamps: 'TEXT' },
+};
+
+/**
+ * Adds to a database made by an earlier release the columns schema.sql has since gained (its CREATE
+ * TABLE IF NOT EXISTS leaves an existing table as it was). Rows written before read NULL there: a job
+ * made before word timings existed asked for none.
+ */
+function addMissingColumns(db: SqlDatabase): void {
+  for (const [table, columns] of Object.entries(ADDED_COLUMNS)) {
+    const present = new Set((db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[]).map((c) => c.name));
+    for (const [column, definition] of Object.entries(columns)) {
+      if (!present.has(column)) db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${definition}`);
+    }
+  }
+}
+
 /** The database handle the repositories share, with its read cache. */
 export interface SqliteConnection {
   readonly db: SqlDatabase;
@@ -88,6 +107,7 @@ export function connectSqlite(path: string, driver?: SqliteDriverName): SqliteCo
   const db = openSqlite(path, { busyTimeoutMs: 5000, driver });
   db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;');
   db.exec(readFileSync(new URL('./schema.sql', import.meta.url), 'utf8'));
+  addMissingColumns(db);
   const cache = new ReadCache(db.prepare('PRAGMA data_version'));
   const prepare = (sql: string): SqlStatement => {
     const stmt = db.prepare(sql);

@@ -26,6 +26,7 @@ export function toJob(r: Row): JobRecord {
     errorMessage: opt(r.error_message),
     idempotencyKey: opt(r.idempotency_key),
     legacyExpiresAt: opt(r.legacy_expires_at),
+    timestamps: opt(r.timestamps),
   };
 }
 
@@ -54,11 +55,11 @@ export function jobParams(job: JobRecord) {
     error_message: job.errorMessage ?? null,
     idempotency_key: job.idempotencyKey ?? null,
     legacy_expires_at: job.legacyExpiresAt ?? null,
+    timestamps: job.timestamps ?? null,
   };
 }
 
-/** Inserts a whole job record (jobParams). */
-export const INSERT_JOB = `INSERT INTO jobs VALUES (@id, @account_id, @key_public_id, @status, @text, @voice, @language, @speed,
-  @created_at, @delete_after, @reserved_cm, @charged_cm, @usage_month, @progress, @completed_at,
-  @processing_time_ms, @duration_seconds, @file_size_bytes, @error_code, @error_message,
-  @idempotency_key, @legacy_expires_at)`;
+const JOB_COLUMNS = Object.keys(jobParams({} as JobRecord));
+
+/** Inserts a whole job record (jobParams), by column name: a column added to an older database comes last, wherever schema.sql has it. */
+export const INSERT_JOB = `INSERT INTO jobs (${JOB_COLUMNS.join(', ')}) VALUES (${JOB_COLUMNS.map((c) => `@${c}`).join(', ')})`;

@@ -41,7 +41,10 @@ CREATE TABLE IF NOT EXISTS jobs (
   error_code TEXT,
   error_message TEXT,
   idempotency_key TEXT,
-  legacy_expires_at INTEGER
+  legacy_expires_at INTEGER,
+  -- 'word' when the job asked for word timings. Added after the first release: connection.ts adds the
+  -- column to a database made before it (CREATE TABLE IF NOT EXISTS leaves an existing table as it is).
+  timestamps TEXT
 );
 CREATE INDEX IF NOT EXISTS jobs_status ON jobs(status);
 CREATE INDEX IF NOT EXISTS jobs_delete_after ON jobs(delete_after);

@@ -7,7 +7,12 @@ import { AUDIO_STORE_UNREACHABLE_MESSAGE } from '../../../contract/errors.js';
 import { decodeMp3 } from '../../../../test/helpers/http.js';
 import { startInProcess, type InProcessServer } from '../../../../test/helpers/in-process.js';
 import { S3RVER_CREDENTIALS, startS3Server, type S3Server } from '../../../../test/helpers/s3.js';
+import { ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { renderWebVtt } from '../../../contract/captions.js';
+import { withSpreadWords } from '../../../../test/helpers/spread-words.js';
+import { createS3Client } from '../../adapters/s3-audio-storage.js';
 import { composeApi } from '../../compose.js';
+import { createSynthesizer } from '../../synth/index.js';
 import { ConfigError, loadConfig } from '../../config.js';
 import { createLogger } from '../../log.js';
 
@@ -20,20 +25,40 @@ describe('audio kept in an S3 store, in process', () => {
   let server: InProcessServer;
   beforeAll(async () => {
     s3 = await startS3Server();
-    server = await startInProcess({ AUDIO_STORE: `s3://${s3.bucket}/audio`, ...s3.env });
+    server = await startInProcess({ AUDIO_STORE: `s3://${s3.bucket}/audio`, ...s3.env }, { synth: withSpreadWords(createSynthesizer({ threads: 1 })) });
+  });
+
+  it('keeps a job’s word timings as <prefix>/<job_id>.timings.json and serves its captions from there', async () => {
+    const { key } = await server.newKey();
+    const posted = await json(await server.request('POST', '/v1/agent-tts', { key, body: { text: 'Captions kept in a bucket.', timestamps: 'word' } }));
+    expect([posted.status, posted.body.status]).toEqual([200, 'completed']);
+    const id = posted.body.job_id;
+    const client = createS3Client({ endpoint: s3.endpoint, forcePathStyle: true });
+    const listed = await client.send(new ListObjectsV2Command({ Bucket: s3.bucket, Prefix: `audio/${id}` }));
+    expect((listed.Contents ?? []).map((o) => o.Key).sort()).toEqual([`audio/${id}.mp3`, `audio/${id}.timings.json`]);
+    const open = (url: string) => server.app.request(new URL(url).pathname + new URL(url).search);
+    const file = await (await open(posted.body.timings.json_url)).json();
+    expect(file).toMatchObject({ job_id: id, granularity: 'word', duration_seconds: posted.body.audio.duration_seconds });
+    expect(file.words.map((w: { word: string }) => w.word)).toEqual(['Captions', 'kept', 'in', 'a', 'bucket']);
+    const vtt = await open(posted.body.timings.vtt_url);
+    expect([vtt.status, await vtt.text()]).toEqual([200, renderWebVtt(file)]);
   });
   afterAll(async () => {
     await server?.close();
     await s3?.close();
   });
 
-  it('serves the job’s audio from the store, whole and by range, then answers 503 with Retry-After when the store is gone', async () => {
+  it('serves the job’s audio from the store, whole and by range, then answers 503 with Retry-After when the store is gone (captions too)', async () => {
     const { key } = await server.newKey();
     const posted = await json(await server.request('POST', '/v1/agent-tts', { key, body: { text: 'Audio kept in a bucket.' } }));
     expect(posted.status).toBe(200);
     expect(posted.body.status).toBe('completed');
     const url = new URL(posted.body.audio_url);
     const path = url.pathname + url.search;
+    const timed = await json(
+      await server.request('POST', '/v1/agent-tts', { key: (await server.newKey()).key, body: { text: 'With captions.', timestamps: 'word' } }),
+    );
+    expect(timed.status).toBe(200);
 
     const whole = await server.app.request(path);
     expect(whole.status).toBe(200);
@@ -53,7 +78,35 @@ describe('audio kept in an S3 store, in process', () => {
     expect(beyond.status).toBe(416);
     expect(beyond.headers.get('content-range')).toBe(`bytes */${bytes.byteLength}`);
 
+    const captions = new URL(timed.body.timings.srt_url);
     await s3.close();
+    // The captions of a job, as its audio: 503 with Retry-After, as the committed document declares.
+    const captionsDown = await server.app.request(captions.pathname + captions.search);
+    const captionsText = await captionsDown.text();
+    expect([captionsDown.status, captionsDown.headers.get('retry-after')]).toEqual([503, '5']);
+    expect(JSON.parse(captionsText).error).toEqual({ code: 'INTERNAL_ERROR', message: AUDIO_STORE_UNREACHABLE_MESSAGE });
+    expect(captionsText).not.toMatch(/S3RVER|s3:\/\/|127\.0\.0\.1/);
+    const captionsHeaders: Record<string, string> = {};
+    captionsDown.headers.forEach((value, name) => {
+      captionsHeaders[name] = value;
+    });
+    const captionsExchange = {
+      seq: 2,
+      owner: 'test',
+      startedAt: new Date().toISOString(),
+      ms: 0,
+      request: { method: 'GET', url: `http://localhost${captions.pathname}${captions.search}`, headers: {} },
+      response: {
+        status: 503,
+        headers: captionsHeaders,
+        contentType: captionsDown.headers.get('content-type') ?? '',
+        bytes: Buffer.from(captionsText),
+        text: captionsText,
+        json: JSON.parse(captionsText),
+      },
+    };
+    expect(OpenApiDocument.load().checkResponse(captionsExchange, captions.pathname)).toEqual([]);
+
     const answer = await server.app.request(path);
     const text = await answer.clone().text();
     const down = await json(answer);

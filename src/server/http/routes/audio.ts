@@ -1,42 +1,15 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import { AUDIO_STORE_RETRY_AFTER_SECONDS, AUDIO_STORE_UNREACHABLE_MESSAGE, AUDIO_URL_INVALID_MESSAGE } from '@agent-tts/contract/errors.js';
+import { AUDIO_URL_INVALID_MESSAGE } from '@agent-tts/contract/errors.js';
 import { AUDIO_PATH_PREFIX } from '@agent-tts/contract/limits.js';
-import { audioUrlMessage } from '@agent-tts/contract/messages.js';
 import { getAudioRoute } from '@agent-tts/contract/routes.js';
 import { AudioPathParams } from '@agent-tts/contract/schemas.js';
 import { ApiError } from '../../domain/errors.js';
 import { isLegacyExpired } from '../../domain/job-state.js';
-import type { AudioUrlSigner } from '../../domain/signing.js';
-import type { Logger } from '../../log.js';
-import { AudioStorageUnavailableError, type AudioStorage, type ByteRange, type Clock, type Store, systemClock } from '../../ports/index.js';
+import { type ByteRange, systemClock } from '../../ports/index.js';
 import type { AppEnv } from '../context.js';
 import { answerOtherMethods } from '../create-app.js';
 import { guardedStream } from '../streamed-body.js';
-
-export interface AudioRouteDeps {
-  store: Pick<Store, 'getJob'>;
-  audio: AudioStorage;
-  signer: AudioUrlSigner;
-  /** Signature expiry and legacy expiry are judged on it (default: the system clock). */
-  clock?: Clock;
-  /** Where a store that fails in the middle of a download is reported. */
-  log: Logger;
-}
-
-/**
- * An audio store that cannot be reached answers 503 INTERNAL_ERROR with Retry-After (HTTP's status for
- * a passing outage; docs/api-rules.md#audio-urls), never the adapter's text.
- */
-async function fromStore<T>(run: () => Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (error) {
-    if (error instanceof AudioStorageUnavailableError) {
-      throw new ApiError('INTERNAL_ERROR', AUDIO_STORE_UNREACHABLE_MESSAGE, undefined, { 'Retry-After': String(AUDIO_STORE_RETRY_AFTER_SECONDS) }, 503);
-    }
-    throw error;
-  }
-}
+import { fromStore, type SignedFileRouteDeps, signedQueryHook } from './signed-files.js';
 
 /**
  * GET /v1/audio/{job_id}.mp3: the signed URL is the capability (no Authorization header). Every refusal
@@ -45,7 +18,7 @@ async function fromStore<T>(run: () => Promise<T>): Promise<T> {
  * job and audio that no longer exists answer alike; a malformed or cut-short query names its fault. The file streams from the audio storage,
  * one byte range at most.
  */
-export function registerAudioRoutes(app: OpenAPIHono<AppEnv>, deps: AudioRouteDeps): void {
+export function registerAudioRoutes(app: OpenAPIHono<AppEnv>, deps: SignedFileRouteDeps): void {
   const { audio, signer, store, log } = deps;
   const clock = deps.clock ?? systemClock;
   // Hono matches whole path segments, so `{job_id}.mp3` is routed as one parameter and split here;
@@ -90,19 +63,7 @@ export function registerAudioRoutes(app: OpenAPIHono<AppEnv>, deps: AudioRouteDe
       const failed = 'audio store failed during a download; the connection was closed short of Content-Length';
       return c.body(guardedStream(c, stream, log, failed, { job_id: jobId }), status);
     },
-    // A malformed or cut-short query (expires or sig missing, or not of the issued form) is refused
-    // like every other audio URL that does not work: 404 NOT_FOUND, whose remedy (GET the job for a
-    // fresh audio_url) is the same; the message names the part at fault.
-    (result) => {
-      if (result.success) return undefined;
-      const query = (result as { data?: Record<string, unknown> }).data ?? {};
-      const faults: { expires?: unknown; sig?: unknown } = {};
-      for (const issue of result.error.issues) {
-        const field = issue.path[0];
-        if (field === 'expires' || field === 'sig') faults[field] = query[field];
-      }
-      throw new ApiError('NOT_FOUND', audioUrlMessage(faults));
-    },
+    signedQueryHook,
   );
   answerOtherMethods(app, `${AUDIO_PATH_PREFIX}:file`, ['GET', 'HEAD']);
 }

@@ -2,7 +2,9 @@ import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildCues, renderSrt, renderWebVtt, textWords } from '@agent-tts/contract/captions.js';
 import { startInProcess, type InProcessServer } from '../../../../test/helpers/in-process.js';
+import { newJob } from '../../adapters/store.contract.js';
 import { RedisUnavailableError } from '../../adapters/redis/client.js';
 import { DashboardSessions, SIGN_IN_ATTEMPTS, SIGN_IN_TTL_MS } from '../../domain/dashboard.js';
 import type { Store } from '../../ports/index.js';
@@ -458,6 +460,52 @@ describe('dashboard forms', () => {
     expect(page).toMatch(
       /<audio controls preload="none" src="https:\/\/tts\.example\.test\/v1\/audio\/[0-9a-f-]{36}\.mp3\?expires=\d+&amp;sig=[A-Za-z0-9_-]{43}"/,
     );
+  }, 60_000);
+
+  it('a job that asked for word timings shows download links of its captions (WebVTT, SRT, JSON) that work; a job that did not, none', async () => {
+    const { key, accountId } = await s.newKey({ plan: 'pro' });
+    const plain = await s.request('POST', '/v1/agent-tts', { key, body: { text: 'No captions here.' } });
+    expect(plain.status).toBe(200);
+    const plainId = ((await plain.json()) as { job_id: string }).job_id;
+    // A finished job that asked, as its run leaves it: completed, its timings beside its audio.
+    const text = 'Captions & <cues>, for the dashboard.';
+    const timed = newJob(accountId, { text, timestamps: 'word', createdAt: Date.now() + 1000, deleteAfter: Date.now() + 86_400_000 });
+    expect(await s.services.store.createJob(timed, 1_000_000)).toEqual({ kind: 'created' });
+    await s.services.store.completeJob(timed.id, {
+      durationSeconds: 2,
+      fileSizeBytes: 1,
+      completedAt: Date.now(),
+      processingTimeMs: 1,
+      chargedCentiminutes: 4,
+    });
+    const words = textWords(text).map((w, i) => ({ ...w, start: i * 0.4, end: i * 0.4 + 0.3 }));
+    const file = { job_id: timed.id, granularity: 'word', duration_seconds: 2, words, cues: buildCues(text, words) };
+    await s.services.audio.putTimings(timed.id, new TextEncoder().encode(JSON.stringify(file)));
+
+    const { cookie } = await signIn(accountId);
+    const page = await (await get('/dashboard', cookie)).text();
+    const links = [...page.matchAll(/<a href="([^"]+)" download="([^"]+)" aria-label="([^"]+)">([^<]+)<\/a>/g)].map((m) => ({
+      href: m[1]!.replaceAll('&amp;', '&'),
+      download: m[2],
+      label: m[3],
+      text: m[4],
+    }));
+    expect(links.map(({ download, label, text: shown }) => [download, label, shown])).toEqual([
+      [`${timed.id}.vtt`, `WebVTT captions of job ${timed.id}`, 'WebVTT'],
+      [`${timed.id}.srt`, `SRT captions of job ${timed.id}`, 'SRT'],
+      [`${timed.id}.json`, `Word timings of job ${timed.id}`, 'JSON'],
+    ]);
+    expect(page).not.toContain(`download="${plainId}.`);
+    const answers = await Promise.all(links.map(({ href }) => get(linkPath(href))));
+    expect(answers.map((r) => [r.status, r.headers.get('content-type')])).toEqual([
+      [200, 'text/vtt; charset=utf-8'],
+      [200, 'application/x-subrip; charset=utf-8'],
+      [200, 'application/json'],
+    ]);
+    const [vtt, srt, json] = await Promise.all(answers.map((r) => r.text()));
+    expect(vtt).toBe(renderWebVtt(file));
+    expect(srt).toBe(renderSrt(file));
+    expect(JSON.parse(json!)).toEqual(file);
   }, 60_000);
 
   it('names each job by a short id and the start of its text (escaped, cut with an ellipsis) while the store keeps it; durations as m:ss', async () => {

@@ -106,7 +106,19 @@ function usageSection(usage: DashboardView['usage']): Html {
     </section>`;
 }
 
-/** One job's row: short id, text snippet while kept, status, voice, duration and its audio player. */
+/** Download links of a job's captions and word timings (the signed URLs, named after the job). */
+function captionLinks(id: string, captions: NonNullable<DashboardView['jobs'][number]['captions']>): Html {
+  const link = (url: string, format: string, label: string, what: string) =>
+    html`<a href="${url}" download="${id}.${format}" aria-label="${what} of job ${id}">${label}</a>`;
+  return html`<p class="captions">Captions: ${link(captions.vtt_url, 'vtt', 'WebVTT', 'WebVTT captions')} · ${link(captions.srt_url, 'srt', 'SRT', 'SRT captions')} · ${link(
+    captions.json_url,
+    'json',
+    'JSON',
+    'Word timings',
+  )}</p>`;
+}
+
+/** One job's row: short id, text snippet while kept, status, voice, duration, its audio player and, when it asked for them, its captions. */
 function jobRow(j: DashboardView['jobs'][number]): Html {
   return html`<tr>
               <td data-label="Job"><code class="job-id" title="${j.id}" data-job-id="${j.id}">${j.id.slice(0, 8)}</code></td>
@@ -125,7 +137,7 @@ function jobRow(j: DashboardView['jobs'][number]): Html {
                 j.audioUrl
                   ? html`<audio controls preload="none" src="${j.audioUrl}" aria-label="Audio of job ${j.id}"></audio>`
                   : html`<span class="muted">—</span>`
-              }</td>
+              }${j.captions ? captionLinks(j.id, j.captions) : ''}</td>
             </tr>`;
 }
 

@@ -52,6 +52,7 @@ audio { width: min(100%, 300px); }
 table.jobs td[data-label="Text"] { min-width: 12ch; overflow-wrap: anywhere; }
 /* The player keeps its time and scrubber: a table cell would otherwise shrink it to a play button. */
 table.jobs audio { width: 280px; max-width: none; display: block; }
+table.jobs p.captions { margin: 6px 0 0; font-size: 0.875rem; }
 button:disabled, input:disabled { cursor: not-allowed; }
 button:disabled { background: #e3e5e8; border-color: #9aa0a6; color: #3c4043; }
 .sr-only { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
