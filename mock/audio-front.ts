@@ -2,12 +2,15 @@ import { randomUUID } from 'node:crypto';
 import { type IncomingMessage, type Server, type ServerResponse, createServer, request } from 'node:http';
 import { completedJobExample } from '@agent-tts/contract/examples.js';
 import { AUDIO_PATH_PREFIX } from '@agent-tts/contract/limits.js';
-import { AudioPathParams, AudioQuery } from '@agent-tts/contract/schemas.js';
+import { AudioPathParams } from '@agent-tts/contract/schemas.js';
 import { encodeChunk } from '../src/server/synth/mp3-encode.js';
+import { captionRequest } from './caption-front.js';
+import { preferredCode, prefersError, wellFormedQuery } from './signed-urls.js';
 
 /**
- * The mock's listener, in front of Prism: it answers an audio download itself, with a real MP3, and
- * hands every other request to Prism unchanged.
+ * The mock's listener, in front of Prism: it answers an audio download itself, with a real MP3, asks
+ * Prism for a caption file in the format its URL names (caption-front.ts), and hands every other
+ * request to Prism unchanged.
  *
  * Why not Prism: Prism 5.14.2 sends a response example as text. Its serializer passes a string body of
  * a type it has no serializer for (audio/mpeg) through as a string, which goes out UTF-8 encoded, so
@@ -23,9 +26,6 @@ export async function silenceMp3(): Promise<Uint8Array> {
   return mp3;
 }
 
-/** The status a `Prefer` header asks Prism for (`code=NNN`), if any. */
-const preferredCode = (prefer: string | undefined) => (prefer === undefined ? undefined : /(?:^|[\s,;])code=(\d{3})/.exec(prefer)?.[1]);
-
 /**
  * Whether the front answers this request itself: a GET or HEAD of a well-formed audio URL that asks
  * for no error with `Prefer` (no Prefer, or `code=200` or `206`). Errors chosen with Prefer, and
@@ -40,9 +40,6 @@ function servesAudio(method: string | undefined, url: URL, prefer: string | unde
   return wellFormedQuery(url);
 }
 
-const wellFormedQuery = (url: URL) =>
-  AudioQuery.safeParse({ expires: url.searchParams.get('expires') ?? undefined, sig: url.searchParams.get('sig') ?? undefined }).success;
-
 /**
  * A GET or HEAD of an audio URL whose query is malformed or cut short: the server answers it 404
  * NOT_FOUND, like every refusal of an audio URL. Prism would refuse the query itself (a 422 of its
@@ -53,9 +50,7 @@ function malformedAudioRequest(method: string | undefined, url: URL, prefer: str
   if ((method !== 'GET' && method !== 'HEAD') || !url.pathname.startsWith(AUDIO_PATH_PREFIX) || wellFormedQuery(url)) return undefined;
   const example = new URL(completedJobExample.audio_url);
   // A Prefer that names an error keeps it; one that asks for the audio cannot have it.
-  const code = preferredCode(prefer);
-  const keep = prefer !== undefined && code !== undefined && code !== '200' && code !== '206';
-  return { path: `${url.pathname}${example.search}`, prefer: keep ? prefer : 'code=404, example=malformed_audio_url' };
+  return { path: `${url.pathname}${example.search}`, prefer: prefersError(prefer) ? prefer! : 'code=404, example=malformed_audio_url' };
 }
 
 /** A single `bytes=` range of a file of `size` bytes: the range, 'unsatisfiable', or undefined (serve it whole). */
@@ -78,8 +73,9 @@ function forward(
   prism: { host: string; port: number },
   extraHeaders: Record<string, string> = {},
   path = req.url,
+  method = req.method,
 ): void {
-  const upstream = request({ host: prism.host, port: prism.port, method: req.method, path, headers: { ...req.headers, ...extraHeaders } }, (answer) => {
+  const upstream = request({ host: prism.host, port: prism.port, method, path, headers: { ...req.headers, ...extraHeaders } }, (answer) => {
     res.writeHead(answer.statusCode ?? 502, answer.headers);
     answer.pipe(res);
   });
@@ -113,7 +109,10 @@ function sendAudio(req: IncomingMessage, res: ServerResponse, mp3: Uint8Array, p
   res.end(req.method === 'HEAD' ? undefined : Buffer.from(mp3.subarray(start, end + 1)));
 }
 
-/** The front listener (not yet listening): audio downloads answered with `mp3`, the rest forwarded to Prism. */
+/**
+ * The front listener (not yet listening): audio downloads answered with `mp3`, downloads of timings and
+ * captions forwarded to Prism as caption-front.ts says, the rest forwarded to Prism unchanged.
+ */
 export function createFront(mp3: Uint8Array, prism: { host: string; port: number }): Server {
   return createServer((req, res) => {
     let url: URL;
@@ -129,6 +128,8 @@ export function createFront(mp3: Uint8Array, prism: { host: string; port: number
     }
     const malformed = malformedAudioRequest(req.method, url, prefer);
     if (malformed) return forward(req, res, prism, { prefer: malformed.prefer }, malformed.path);
+    const captions = captionRequest(req.method, url, prefer);
+    if (captions) return forward(req, res, prism, captions.headers, captions.path, 'GET');
     forward(req, res, prism);
   });
 }

@@ -17,6 +17,7 @@ with its named examples, and an audio URL downloads a real (silent) MP3. Choose 
 Prefer header, e.g.
   Prefer: code=202, example=processing
   Prefer: code=429, example=rate_limited
+  Prefer: example=completed_with_timings   (word timings; caption URLs answer in their format)
 Send any Bearer credential (Prism checks only that one is present). See mock/README.md.
 
   --port <n>      [AGENT_TTS_MOCK_PORT]  default 4010

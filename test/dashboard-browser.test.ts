@@ -5,13 +5,11 @@ import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runConformanceCli } from '../conformance/testing/run-cli.js';
 import { renderSrt, renderWebVtt, timingsProblems } from '../src/contract/captions.js';
-import { createSynthesizer } from '../src/server/synth/index.js';
 import { browserAvailable, launchBrowser, openPage, type OpenedPage } from './helpers/browser.js';
 import { call, getJob, postJob } from './helpers/http.js';
 import { runLoadCommand } from './helpers/load.js';
 import { ROOT, removeDir } from './helpers/server.js';
 import { listen, type ListeningServer } from './helpers/in-process.js';
-import { withSpreadWords } from './helpers/spread-words.js';
 
 /**
  * The account dashboard and the API reference in headless Chromium (Debian's package), against the
@@ -63,10 +61,7 @@ describe.skipIf(!browserAvailable('dashboard and API reference'))('dashboard and
     shots = process.env.UPDATE_SCREENSHOTS === '1' ? join(ROOT, 'docs/screenshots') : await mkdtemp(join(tmpdir(), 'agent-tts-screens-'));
     await mkdir(shots, { recursive: true });
     [server, browser] = await Promise.all([
-      listen(
-        { RATE_POST_LIMIT: '1000', RATE_GET_LIMIT: '1000', BILLING_URL: 'https://billing.example.com/account' },
-        { compose: { synth: withSpreadWords(createSynthesizer({ threads: 1 })) } },
-      ),
+      listen({ RATE_POST_LIMIT: '1000', RATE_GET_LIMIT: '1000', BILLING_URL: 'https://billing.example.com/account' }),
       launchBrowser(),
     ]);
     accountId = (await admin(['account', 'create', '--name', 'Ada Lovelace', '--plan', 'pro'])).id;

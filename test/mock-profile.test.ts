@@ -3,7 +3,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MPEGDecoder } from 'mpg123-decoder';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { renderSrt, renderWebVtt, timingsProblems } from '../src/contract/captions.js';
 import { ERROR_CODES } from '../src/contract/errors.js';
+import { completedJobWithTimingsExample, TIMINGS_EXAMPLE_TEXT, wordTimingsFileExample } from '../src/contract/examples.js';
 import { MOCK_API_KEY } from '../conformance/fixtures-file.js';
 import { runConformanceCli, type CliRun } from '../conformance/testing/run-cli.js';
 import { ROOT, freePort, removeDir } from './helpers/server.js';
@@ -139,6 +141,67 @@ describe('mock: Prism on the committed document, checked by the suite', () => {
     expect(((await tampered.json()) as { error: { code: string } }).error.code).toBe('NOT_FOUND');
     const beyond = await fetch(`${baseUrl}${SIGNED}`, { headers: { range: 'bytes=999999-' } });
     expect(beyond.status).toBe(416);
+  });
+
+  it('serves a completed job with word timings: Prefer: example=completed_with_timings on POST and GET', async () => {
+    const submitted = await call('/v1/agent-tts', {
+      method: 'POST',
+      body: JSON.stringify({ text: TIMINGS_EXAMPLE_TEXT, timestamps: 'word' }),
+      prefer: 'example=completed_with_timings',
+    });
+    expect(submitted.status).toBe(200);
+    expect((await submitted.json()).timings).toEqual(completedJobWithTimingsExample.timings);
+    const polled = await call('/v1/agent-tts?id=3f1c2d4e-5a6b-4c7d-8e9f-0a1b2c3d4e5f', { prefer: 'code=200, example=completed_with_timings' });
+    expect(polled.status).toBe(200);
+    const job = await polled.json();
+    expect([job.status, job.timings]).toEqual(['completed', completedJobWithTimingsExample.timings]);
+    // Without the example, the base answer: no timings.
+    const plain = await call('/v1/agent-tts', { method: 'POST', body: JSON.stringify({ text: 'Hi' }) });
+    expect((await plain.json()).timings).toBeUndefined();
+  });
+
+  const CAPTIONS = '/v1/captions/3f1c2d4e-5a6b-4c7d-8e9f-0a1b2c3d4e5f';
+  const CAPTION_QUERY = '?expires=1775000000&sig=Q2v1p8x0cJ9mT3kL6wR4yB7nH5dF2sA0zE8uG1iO4qW';
+
+  it('downloads the timings and captions example in the format the URL names, whatever the Accept header', async () => {
+    const expected = {
+      vtt: ['text/vtt', renderWebVtt(wordTimingsFileExample)],
+      srt: ['application/x-subrip', renderSrt(wordTimingsFileExample)],
+      json: ['application/json', JSON.stringify(wordTimingsFileExample)],
+    } as const;
+    for (const accept of [undefined, '*/*', 'application/json']) {
+      for (const [format, [type, body]] of Object.entries(expected)) {
+        const res = await fetch(`${baseUrl}${CAPTIONS}.${format}${CAPTION_QUERY}`, { headers: accept ? { accept } : {} });
+        expect([res.status, res.headers.get('content-type')], `${format}, Accept ${accept}`).toEqual([200, type]);
+        expect(res.headers.get('cache-control')).toBe('private, max-age=3600');
+        const text = await res.text();
+        if (format === 'json') expect(JSON.parse(text)).toEqual(JSON.parse(body));
+        else expect(text, `${format}, Accept ${accept}`).toBe(body);
+      }
+    }
+    // HEAD: the GET's headers, no body.
+    const head = await fetch(`${baseUrl}${CAPTIONS}.vtt${CAPTION_QUERY}`, { method: 'HEAD' });
+    expect([head.status, head.headers.get('content-type'), await head.text()]).toEqual([200, 'text/vtt', '']);
+    expect(head.headers.get('content-length')).toBe(String(Buffer.byteLength(expected.vtt[1])));
+    // The example is a timings file of its text that the suite's checks pass.
+    expect(timingsProblems(TIMINGS_EXAMPLE_TEXT, wordTimingsFileExample)).toEqual([]);
+  });
+
+  it('answers a malformed caption URL with its 404 example, and errors chosen with Prefer as JSON', async () => {
+    for (const query of ['?expires=1775000000&sig=bad', '?expires=1775000000', '']) {
+      const bad = await fetch(`${baseUrl}${CAPTIONS}.vtt${query}`);
+      expect([bad.status, bad.headers.get('content-type')], query).toEqual([404, 'application/json']);
+      expect(((await bad.json()) as { error: { message: string } }).error.message, query).toMatch(/ is malformed: /);
+    }
+    for (const [prefer, status] of [
+      ['code=404, example=invalid_caption_url', 404],
+      ['code=503, example=audio_store_unreachable', 503],
+      ['code=500', 500],
+    ] as const) {
+      const res = await fetch(`${baseUrl}${CAPTIONS}.srt${CAPTION_QUERY}`, { headers: { prefer } });
+      expect([res.status, res.headers.get('content-type')], prefer).toEqual([status, 'application/json']);
+      expect(((await res.json()) as { success: boolean }).success).toBe(false);
+    }
   });
 
   it('sends each response’s header examples (mock/README.md quotes them): the rate-limit headers of the operation’s own policy', async () => {

@@ -8,11 +8,17 @@ const JOURNAL_TEXT_CHARS = 200;
 /** A JSON body nested deeper than this is shown as text (`raw`), as a body that is not JSON. */
 const JOURNAL_JSON_DEPTH = 100;
 
-/** A JSON body written with its object keys sorted, so that the same body sent twice compares equal; any other text as it is. */
+/**
+ * A submission's body written so that the same submission sent twice compares equal: a JSON body with
+ * its object keys sorted, and `timestamps: "none"` left out (the same request as without the field:
+ * docs/api-rules.md#word-timings-and-captions); any other text as it is.
+ */
 export function canonicalBody(text: string): string {
   if (nestingDepth(text) > JOURNAL_JSON_DEPTH) return text;
   try {
-    return JSON.stringify(JSON.parse(text), (_name, value: unknown) =>
+    const parsed: unknown = JSON.parse(text);
+    const noneAsked = parsed && typeof parsed === 'object' && !Array.isArray(parsed) && (parsed as { timestamps?: unknown }).timestamps === 'none';
+    return JSON.stringify(noneAsked ? { ...(parsed as object), timestamps: undefined } : parsed, (_name, value: unknown) =>
       value && typeof value === 'object' && !Array.isArray(value)
         ? Object.fromEntries(Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
         : value,

@@ -11,6 +11,7 @@ import {
 } from '@agent-tts/server/ports/index.js';
 import { Estimator } from '@agent-tts/server/synth/index.js';
 import { outcomeOf, type Outcome } from './outcomes.js';
+import { instantWordTimings } from './word-timings.js';
 
 const RATE = 24_000;
 const BITRATE = 48;
@@ -52,7 +53,8 @@ async function silence(seconds: number): Promise<{ mp3: Uint8Array[]; durationSe
 /**
  * The sandbox's synthesizer: no speech engine, no worker pool. A job's audio is a real, valid MP3 of
  * silence as long as the reference estimates the text's speech, written at once; a magic input can make
- * it fail instead. How long a job takes on the sandbox clock is the queue's business (queue.ts); the
+ * it fail instead. Asked for word timings, it places each word where that estimate puts it
+ * (word-timings.ts). How long a job takes on the sandbox clock is the queue's business (queue.ts); the
  * wall estimate given here is that time, so retry_after_seconds follows the sandbox clock.
  */
 export class InstantSynthesizer implements Synthesizer {
@@ -105,6 +107,7 @@ export class InstantSynthesizer implements Synthesizer {
       bitrateKbps: BITRATE,
       chunks: audio.mp3.length,
       elapsedMs,
+      ...(req.timestamps === 'word' ? { words: instantWordTimings(req.text, req.language, audio.durationSeconds) } : {}),
     };
   }
 

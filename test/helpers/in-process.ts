@@ -8,7 +8,7 @@ import { ADMIN_MAIN, freePort, runNode } from '@agent-tts/bench/harness/server-p
 import type { ConformanceFixturesT } from '../../src/contract/fixtures.js';
 import type { PlanId } from '../../src/contract/plans.js';
 import { voiceCatalog } from '../../src/server/synth/index.js';
-import { composeApi, type ApiServices, type ComposeOptions } from '../../src/server/compose.js';
+import { composeApi, type ApiServices } from '../../src/server/compose.js';
 import { type Config, loadConfig } from '../../src/server/config.js';
 import { AccountAdmin } from '../../src/server/domain/accounts.js';
 import type { Principal } from '../../src/server/domain/auth.js';
@@ -48,16 +48,16 @@ export interface InProcessServer {
   close(): Promise<void>;
 }
 
-export async function startInProcess(env: Record<string, string> = {}, options: ComposeOptions = {}): Promise<InProcessServer> {
+export async function startInProcess(env: Record<string, string> = {}): Promise<InProcessServer> {
   // A generous inline wait: these tests are about what is answered, not how fast (the machine may be busy).
-  return compose({ SYNTH_THREADS: '1', LOG_LEVEL: 'silent', INLINE_WAIT_MS: '60000', ...env }, () => createLogger('silent'), options);
+  return compose({ SYNTH_THREADS: '1', LOG_LEVEL: 'silent', INLINE_WAIT_MS: '60000', ...env }, () => createLogger('silent'));
 }
 
-async function compose(env: Record<string, string>, logger: (config: Config) => Logger, options: ComposeOptions = {}): Promise<InProcessServer> {
+async function compose(env: Record<string, string>, logger: (config: Config) => Logger): Promise<InProcessServer> {
   const dataDir = env.DATA_DIR ?? (await mkdtemp(join(tmpdir(), 'agent-tts-inproc-')));
   const config = loadConfig({ DATA_DIR: dataDir, ...env });
   const log = logger(config);
-  const services = await composeApi(config, log, options);
+  const services = await composeApi(config, log);
   const shutdown = new AbortController();
   const app = createApiApp({ services, log, shutdown: shutdown.signal, withOps: config.opsPort === undefined });
   const voicesApp = createVoicesApp(voiceCatalog(config.engine, config.upstream), log, config.cors);
@@ -137,8 +137,6 @@ export interface ListeningServer extends SeededServer {
 interface ServerOptions {
   seed?: boolean;
   backend?: 'embedded' | 'redis';
-  /** What the composition takes instead of the configuration's own parts (a synthesizer). */
-  compose?: ComposeOptions;
 }
 
 /**
@@ -166,13 +164,12 @@ async function seeded(
   settings: Record<string, string>,
   seedIt: boolean,
   serve: (server: InProcessServer) => Promise<() => Promise<void>>,
-  composeOptions: ComposeOptions = {},
 ): Promise<SeededServer> {
   const ownDir = settings.DATA_DIR === undefined;
   const dataDir = settings.DATA_DIR ?? (await mkdtemp(join(tmpdir(), 'agent-tts-test-')));
   const env = { ...settings, DATA_DIR: dataDir };
   const lines: string[] = [];
-  const server = await compose(env, (config) => capturingLogger(config.logLevel, lines), composeOptions);
+  const server = await compose(env, (config) => capturingLogger(config.logLevel, lines));
   let stop: () => Promise<void> = async () => undefined;
   const close = async () => {
     await stop();
@@ -230,7 +227,7 @@ let virtualHosts = 0;
 export function startInProcessHttp(env: Record<string, string> = {}, options: ServerOptions = {}): Promise<SeededServer> {
   virtualHosts += 1;
   const settings = serverEnv({ PUBLIC_BASE_URL: `http://in-process-${virtualHosts}.test`, ...env }, options);
-  return seeded(settings, options.seed !== false, async () => async () => undefined, options.compose);
+  return seeded(settings, options.seed !== false, async () => async () => undefined);
 }
 
 /**
@@ -242,25 +239,20 @@ export function startInProcessHttp(env: Record<string, string> = {}, options: Se
  */
 export async function listen(env: Record<string, string> = {}, options: ServerOptions = {}): Promise<ListeningServer> {
   const settings = serverEnv({ PORT: String(await freePort()), VOICES_PORT: String(await freePort()), ...env }, options);
-  const server = await seeded(
-    settings,
-    options.seed !== false,
-    async ({ app, voicesApp, opsApp, config, services }) => {
-      const servers: Server[] = [];
-      const stop = () => Promise.all(servers.map(closeServer)).then(() => undefined);
-      try {
-        servers.push(await listenOn(app.fetch, config.port, config.host, 'PORT'));
-        servers.push(await listenOn(voicesApp.fetch, config.voicesPort, config.host, 'VOICES_PORT'));
-        if (config.opsPort !== undefined) servers.push(await listenOn(opsApp.fetch, config.opsPort, config.host, 'OPS_PORT'));
-        await services.resumeInterrupted();
-      } catch (error) {
-        await stop();
-        throw error;
-      }
-      return stop;
-    },
-    options.compose,
-  );
+  const server = await seeded(settings, options.seed !== false, async ({ app, voicesApp, opsApp, config, services }) => {
+    const servers: Server[] = [];
+    const stop = () => Promise.all(servers.map(closeServer)).then(() => undefined);
+    try {
+      servers.push(await listenOn(app.fetch, config.port, config.host, 'PORT'));
+      servers.push(await listenOn(voicesApp.fetch, config.voicesPort, config.host, 'VOICES_PORT'));
+      if (config.opsPort !== undefined) servers.push(await listenOn(opsApp.fetch, config.opsPort, config.host, 'OPS_PORT'));
+      await services.resumeInterrupted();
+    } catch (error) {
+      await stop();
+      throw error;
+    }
+    return stop;
+  });
   const { config } = server.inProcess;
   const url = `http://127.0.0.1:${config.port}`;
   return { ...server, url, baseUrl: url, port: config.port, voicesUrl: `http://127.0.0.1:${config.voicesPort}`, voicesPort: config.voicesPort };

@@ -7,7 +7,6 @@ import { buildCues, textWords, timingsProblems } from '@agent-tts/contract/capti
 import type { WordTimingsFileBody } from '@agent-tts/contract/timing-schemas.js';
 import { createSynthesizer } from '../synth/index.js';
 import { decodeMp3 } from '../../../test/helpers/http.js';
-import { withSpreadWords } from '../../../test/helpers/spread-words.js';
 import { startS3Server, S3RVER_CREDENTIALS, type S3Server } from '../../../test/helpers/s3.js';
 import { FileSpool } from '../adapters/file-spool.js';
 import { LocalAudioStorage } from '../adapters/local-audio-storage.js';
@@ -243,7 +242,7 @@ describe('JobRunner', () => {
     const text = 'First sentence, with a pause. Then — “quoted” words, and 日本語 too! 🎉 Done.';
     const job = newJob(account.id, { text, language: 'en-US', timestamps: 'word', deleteAfter: Date.now() + 86_400_000 });
     await store.createJob(job, 1_000_000);
-    const { synth: asked, seen } = recording(withSpreadWords(synth));
+    const { synth: asked, seen } = recording(synth);
     // When the timings are saved, the job is still processing and its audio is in place: nothing half-done shows.
     const watched = Object.create(audio) as LocalAudioStorage;
     const atSave: unknown[] = [];
@@ -269,7 +268,7 @@ describe('JobRunner', () => {
     await store.createAccount(account);
     const job = newJob(account.id, { text: 'No timings, please.', deleteAfter: Date.now() + 86_400_000 });
     await store.createJob(job, 1_000_000);
-    const { synth: asked, seen } = recording(withSpreadWords(synth));
+    const { synth: asked, seen } = recording(synth);
     expect(await new JobRunner(store, audio, asked, createLogger('silent')).run(job.id)).toBe(true);
     expect(seen.requests[0]).not.toHaveProperty('timestamps');
     expect((await store.getJob(job.id))?.status).toBe('completed');
@@ -300,7 +299,7 @@ describe('JobRunner', () => {
       tries++;
       throw new AudioStorageUnavailableError('the audio store is down');
     };
-    const runner = new JobRunner(store, down, withSpreadWords(synth), createLogger('silent'), undefined, {
+    const runner = new JobRunner(store, down, synth, createLogger('silent'), undefined, {
       outage: { budgetMs: 300, firstDelayMs: 50, maxDelayMs: 100 },
     });
     expect(await runner.run(job.id)).toBe(true);
@@ -324,7 +323,7 @@ describe('JobRunner', () => {
     };
     const logs: Array<{ msg: string; [field: string]: unknown }> = [];
     const log = pino({ level: 'info' }, { write: (line: string) => void logs.push(JSON.parse(line)) });
-    const runner = new JobRunner(store, blinking, withSpreadWords(synth), log, undefined, { outage: { budgetMs: 10_000, firstDelayMs: 50, maxDelayMs: 100 } });
+    const runner = new JobRunner(store, blinking, synth, log, undefined, { outage: { budgetMs: 10_000, firstDelayMs: 50, maxDelayMs: 100 } });
     expect(await runner.run(job.id)).toBe(true);
     expect(tries).toBe(3);
     expect((await store.getJob(job.id))?.status).toBe('completed');

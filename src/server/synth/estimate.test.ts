@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Estimator, baseAudioSeconds } from './estimate.js';
+import { Estimator, baseAudioSeconds, speechShares } from './estimate.js';
 
 const prose = 'It was a bright cold day in April, and the clocks were striking thirteen. '.repeat(20);
 
@@ -16,6 +16,24 @@ describe('baseAudioSeconds', () => {
 
   it('does not count runs of whitespace as speech', () => {
     expect(baseAudioSeconds(`Hello there.${' '.repeat(5000)}`, 1, 'en')).toBeCloseTo(baseAudioSeconds('Hello there. ', 1, 'en'), 1);
+  });
+});
+
+describe('speechShares', () => {
+  it('places an offset where the estimate of the text before it ends: characters and sentence pauses counted alike', () => {
+    const text = 'It was cold.  The clocks struck thirteen! Winston 🙂 slipped in…\nQuickly.';
+    const ends = [...text.matchAll(/[.!…]/gu)].map((m) => m.index + m[0].length);
+    const shares = speechShares(text, ends, 'en');
+    const whole = baseAudioSeconds(text, 1, 'en');
+    for (const [i, end] of ends.entries()) expect(shares[i]! * whole).toBeCloseTo(baseAudioSeconds(text.slice(0, end), 1, 'en'), 9);
+    expect(shares.at(-1)).toBe(1);
+  });
+
+  it('counts a run of whitespace once and an emoji as one character, whatever the language', () => {
+    const text = 'one      two 🙂x';
+    const [a, b] = speechShares(text, [3, text.length], 'fr');
+    const perChar = (a as number) / 3;
+    expect(b).toBeCloseTo(perChar * 10, 9);
   });
 });
 

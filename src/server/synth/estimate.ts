@@ -65,6 +65,42 @@ export function baseAudioSeconds(text: string, speed: number, language?: string)
   return seconds / Math.min(1.5, Math.max(0.5, speed));
 }
 
+const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff;
+const isLowSurrogate = (code: number) => code >= 0xdc00 && code <= 0xdfff;
+
+/**
+ * Where each of `offsets` (UTF-16 offsets into `text`, ascending) falls in the speech baseAudioSeconds
+ * estimates, as a share of it (0–1): the characters and sentence pauses before the offset, counted as
+ * baseAudioSeconds counts them (a run of whitespace between two characters as one, a pause after each
+ * sentence end). The speed divides both alike, so it plays no part.
+ */
+export function speechShares(text: string, offsets: readonly number[], language?: string): number[] {
+  const perChar = 1 / speechCharsPerSecond(language);
+  const total = baseAudioSeconds(text, 1, language);
+  const pauseEnds = Array.from(text.matchAll(SENTENCE_END), (m) => m.index + m[0].length);
+  let units = 0;
+  let pauses = 0;
+  let spoken = false;
+  let inSpace = false;
+  let i = 0;
+  return offsets.map((offset) => {
+    for (; i < offset && i < text.length; i++) {
+      // The second half of a surrogate pair: its code point was counted with the first.
+      if (isLowSurrogate(text.charCodeAt(i)) && isHighSurrogate(text.charCodeAt(i - 1))) continue;
+      if (/\s/.test(text[i]!)) {
+        if (spoken && !inSpace) units++;
+        inSpace = true;
+      } else {
+        units++;
+        spoken = true;
+        inSpace = false;
+      }
+    }
+    while (pauses < pauseEnds.length && pauseEnds[pauses]! <= offset) pauses++;
+    return Math.min(1, (units * perChar + pauses * SENTENCE_PAUSE_SECONDS) / total);
+  });
+}
+
 /**
  * Estimates that learn from the jobs that ran: the audio estimate is scaled by how the real durations
  * compared with it, and the wall estimate uses the measured throughput, shared among running jobs.

@@ -9,10 +9,8 @@ import { startInProcess, type InProcessServer } from '../../../../test/helpers/i
 import { S3RVER_CREDENTIALS, startS3Server, type S3Server } from '../../../../test/helpers/s3.js';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { renderWebVtt } from '../../../contract/captions.js';
-import { withSpreadWords } from '../../../../test/helpers/spread-words.js';
 import { createS3Client } from '../../adapters/s3-audio-storage.js';
 import { composeApi } from '../../compose.js';
-import { createSynthesizer } from '../../synth/index.js';
 import { ConfigError, loadConfig } from '../../config.js';
 import { createLogger } from '../../log.js';
 
@@ -25,7 +23,7 @@ describe('audio kept in an S3 store, in process', () => {
   let server: InProcessServer;
   beforeAll(async () => {
     s3 = await startS3Server();
-    server = await startInProcess({ AUDIO_STORE: `s3://${s3.bucket}/audio`, ...s3.env }, { synth: withSpreadWords(createSynthesizer({ threads: 1 })) });
+    server = await startInProcess({ AUDIO_STORE: `s3://${s3.bucket}/audio`, ...s3.env });
   });
 
   it('keeps a job’s word timings as <prefix>/<job_id>.timings.json and serves its captions from there', async () => {

@@ -4,8 +4,6 @@ import { AUDIO_URL_INVALID_MESSAGE } from '@agent-tts/contract/errors.js';
 import { WordTimingsFile, type WordTimingsFileBody } from '@agent-tts/contract/timing-schemas.js';
 import { call, completedJob, decodeMp3, expectError, fetchOf, getJob, postJob } from '../../../../test/helpers/http.js';
 import { startInProcessHttp, type SeededServer } from '../../../../test/helpers/in-process.js';
-import { withSpreadWords } from '../../../../test/helpers/spread-words.js';
-import { createSynthesizer } from '../../synth/index.js';
 
 const TEXT = 'Captions, please. Ünïcödé “quotes” & <markup> — and a second sentence after a pause!';
 const expiresOf = (url: string) => new URL(url).searchParams.get('expires');
@@ -21,10 +19,7 @@ describe('word timings and captions', () => {
   // biome-ignore lint/suspicious/noExplicitAny: the completed job's JSON answer, read field by field by the later tests
   let completed: any;
   beforeAll(async () => {
-    server = await startInProcessHttp(
-      { RATE_POST_LIMIT: '1000', RATE_GET_LIMIT: '1000' },
-      { compose: { synth: withSpreadWords(createSynthesizer({ threads: 1 })) } },
-    );
+    server = await startInProcessHttp({ RATE_POST_LIMIT: '1000', RATE_GET_LIMIT: '1000' });
   }, 120_000);
   afterAll(async () => {
     await server?.close();
