@@ -53,7 +53,6 @@ function pauseSamples(chunk: TextChunk, last: boolean, speed: number): number {
 function chunkProducer(req: SynthesisRequest, chunkCount: number, timeline: WordTimeline | undefined, options: PipelineOptions) {
   const { signal } = options;
   return async (chunk: TextChunk): Promise<EncodedChunk> => {
-    // Chunks start in order, and the timeline reads the words of the text in order: before any await.
     const words = timeline?.wordsOf(chunk);
     const release = await options.limiter.acquire(signal);
     try {
