@@ -197,9 +197,12 @@ export function energyOnsets(samples: Float32Array, sampleRate: number, options:
   return onsets;
 }
 
-/** Time (seconds) where the last frame at or above the threshold ends: where the sound stops. */
+/**
+ * Time (seconds) where the last frame at or above the threshold (default 0.001, −60 dBFS: silence
+ * decodes far below it) ends: where the sound stops.
+ */
 export function soundEnd(samples: Float32Array, sampleRate: number, options: Pick<OnsetOptions, 'threshold' | 'frameSeconds'> = {}): number {
-  const { threshold = 0.01, frameSeconds = 0.005 } = options;
+  const { threshold = 0.001, frameSeconds = 0.005 } = options;
   const { rms, seconds } = frames(samples, sampleRate, frameSeconds);
   let last = rms.length - 1;
   while (last >= 0 && rms[last]! < threshold) last--;

@@ -53,6 +53,7 @@ function pauseSamples(chunk: TextChunk, last: boolean, speed: number): number {
 function chunkProducer(req: SynthesisRequest, chunkCount: number, timeline: WordTimeline | undefined, options: PipelineOptions) {
   const { signal } = options;
   return async (chunk: TextChunk): Promise<EncodedChunk> => {
+    const words = timeline?.wordsOf(chunk);
     const release = await options.limiter.acquire(signal);
     try {
       const { text, index } = chunk;
@@ -64,7 +65,7 @@ function chunkProducer(req: SynthesisRequest, chunkCount: number, timeline: Word
         outputRate: OUTPUT_SAMPLE_RATE,
         pauseSamples: pauseSamples(chunk, index === chunkCount - 1, req.speed),
         bitrateKbps: options.bitrateKbps,
-        ...(timeline && { words: { ...timeline.wordsOf(chunk), marks: pcm.marks } }),
+        ...(words && { words: { ...words, marks: pcm.marks } }),
       });
     } finally {
       release();

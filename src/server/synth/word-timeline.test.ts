@@ -39,10 +39,26 @@ describe('WordTimeline', () => {
     expect(text.indexOf('𝒳')).toBe(36);
   });
 
+  it('times exactly the words of textWords on a long text, whatever the chunks', () => {
+    const sentence = 'Salt & pepper, 😀 then 𝒳 again; 日本語です。Привет, мир! ';
+    const long = sentence.repeat(600); // 30,000 characters: several chunks and segmentation windows
+    const longChunks = chunkText(long, { locale: 'en' });
+    const timeline = new WordTimeline(long, 'en', longChunks, RATE);
+    let offset = 0;
+    for (const chunk of longChunks) {
+      const { starts } = timeline.wordsOf(chunk);
+      timeline.place(chunk, { starts: starts.map((s) => s * 2), ends: starts.map((s) => s * 2 + 1) }, offset);
+      offset += chunk.text.length * 2 + 100;
+    }
+    const words = timeline.finish(offset / RATE);
+    expect(longChunks.length).toBeGreaterThan(50);
+    expect(timingsProblems(long, { words, duration_seconds: offset / RATE }, 'en')).toEqual([]);
+  });
+
   it('refuses chunks out of order or with the wrong number of words', () => {
     const timeline = new WordTimeline(text, 'en', chunks, RATE);
-    expect(() => timeline.place(chunks[1]!, { starts: [1, 2, 3, 4], ends: [1, 2, 3, 4] }, 0)).toThrow(/out of order/);
+    expect(() => timeline.place(chunks[1]!, { starts: [1, 2, 3, 4], ends: [1, 2, 3, 4] }, 0)).toThrow(/placed out of order/);
     expect(() => timeline.place(chunks[0]!, { starts: [1], ends: [2] }, 0)).toThrow(/3 words, the encoder placed 1/);
-    expect(() => timeline.finish(1)).toThrow(/never placed/);
+    expect(() => timeline.finish(1)).toThrow(/7 of 7 words were never placed/);
   });
 });

@@ -15,11 +15,12 @@ import { decodeMp3File, energyOnsets, soundEnd, type DecodedAudio } from '../../
 const TOLERANCE_S = 0.05;
 /**
  * Pauses at speed 1.5 hold the decaying tail of the word before (above −46 dBFS for up to 90 ms), so an
- * onset is sound of at least −40 dBFS after 30 ms below it; the end of the sound is the last 5 ms at or
- * above −46 dBFS.
+ * onset is sound of at least −40 dBFS (5 ms RMS) after 30 ms below it. The end of the sound is the last
+ * 5 ms at or above −60 dBFS: the final pause decodes to silence far below that, and a word's last sound
+ * (the buzz of a final "z") can fade for 60 ms between −40 and −48 dBFS.
  */
 const ONSET = { threshold: 0.01, minQuietSeconds: 0.03 };
-const END = { threshold: 0.005 };
+const END = { threshold: 0.001 };
 
 let synth: Synthesizer;
 let dir: string;
