@@ -2,10 +2,11 @@
  * Benchmarks of the paths that matter, each against a baseline measured in the same run (the machine
  * is shared and noisy, so only ratios and same-run differences mean anything). See bench/README.md.
  *
- *   npm run bench                         full run (22 to 32 minutes), writes bench/results/<date>-full.{md,json}
- *   npm run bench -- --quick              4 to 5.5 minutes, checks that every benchmark still runs
+ *   npm run bench                         full run (33 to 50 minutes), writes bench/results/<date>-full.{md,json}
+ *   npm run bench -- --quick              4.5 to 6.5 minutes, checks that every benchmark still runs
  *   npm run bench -- --only poll,inline   a selection: poll | inline | open-loop | long | synth-engine |
- *                                         synth-mp3 | synth-long | store, or synth for the three synth-*
+ *                                         synth-mp3 | synth-long | store | word-timings | timings-long,
+ *                                         or synth for the three synth-*, timings for the two timings ones
  *   npm run bench -- --profile            servers under `node --cpu-prof`, hot functions in the result
  */
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
@@ -21,6 +22,8 @@ import { runSynthEngine } from './benchmarks/synth-engine.js';
 import { runSynthLong } from './benchmarks/synth-long.js';
 import { runSynthMp3 } from './benchmarks/synth-mp3.js';
 import { runStore } from './benchmarks/store.js';
+import { runTimingsLong } from './benchmarks/timings-long.js';
+import { runWordTimings } from './benchmarks/word-timings.js';
 import { describeMachine, type MachineInfo } from './harness/machine.js';
 import { BENCH_ROOT } from './harness/agent-server.js';
 import type { BenchContext, BenchmarkOutput, TargetResult } from './harness/report-types.js';
@@ -35,18 +38,21 @@ const BENCHMARKS = {
   'synth-mp3': runSynthMp3,
   'synth-long': runSynthLong,
   store: runStore,
+  'word-timings': runWordTimings,
+  'timings-long': runTimingsLong,
 } as const;
 type BenchmarkName = keyof typeof BENCHMARKS;
 const NAMES = Object.keys(BENCHMARKS) as BenchmarkName[];
 /** Names that select several benchmarks at once. */
-const GROUPS: Record<string, BenchmarkName[]> = { synth: ['synth-engine', 'synth-mp3', 'synth-long'] };
+const GROUPS: Record<string, BenchmarkName[]> = { synth: ['synth-engine', 'synth-mp3', 'synth-long'], timings: ['word-timings', 'timings-long'] };
 
 const HELP = `Usage: npm run bench -- [--quick] [--only ${[...NAMES, ...Object.keys(GROUPS)].join('|')}[,…]] [--label <name>] [--note <text>] [--profile]
                            [--threads <n>] [--redis-url <url>] [--out-dir <dir>]
 
-  --quick        short runs (4 to 5.5 minutes in all): checks that the benchmarks still run; figures are
+  --quick        short runs (4.5 to 6.5 minutes in all): checks that the benchmarks still run; figures are
                  indicative and targets are not evaluated
-  --only         run only these benchmarks (comma-separated or repeated); synth = the three synth-*
+  --only         run only these benchmarks (comma-separated or repeated); synth = the three synth-*,
+                 timings = word-timings and timings-long
   --label        name of the result files: bench/results/<date>-<label>.{md,json}
                  (default: full or quick, plus the selection and "profile")
   --note         a sentence for the result files, e.g. what else ran on the machine meanwhile

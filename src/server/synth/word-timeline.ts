@@ -3,12 +3,7 @@ import type { WordTimingBody } from '@agent-tts/contract/timing-schemas.js';
 import type { TextChunk } from './chunker.js';
 import type { ChunkWords, PlacedWords } from './word-placement.js';
 
-/**
- * A growing list of numbers kept in a typed array: outside the JavaScript heap, so that a long job's
- * words, which live as long as the job, do not survive collection after collection in the young
- * generation (which V8 then grows: measured, 8 MB to 34 MB for plain arrays over half a million
- * characters).
- */
+/** A growing list of numbers in a typed array: off the JavaScript heap, nothing for the collector to copy. */
 class Numbers {
   private data = new Float64Array(1024);
   length = 0;
@@ -26,10 +21,6 @@ class Numbers {
     return this.data[i]!;
   }
 
-  set(i: number, value: number): void {
-    this.data[i] = value;
-  }
-
   slice(from: number, to: number): Float64Array {
     return this.data.subarray(from, to);
   }
@@ -41,17 +32,17 @@ class Numbers {
  * As chunks are written, in order, their placed words become times in the file: the chunk's samples in
  * the stream plus the samples of the chunks before it. Starts strictly increase (a start that would not
  * is moved 1 ms after the previous one), every word ends after its start and at or before the next
- * start, all in milliseconds. While the job runs a word is six numbers in typed arrays (no object for
- * the garbage collector to carry); the word objects of the result are made at the end. No audio is kept.
+ * start, all in milliseconds. A word is four numbers in typed arrays until its chunk is written, then
+ * the object of the result: objects are made a chunk's worth at a time (made all at once at the end,
+ * 90,000 of them for half a million characters, they would grow V8's young generation). No audio is kept.
  */
 export class WordTimeline {
   private readonly utf16Start = new Numbers();
   private readonly utf16End = new Numbers();
   private readonly textStart = new Numbers();
   private readonly textEnd = new Numbers();
-  /** Seconds, millisecond precision; filled chunk by chunk. */
-  private readonly starts = new Numbers();
-  private readonly ends = new Numbers();
+  /** The words timed so far: made chunk by chunk as chunks are written, a few at a time. */
+  private readonly timed: WordTimingBody[] = [];
   /** Index of the first word of each chunk; one more entry, the number of words. */
   private readonly firstWord: Int32Array;
 
@@ -93,43 +84,41 @@ export class WordTimeline {
   place(chunk: TextChunk, placed: PlacedWords | undefined, offsetSamples: number): void {
     const first = this.firstWord[chunk.index]!;
     const count = this.firstWord[chunk.index + 1]! - first;
-    if (first !== this.starts.length) throw new Error(`word timings: chunk ${chunk.index} placed out of order`);
+    if (first !== this.timed.length) throw new Error(`word timings: chunk ${chunk.index} placed out of order`);
     if (count > 0 && placed?.starts.length !== count) {
       throw new Error(`word timings: chunk ${chunk.index} has ${count} words, the encoder placed ${placed?.starts.length ?? 0}`);
     }
-    const { starts, ends } = this;
     for (let k = 0; k < count; k++) {
       const i = first + k;
       let start = toMillis((offsetSamples + placed!.starts[k]!) / this.sampleRate);
-      if (i > 0) {
-        const [previousStart, previousEnd] = [starts.get(i - 1), ends.get(i - 1)];
-        if (start <= previousStart) start = toMillis(previousStart + 0.001);
+      const previous = this.timed.at(-1);
+      if (previous) {
+        if (start <= previous.start) start = toMillis(previous.start + 0.001);
         // The previous word ends at this start at the latest, and after its own start.
-        if (previousEnd > start || previousEnd <= previousStart) ends.set(i - 1, start);
+        if (previous.end > start || previous.end <= previous.start) previous.end = start;
       }
-      starts.push(start);
-      ends.push(toMillis((offsetSamples + placed!.ends[k]!) / this.sampleRate));
+      this.timed.push({
+        word: this.text.slice(this.utf16Start.get(i), this.utf16End.get(i)),
+        start,
+        end: toMillis((offsetSamples + placed!.ends[k]!) / this.sampleRate),
+        text_start: this.textStart.get(i),
+        text_end: this.textEnd.get(i),
+        utf16_start: this.utf16Start.get(i),
+        utf16_end: this.utf16End.get(i),
+      });
     }
   }
 
   /** Every word, timed; the last ends at or before the end of the audio. */
   finish(durationSeconds: number): WordTimingBody[] {
-    const [n, all] = [this.starts.length, this.utf16Start.length];
+    const [n, all] = [this.timed.length, this.utf16Start.length];
     if (all !== n) throw new Error(`word timings: ${all - n} of ${all} words were never placed`);
-    if (n > 0) {
+    const last = this.timed.at(-1);
+    if (last) {
       const audioEnd = Math.floor(durationSeconds * 1000) / 1000;
-      const [last, { starts, ends }] = [n - 1, this];
-      if (ends.get(last) > audioEnd) ends.set(last, audioEnd);
-      if (ends.get(last) <= starts.get(last)) ends.set(last, Math.min(audioEnd, toMillis(starts.get(last) + 0.001)));
+      if (last.end > audioEnd) last.end = audioEnd;
+      if (last.end <= last.start) last.end = Math.min(audioEnd, toMillis(last.start + 0.001));
     }
-    return Array.from({ length: n }, (_, i) => ({
-      word: this.text.slice(this.utf16Start.get(i), this.utf16End.get(i)),
-      start: this.starts.get(i),
-      end: this.ends.get(i),
-      text_start: this.textStart.get(i),
-      text_end: this.textEnd.get(i),
-      utf16_start: this.utf16Start.get(i),
-      utf16_end: this.utf16End.get(i),
-    }));
+    return this.timed;
   }
 }
