@@ -2,8 +2,8 @@
  * Benchmarks of the paths that matter, each against a baseline measured in the same run (the machine
  * is shared and noisy, so only ratios and same-run differences mean anything). See bench/README.md.
  *
- *   npm run bench                         full run (33 to 50 minutes), writes bench/results/<date>-full.{md,json}
- *   npm run bench -- --quick              4.5 to 6.5 minutes, checks that every benchmark still runs
+ *   npm run bench                         full run (33 to 55 minutes), writes bench/results/<date>-full.{md,json}
+ *   npm run bench -- --quick              4.5 to 6 minutes, checks that every benchmark still runs
  *   npm run bench -- --only poll,inline   a selection: poll | inline | open-loop | long | synth-engine |
  *                                         synth-mp3 | synth-long | store | word-timings | timings-long,
  *                                         or synth for the three synth-*, timings for the two timings ones
@@ -49,7 +49,7 @@ const GROUPS: Record<string, BenchmarkName[]> = { synth: ['synth-engine', 'synth
 const HELP = `Usage: npm run bench -- [--quick] [--only ${[...NAMES, ...Object.keys(GROUPS)].join('|')}[,…]] [--label <name>] [--note <text>] [--profile]
                            [--threads <n>] [--redis-url <url>] [--out-dir <dir>]
 
-  --quick        short runs (4.5 to 6.5 minutes in all): checks that the benchmarks still run; figures are
+  --quick        short runs (4.5 to 6 minutes in all): checks that the benchmarks still run; figures are
                  indicative and targets are not evaluated
   --only         run only these benchmarks (comma-separated or repeated); synth = the three synth-*,
                  timings = word-timings and timings-long
