@@ -17,8 +17,9 @@ import {
   type Synthesizer,
   systemClock,
 } from '../ports/index.js';
+import { toMillis } from '@agent-tts/contract/captions.js';
 import { JobAudioWrite, storeUnreachable } from './job-audio.js';
-import { roundedDuration, wordTimingsFile } from './job-timings.js';
+import { wordTimingsFile } from './job-timings.js';
 import { DEFAULT_STORE_OUTAGE, type StoreOutagePolicy, StoreOutageWait } from './store-outage.js';
 import { secondsToCentiminutes } from './usage.js';
 
@@ -131,7 +132,7 @@ export class JobRunner implements JobRun {
       .catch((error: unknown) => this.log.warn({ job_id: jobId, err: error }, 'leftovers of the job not removed; the leftover sweep takes them'));
     const completedAt = this.clock.now();
     const settling = this.store.completeJob(jobId, {
-      durationSeconds: roundedDuration({ durationSeconds }),
+      durationSeconds: toMillis(durationSeconds),
       fileSizeBytes: bytes,
       completedAt,
       processingTimeMs: completedAt - createdAt,

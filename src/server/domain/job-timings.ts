@@ -1,4 +1,4 @@
-import { buildCues } from '@agent-tts/contract/captions.js';
+import { buildCues, toMillis } from '@agent-tts/contract/captions.js';
 import type { WordTimingsFileBody } from '@agent-tts/contract/timing-schemas.js';
 import { type JobRecord, SynthesisError, type SynthesisResult } from '../ports/index.js';
 
@@ -16,14 +16,9 @@ export function wordTimingsFile(job: Pick<JobRecord, 'id' | 'text' | 'timestamps
   const file: WordTimingsFileBody = {
     job_id: job.id,
     granularity: 'word',
-    duration_seconds: roundedDuration(result),
+    duration_seconds: toMillis(result.durationSeconds),
     words,
     cues: buildCues(job.text, words),
   };
   return new TextEncoder().encode(JSON.stringify(file));
-}
-
-/** The audio's duration as a job records it: seconds, to the millisecond. */
-export function roundedDuration(result: Pick<SynthesisResult, 'durationSeconds'>): number {
-  return Math.round(result.durationSeconds * 1000) / 1000;
 }
