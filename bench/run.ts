@@ -191,10 +191,10 @@ async function main(): Promise<number> {
   const errors: RunResult['errors'] = [];
   for (const name of cli.benchmarks) {
     try {
-      const loadStart = round(loadavg()[0]!, 2);
+      const loadStart = round(loadavg()[0] ?? Number.NaN, 2);
       const output = await BENCHMARKS[name](ctx);
       // What else ran on the machine meanwhile: the first thing to look at when a figure jumps.
-      output.data.machine_load_1m = { start: loadStart, end: round(loadavg()[0]!, 2) };
+      output.data.machine_load_1m = { start: loadStart, end: round(loadavg()[0] ?? Number.NaN, 2) };
       outputs.push(output);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);

@@ -23,7 +23,8 @@ const VTT_TIMING = new RegExp(String.raw`^${VTT_TIME}[ \t]+-->[ \t]+${VTT_TIME}(
 const SRT_TIME = String.raw`(\d{2,}):([0-5]\d):([0-5]\d),(\d{3})`;
 const SRT_TIMING = new RegExp(String.raw`^${SRT_TIME}[ \t]+-->[ \t]+${SRT_TIME}[ \t]*$`);
 
-const seconds = (h: string | undefined, m: string, s: string, ms: string) => Number(h ?? 0) * 3600 + Number(m) * 60 + Number(s) + Number(ms) / 1000;
+/** The groups of one time of a timing line; only the hours may be left out (WebVTT), the rest the pattern requires. */
+const seconds = (h: string | undefined, m = '', s = '', ms = '') => Number(h ?? 0) * 3600 + Number(m) * 60 + Number(s) + Number(ms) / 1000;
 
 function blocksOf(text: string): string[] {
   return text
@@ -52,13 +53,14 @@ export function parseWebVtt(text: string): ParsedCaptions {
     if (/^(?:NOTE|STYLE|REGION)(?:[ \t\n]|$)/.test(block)) continue;
     const lines = block.split('\n');
     const at = lines.findIndex((line) => line.includes('-->'));
-    const timing = at >= 0 && at <= 1 ? VTT_TIMING.exec(lines[at]!.trim()) : null;
+    const line = at >= 0 && at <= 1 ? lines[at] : undefined;
+    const timing = line === undefined ? null : VTT_TIMING.exec(line.trim());
     if (!timing) {
       problems.push(`cue ${cues.length + 1} has no valid timing line ("hh:mm:ss.ttt --> hh:mm:ss.ttt"): ${JSON.stringify(block.slice(0, 60))}`);
       continue;
     }
     const [, h1, m1, s1, ms1, h2, m2, s2, ms2] = timing;
-    cues.push({ start: seconds(h1, m1!, s1!, ms1!), end: seconds(h2, m2!, s2!, ms2!), text: unescapeVtt(lines.slice(at + 1).join('\n')) });
+    cues.push({ start: seconds(h1, m1, s1, ms1), end: seconds(h2, m2, s2, ms2), text: unescapeVtt(lines.slice(at + 1).join('\n')) });
   }
   return { cues, problems };
 }
@@ -69,7 +71,7 @@ export function parseSrt(text: string): ParsedCaptions {
   const cues: ParsedCue[] = [];
   for (const block of blocksOf(text)) {
     const lines = block.split('\n');
-    const number = lines[0]!.trim();
+    const number = (lines[0] ?? '').trim();
     if (number !== String(cues.length + 1)) {
       problems.push(`cue ${cues.length + 1} is numbered ${JSON.stringify(number.slice(0, 20))}, not ${cues.length + 1}`);
     }
@@ -79,7 +81,7 @@ export function parseSrt(text: string): ParsedCaptions {
       continue;
     }
     const [, h1, m1, s1, ms1, h2, m2, s2, ms2] = timing;
-    cues.push({ start: seconds(h1, m1!, s1!, ms1!), end: seconds(h2, m2!, s2!, ms2!), text: lines.slice(2).join('\n') });
+    cues.push({ start: seconds(h1, m1, s1, ms1), end: seconds(h2, m2, s2, ms2), text: lines.slice(2).join('\n') });
   }
   return { cues, problems };
 }
@@ -96,8 +98,9 @@ export function cueDifferences(expected: readonly ParsedCue[], actual: readonly 
   const out: string[] = [];
   if (expected.length !== actual.length) out.push(`it has ${actual.length} cues; the JSON file has ${expected.length}`);
   for (let i = 0; i < Math.min(expected.length, actual.length) && out.length < 5; i++) {
-    const want = expected[i]!;
-    const got = actual[i]!;
+    const want = expected[i];
+    const got = actual[i];
+    if (!want || !got) break;
     if (ms(want.start) !== ms(got.start) || ms(want.end) !== ms(got.end)) {
       out.push(`cue ${i + 1} runs ${clock(got.start)}–${clock(got.end)}; in the JSON file ${clock(want.start)}–${clock(want.end)}`);
     }

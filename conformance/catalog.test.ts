@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
 import { ERROR_CODES, ERROR_TABLE } from '../src/contract/errors.js';
 import { CATALOG, catalogEntries } from './catalog.js';
 
@@ -29,5 +30,40 @@ describe('rule catalog', () => {
     const entries = catalogEntries();
     expect(entries.find((e) => e.id === 'auth.missing-header')?.profiles).toEqual(['full', 'mock']);
     expect(entries.find((e) => e.id === 'idempotency.same-key-same-job')?.profiles).toEqual(['full']);
+  });
+});
+
+/** The anchors of docs/api-rules.md's headings, as GitHub writes them. */
+function headingAnchors(markdown: string): Set<string> {
+  return new Set(
+    [...markdown.matchAll(/^#{1,6} (.+)$/gm)].map((m) =>
+      m[1]!
+        .trim()
+        .toLowerCase()
+        .replace(/[^\p{L}\p{N} _-]/gu, '')
+        .replace(/ /g, '-'),
+    ),
+  );
+}
+
+describe('the basis of each rule', () => {
+  const anchors = headingAnchors(readFileSync(new URL('../docs/api-rules.md', import.meta.url), 'utf8'));
+
+  it('names, for every document and extension rule, a decision of docs/api-rules.md that exists', () => {
+    expect(anchors.has('audio-urls')).toBe(true);
+    const missing = CATALOG.flatMap((r) => (r.basis.kind !== 'api' && !anchors.has(r.basis.decision) ? [`${r.id}: #${r.basis.decision}`] : []));
+    expect(missing).toEqual([]);
+  });
+
+  it('gives every api rule § references, and every extension rule its extension', () => {
+    for (const rule of CATALOG.filter((r) => r.basis.kind === 'api')) expect(rule.section, rule.id).toMatch(/§\d/);
+    for (const rule of CATALOG) expect(rule.basis.kind === 'extension', rule.id).toBe(rule.extension !== undefined);
+  });
+
+  it('shows the basis in the catalog entries --list and results.json print', () => {
+    const entries = catalogEntries();
+    expect(entries.find((e) => e.id === 'audio-url.malformed')?.basisLabel).toBe('document docs/api-rules.md#audio-urls');
+    expect(entries.find((e) => e.id === 'submit.defaults')?.basisLabel).toBe('api §4.1');
+    expect(entries.find((e) => e.id === 'timings.file-consistent')?.basisLabel).toBe('extension docs/api-rules.md#word-timings-and-captions');
   });
 });

@@ -1,5 +1,5 @@
 import type { Rule } from './rule.js';
-import { profilesOf } from './rule.js';
+import { basisLabel, profilesOf } from './rule.js';
 import { acceptanceRules } from './rules/acceptance.js';
 import { audioRules } from './rules/audio.js';
 import { audioRefusalRules } from './rules/audio-refusals.js';
@@ -16,6 +16,7 @@ import { openApiRules } from './rules/openapi.js';
 import { rateLimitRules } from './rules/rate-limit.js';
 import { submitRules } from './rules/submit.js';
 import { timingsRules } from './rules/timings.js';
+import { timingsPromiseRules } from './rules/timings-promises.js';
 import { timingsUrlRules } from './rules/timings-urls.js';
 import { usageRules } from './rules/usage.js';
 import { voiceRules } from './rules/voices.js';
@@ -35,6 +36,7 @@ export const CATALOG: readonly Rule[] = [
   ...audioRules,
   ...audioRefusalRules,
   ...timingsRules,
+  ...timingsPromiseRules,
   ...timingsUrlRules,
   ...authRules,
   ...notFoundRules,
@@ -54,6 +56,8 @@ export function catalogEntries() {
     id: rule.id,
     title: rule.title,
     section: rule.section,
+    basis: rule.basis,
+    basisLabel: basisLabel(rule.basis, rule.section),
     profiles: profilesOf(rule),
     covers: rule.covers ?? {},
   }));

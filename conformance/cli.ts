@@ -8,8 +8,23 @@ import { failsStrict, isFailing } from './results.js';
 import { unreachable } from './reachability.js';
 import { runSuite } from './runner.js';
 import { unmatchedPatterns } from './selection.js';
-import { SettingsError, helpText, readSettings } from './settings.js';
+import { helpText } from './help-text.js';
+import { SettingsError, readSettings } from './settings.js';
 import { ClockError, timeFor } from './time.js';
+
+/** --list: every rule with its profiles, basis, section and title, then the count by basis. */
+function printRules(): void {
+  const entries = catalogEntries();
+  for (const rule of entries) {
+    console.log(`${rule.id.padEnd(44)} ${rule.profiles.join(',').padEnd(10)} ${rule.basis.kind.padEnd(10)} ${rule.section}`);
+    if (rule.basis.kind !== 'api') console.log(`    ${rule.basis.kind === 'document' ? 'decision' : 'extension'}: docs/api-rules.md#${rule.basis.decision}`);
+    console.log(`    ${rule.title}`);
+  }
+  const count = (kind: string) => entries.filter((e) => e.basis.kind === kind).length;
+  console.log(
+    `\n${entries.length} rules: ${count('api')} api, ${count('document')} document (binding at --level document, advisory at --level api), ${count('extension')} extension`,
+  );
+}
 
 /**
  * The command line: 0 when nothing failed or errored (with --strict: and nothing was skipped or
@@ -31,8 +46,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
     return 0;
   }
   if (settings.list) {
-    for (const rule of catalogEntries()) console.log(`${rule.id.padEnd(44)} ${rule.profiles.join(',').padEnd(10)} ${rule.section}\n    ${rule.title}`);
-    console.log(`\n${catalogEntries().length} rules`);
+    printRules();
     return 0;
   }
   const ids = CATALOG.map((rule) => rule.id);
@@ -83,9 +97,9 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const files = writeReports(run, settings.outputDir, redactor);
   print(summary(run, files));
   if (settings.strict && failsStrict(run)) {
-    const left = run.rules.filter((r) => r.outcome === 'skip' || r.outcome === 'disabled');
+    const left = run.rules.filter((r) => r.binding && (r.outcome === 'skip' || r.outcome === 'disabled'));
     print(
-      `--strict: ${left.length} rule(s) did not run to a verdict, so this is not a certification run: ${left.map((r) => `${r.id} (${r.outcome}: ${r.message ?? ''})`).join('; ')}`,
+      `--strict: ${left.length} binding rule(s) did not run to a verdict, so this is not a certification run: ${left.map((r) => `${r.id} (${r.outcome}: ${r.message ?? ''})`).join('; ')}`,
     );
     return 1;
   }

@@ -1,5 +1,4 @@
 import { RuleFailure, RuleSkip } from './outcome.js';
-import type { Rule } from './rule.js';
 import type { RuleContext } from './rule-context.js';
 import type { ExtensionMode } from './settings.js';
 
@@ -30,7 +29,7 @@ export type Extension = keyof typeof EXTENSIONS;
 export const EXTENSION_REQUEST_FIELDS: ReadonlySet<string> = new Set(Object.values(EXTENSIONS).flatMap((e) => e.requestFields));
 
 /** The rules a run executes under its extension mode: `none` leaves the extensions' rules out. */
-export function rulesFor(rules: readonly Rule[], mode: ExtensionMode): readonly Rule[] {
+export function rulesFor<R extends { extension?: Extension }>(rules: readonly R[], mode: ExtensionMode): readonly R[] {
   return mode === 'none' ? rules.filter((rule) => !rule.extension) : rules;
 }
 

@@ -16,13 +16,21 @@ export interface InvalidSubmission {
   contentType?: string;
   headers?: Record<string, string>;
   fault: Fault;
+  /**
+   * Where the refusal comes from when it is not the API itself: the anchor of the decision of
+   * docs/api-rules.md that makes it a 400 (rule submit.invalid-request-decided). The API refuses the
+   * others (rule submit.invalid-request): a missing text or one of no characters, a field of the wrong
+   * type or out of its range, and a body without a JSON object's fields.
+   */
+  decision?: 'submitting' | 'idempotency';
 }
 
-/** POST bodies, headers and content types the API refuses with 400 INVALID_REQUEST (rule submit.invalid-request). */
+/** POST bodies, headers and content types refused with 400 INVALID_REQUEST (rules submit.invalid-request and submit.invalid-request-decided). */
 export const INVALID_SUBMISSIONS: readonly InvalidSubmission[] = [
   { label: 'no text', body: JSON.stringify({ voice: 'af_heart' }), fault: 'text' },
   { label: 'empty text', body: JSON.stringify({ text: '' }), fault: 'text' },
-  { label: 'blank text', body: JSON.stringify({ text: '  \n\t ' }), fault: 'text' },
+  // The API counts 1 to 500,000 characters; that white space alone is no text is the document's decision.
+  { label: 'blank text', body: JSON.stringify({ text: '  \n\t ' }), fault: 'text', decision: 'submitting' },
   { label: 'text not a string', body: JSON.stringify({ text: 42 }), fault: 'text' },
   { label: 'speed below 0.5', body: JSON.stringify({ text: SHORT_TEXT, speed: 0.4 }), fault: 'speed' },
   { label: 'speed above 1.5', body: JSON.stringify({ text: SHORT_TEXT, speed: 1.6 }), fault: 'speed' },
@@ -33,28 +41,47 @@ export const INVALID_SUBMISSIONS: readonly InvalidSubmission[] = [
   { label: 'JSON array', body: '[]', fault: 'body' },
   { label: 'JSON null', body: 'null', fault: 'body' },
   { label: 'JSON string', body: JSON.stringify(SHORT_TEXT), fault: 'body' },
-  { label: 'Content-Type text/plain', body: JSON.stringify({ text: SHORT_TEXT }), contentType: 'text/plain', fault: 'content-type' },
+  // The API requires application/json but does not say how another type is answered; the syntax of an
+  // Idempotency-Key ("a client-provided string") is the document's too.
+  {
+    label: 'Content-Type text/plain',
+    body: JSON.stringify({ text: SHORT_TEXT }),
+    contentType: 'text/plain',
+    fault: 'content-type',
+    decision: 'submitting',
+  },
   {
     label: 'Idempotency-Key of 256 characters',
     body: JSON.stringify({ text: SHORT_TEXT }),
     headers: { 'idempotency-key': 'k'.repeat(256) },
     fault: 'idempotency-key',
+    decision: 'idempotency',
   },
-  { label: 'empty Idempotency-Key', body: JSON.stringify({ text: SHORT_TEXT }), headers: { 'idempotency-key': '' }, fault: 'idempotency-key' },
+  {
+    label: 'empty Idempotency-Key',
+    body: JSON.stringify({ text: SHORT_TEXT }),
+    headers: { 'idempotency-key': '' },
+    fault: 'idempotency-key',
+    decision: 'idempotency',
+  },
 ];
 
 export interface HostileSubmission {
   label: string;
   body: string | Buffer;
   headers?: Record<string, string>;
-  /** What a conforming deployment answers: INVALID_REQUEST about `fault`, or TEXT_TOO_LONG. */
-  fault: Fault | 'too-long';
+  /**
+   * What a conforming deployment answers: INVALID_REQUEST about `fault` (`nesting`: the body as a whole,
+   * nested deeper than any request needs; the reference names its limit, docs/api-rules.md#limits), or
+   * TEXT_TOO_LONG.
+   */
+  fault: Fault | 'too-long' | 'nesting';
 }
 
 /** Inputs a careless server answers with a 500 or a dropped connection (rule errors.internal-error). Built when asked: two are megabytes. */
 export function hostileSubmissions(): HostileSubmission[] {
   return [
-    { label: 'JSON nested 10,000 deep', body: `{"text":${'['.repeat(10_000)}${']'.repeat(10_000)}}`, fault: 'text' },
+    { label: 'JSON nested 10,000 deep', body: `{"text":${'['.repeat(10_000)}${']'.repeat(10_000)}}`, fault: 'nesting' },
     { label: 'speed 1e400 (overflows to Infinity)', body: `{"text":"${SHORT_TEXT}","speed":1e400}`, fault: 'speed' },
     { label: 'a 3 MB text', body: JSON.stringify({ text: 'a'.repeat(3_000_000) }), fault: 'too-long' },
     { label: '12 MB that are not JSON', body: Buffer.alloc(12 * 1024 * 1024, 0x7b), fault: 'too-long' },

@@ -68,7 +68,8 @@ export class KeyPool {
   private serve(): void {
     let generalBlocked = false;
     for (let i = 0; i < this.queue.length; ) {
-      const waiter = this.queue[i]!;
+      const waiter = this.queue[i];
+      if (!waiter) break;
       const picked = waiter.specific || !generalBlocked ? this.pick(waiter) : undefined;
       if (!picked) {
         if (!waiter.specific) generalBlocked = true;
@@ -84,7 +85,7 @@ export class KeyPool {
   private pick(waiter: Waiter): string[] | undefined {
     if (waiter.specific) return this.free.has(waiter.specific) ? [waiter.specific] : undefined;
     // Keys that a queued rule is waiting for by name go to that rule: it needs that account's jobs.
-    const wanted = new Set(this.queue.filter((w) => w.specific).map((w) => w.specific!));
+    const wanted = new Set(this.queue.flatMap((w) => (w.specific ? [w.specific] : [])));
     const candidates = [...this.free].filter((key) => !wanted.has(key));
     if (candidates.length < waiter.count) return undefined;
     const now = this.model.time.now();

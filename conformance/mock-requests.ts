@@ -10,7 +10,7 @@ export const EXAMPLE_JOB_ID = '3f1c2d4e-5a6b-4c7d-8e9f-0a1b2c3d4e5f';
  * checks only that a Bearer credential is present, so the placeholder key of the fixtures serves.
  */
 export function preferExample(ctx: RuleContext, operation: 'submit' | 'get', status: number, example: string): Promise<Exchange> {
-  const key = ctx.fixtures.keys.active[0]!;
+  const key = ctx.activeKey();
   const headers = { prefer: `code=${status}, example=${example}` };
   return operation === 'submit'
     ? ctx.send({ method: 'POST', url: API_PATH, key, json: { text: SHORT_TEXT }, headers, label: `mock example ${status} ${example}` })

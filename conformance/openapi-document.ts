@@ -170,7 +170,7 @@ export class OpenApiDocument {
       ];
     }
     const violations: AnswerViolation[] = [];
-    const mediaType = response.contentType.split(';')[0]!.trim().toLowerCase();
+    const mediaType = (response.contentType.split(';')[0] ?? '').trim().toLowerCase();
     const content = declared.content as Record<string, Json> | undefined;
     if (content && Object.keys(content).length > 0) {
       const media = content[mediaType];

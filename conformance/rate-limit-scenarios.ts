@@ -1,3 +1,4 @@
+import { defined } from './defined.js';
 import { type Exchange, jsonBody } from './exchange.js';
 import { mustAnswer, must } from './assertions.js';
 import type { Lease } from './key-pool.js';
@@ -35,7 +36,7 @@ export function postLimited(ctx: RuleContext): Promise<PostLimited> {
     for (let attempt = 1; attempt <= POST_PAIR_ATTEMPTS; attempt++) {
       lease = await s.run.pool.lease({ fresh: 'post' });
       s.run.detachedLeases.push(lease);
-      key = lease.keys[0]!;
+      key = defined(lease.keys[0], 'the key of a one-key lease');
       retryIdempotencyKey = newIdempotencyKey();
       const started = performance.now();
       let gapMs = 0;

@@ -50,7 +50,9 @@ export class RateModel {
     s[bucket] = times;
     const limit = bucket === 'post' ? this.limits.post : this.limits.get;
     let at = s.blockedUntil[bucket];
-    if (times.length >= limit) at = Math.max(at, times[times.length - limit]! + this.limits.windowMs + MARGIN_MS);
+    // The request that must leave the window before one more is admitted, when the window is full.
+    const leaving = times.length >= limit ? times[times.length - limit] : undefined;
+    if (leaving !== undefined) at = Math.max(at, leaving + this.limits.windowMs + MARGIN_MS);
     return at;
   }
 

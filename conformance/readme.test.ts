@@ -8,7 +8,10 @@ const readme = readFileSync(new URL('../docs/conformance.md', import.meta.url), 
 
 describe('docs/conformance.md', () => {
   it('lists every rule of the catalog', () => {
-    for (const rule of CATALOG) expect(readme, rule.id).toContain(`| \`${rule.id}\` | ${rule.title.replace(/\|/g, '\\|')} |`);
+    for (const rule of CATALOG) {
+      const basis = rule.basis.kind === 'api' ? 'api' : `${rule.basis.kind}: [${rule.basis.decision}](api-rules.md#${rule.basis.decision})`;
+      expect(readme, rule.id).toContain(`| \`${rule.id}\` | ${rule.title.replace(/\|/g, '\\|')} | ${rule.section.replace(/\|/g, '\\|')} | ${basis} |`);
+    }
     expect(readme).toContain(`${CATALOG.length} rules`);
   });
 

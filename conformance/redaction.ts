@@ -42,5 +42,5 @@ export class Redactor {
 /** `tts_<public_id>_<secret>` → `tts_<public_id>`; anything else keeps only its first 12 characters. */
 export function displayKey(key: string): string {
   const match = /^(tts_[0-9a-fA-F]{8})_/.exec(key);
-  return match ? match[1]! : `${key.slice(0, 12)}…`;
+  return match?.[1] ?? `${key.slice(0, 12)}…`;
 }

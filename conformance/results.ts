@@ -1,11 +1,15 @@
 import type { Exchange } from './exchange.js';
 import type { Outcome, SkipKind } from './outcome.js';
-import type { ExtensionMode, Profile } from './settings.js';
+import type { Basis } from './rule.js';
+import type { ExtensionMode, Level, Profile } from './settings.js';
 
 export interface RuleResult {
   id: string;
   title: string;
   section: string;
+  basis: Basis;
+  /** Whether the outcome counts at the run's level: false for a document rule in a run at --level api (advisory). */
+  binding: boolean;
   profiles: Profile[];
   outcome: Outcome;
   /** Why it failed, errored, was skipped or disabled. */
@@ -26,6 +30,8 @@ export interface RunResult {
   profile: Profile;
   /** How the run treated the extensions beyond the base API (--extensions). */
   extensions: ExtensionMode;
+  /** What the run certifies (--level): the API, or the API and this project's decisions. */
+  level: Level;
   target: { baseUrl: string; voicesUrl?: string; fixtures: string };
   /** The deployment's test clock, when the run moved it instead of waiting, and by how much. */
   clock?: { url: string; advancedSeconds: number };
@@ -40,7 +46,13 @@ export function countOutcomes(rules: RuleResult[]): Record<Outcome, number> {
   return counts;
 }
 
-export const isFailing = (run: RunResult) => run.counts.fail > 0 || run.counts.error > 0;
+/** The results that decide the run: every rule but the advisory ones (document rules at --level api). */
+const bindingResults = (run: RunResult) => run.rules.filter((r) => r.binding);
 
-/** --strict: a certification run must run every rule to a verdict; a skip or a disabled rule fails it. */
-export const failsStrict = (run: RunResult) => run.counts.skip > 0 || run.counts.disabled > 0;
+/** The advisory results that did not pass: reported, never failing the run. */
+export const advisoryProblems = (run: RunResult) => run.rules.filter((r) => !r.binding && (r.outcome === 'fail' || r.outcome === 'error'));
+
+export const isFailing = (run: RunResult) => bindingResults(run).some((r) => r.outcome === 'fail' || r.outcome === 'error');
+
+/** --strict: a certification run must run every binding rule to a verdict; a skip or a disabled one fails it. */
+export const failsStrict = (run: RunResult) => bindingResults(run).some((r) => r.outcome === 'skip' || r.outcome === 'disabled');

@@ -1,3 +1,4 @@
+import { defined } from './defined.js';
 import { type Exchange, describe, header, jsonBody } from './exchange.js';
 import { sendRaw, type SendOptions } from './http-client.js';
 import type { Lease } from './key-pool.js';
@@ -73,11 +74,13 @@ export class RuleContext {
     const key = options.key;
     const bucket: Bucket | undefined =
       key !== undefined && this.run.isPooledKey(key) ? (options.method === 'POST' ? 'post' : options.method === 'GET' ? 'get' : undefined) : undefined;
+    // A bucket is only ever chosen for a pooled key: the key and its bucket together, or neither.
+    const metered = key !== undefined && bucket !== undefined ? { key, bucket } : undefined;
     const throttle = options.throttle !== false;
 
     const attempt = async (): Promise<Exchange> => {
       if (bucket === 'post') await this.run.postsAllowed(this.owner);
-      const slot = bucket && throttle ? await this.run.model.acquire(key!, bucket) : undefined;
+      const slot = metered && throttle ? await this.run.model.acquire(metered.key, metered.bucket) : undefined;
       const exchange = await sendRaw(
         options.base ?? this.run.target.baseUrl,
         { ...options, headers, timeoutMs: options.timeoutMs ?? this.settings.requestTimeoutMs },
@@ -86,25 +89,27 @@ export class RuleContext {
       );
       this.seqs.push(exchange.seq);
       this.run.record(exchange);
-      if (bucket) {
+      if (metered) {
         const status = exchange.response?.status;
         const retryAfterSeconds = status === 429 ? (retryAfterOf(exchange) ?? this.settings.rateWindowSeconds) : undefined;
         // A POST uses quota when it may have created a job: not when it was refused (4xx) or replayed.
         const counted =
           !exchange.notSent &&
-          (bucket === 'get' || status === undefined || (status < 400 || status >= 500 ? header(exchange, 'idempotent-replayed') !== 'true' : false));
+          (metered.bucket === 'get' || status === undefined || (status < 400 || status >= 500 ? header(exchange, 'idempotent-replayed') !== 'true' : false));
         if (slot) slot.settle({ counted, retryAfterSeconds });
-        else this.run.model.note(key!, bucket, counted, retryAfterSeconds);
+        else this.run.model.note(metered.key, metered.bucket, counted, retryAfterSeconds);
       }
       return exchange;
     };
 
     let exchange = await attempt();
-    if (bucket && throttle && exchange.response?.status === 429) {
+    if (metered && throttle && exchange.response?.status === 429) {
       // The model said the bucket had room, so something outside this run used the key (an earlier
       // run, another client). Waiting out Retry-After once keeps such leftovers from failing rules
       // that are not about rate limits; the rate-limit rules send unthrottled and see every 429.
-      this.note(`${describe(exchange)}: 429 although ${displayKey(key!)}'s ${bucket.toUpperCase()} bucket should have had room; retried after Retry-After`);
+      this.note(
+        `${describe(exchange)}: 429 although ${displayKey(metered.key)}'s ${metered.bucket.toUpperCase()} bucket should have had room; retried after Retry-After`,
+      );
       exchange = await attempt();
     }
     return exchange;
@@ -145,6 +150,17 @@ export class RuleContext {
     const lease = await this.run.pool.lease(options);
     this.leases.push(lease);
     return lease.keys;
+  }
+
+  /** Exclusive use of one active key (account): lease() for a single key. */
+  async leaseKey(options: { fresh?: Bucket; specific?: string } = {}): Promise<string> {
+    const [key] = await this.lease(options);
+    return defined(key, 'the key of a one-key lease');
+  }
+
+  /** The first active key of the fixtures (the schema asks for at least one), for requests whose account does not matter. */
+  activeKey(): string {
+    return defined(this.fixtures.keys.active[0], 'the first active key of the fixtures file');
   }
 
   /** One key for a POST whose job the rule will not follow: an acceptance key when the fixtures have them. */

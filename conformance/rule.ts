@@ -6,6 +6,20 @@ import type { Profile } from './settings.js';
 export type RuleBody = (ctx: RuleContext) => Promise<void>;
 
 /**
+ * What a rule holds a deployment to. `api`: the API itself (`section` gives its § references), binding at
+ * every level. `document`: a decision this project made where the API is silent or leaves a detail open,
+ * or a departure from it; `decision` is the anchor of that decision in docs/api-rules.md. Binding at
+ * `--level document`, advisory at `--level api`. `extension`: an extension beyond the base API (its
+ * anchor in docs/api-rules.md), governed by `--extensions`.
+ */
+export type Basis = { kind: 'api' } | { kind: 'document'; decision: string } | { kind: 'extension'; decision: string };
+
+/** The basis as one line: `api §4.1`, `document docs/api-rules.md#audio-urls`, `extension docs/api-rules.md#…`. */
+export function basisLabel(basis: Basis, section: string): string {
+  return basis.kind === 'api' ? `api ${section}` : `${basis.kind} docs/api-rules.md#${basis.decision}`;
+}
+
+/**
  * One entry of the rule catalog. `full` checks any deployment; `mock`, when present, checks the same
  * rule against a stateless mock (Prism's named examples). A rule without `mock` is skipped under the
  * mock profile with `mockSkip` as its reason.
@@ -16,6 +30,8 @@ export interface Rule {
   title: string;
   /** Where the rule comes from: a section of the API, or the OpenAPI document for decisions it records. */
   section: string;
+  /** Whether the rule checks the API, a decision of docs/api-rules.md, or an extension. */
+  basis: Basis;
   /** Error codes and HTTP statuses whose answers this rule provokes and checks. */
   covers?: { codes?: ErrorCode[]; statuses?: number[] };
   /** `final` rules also judge every exchange the other rules recorded, so they run last. */

@@ -1,4 +1,5 @@
 import { CATALOG } from './catalog.js';
+import { defined } from './defined.js';
 import { rulesFor } from './extensions.js';
 import type { Target } from './fixtures-file.js';
 import { KeyPool, NotEnoughKeys } from './key-pool.js';
@@ -11,7 +12,7 @@ import { profilesOf } from './rule.js';
 import { RuleContext } from './rule-context.js';
 import { RunState } from './run-state.js';
 import { disabledReason } from './selection.js';
-import type { Settings } from './settings.js';
+import type { Level, Settings } from './settings.js';
 import { type Time, timeFor } from './time.js';
 
 export interface RunOptions {
@@ -34,6 +35,7 @@ export async function runSuite(settings: Settings, target: Target, doc: OpenApiD
   const pool = new KeyPool(settings.profile === 'mock' ? [] : target.fixtures.keys.active, model);
   const acceptanceKeys = settings.profile === 'mock' ? [] : (target.fixtures.keys.acceptance ?? []);
   const acceptancePool = acceptanceKeys.length > 0 ? new KeyPool(acceptanceKeys, model) : pool;
+  const level = settings.level;
   const run = new RunState(settings, target, doc, pool, model, acceptancePool);
   const rules = rulesFor(options.rules ?? CATALOG, settings.extensions);
   const results = new Map<string, RuleResult>();
@@ -46,9 +48,9 @@ export async function runSuite(settings: Settings, target: Target, doc: OpenApiD
   const runnable: Rule[] = [];
   for (const rule of rules) {
     const reason = disabledReason(rule.id, settings.only, settings.skip);
-    if (reason) settle(base(rule, 'disabled', reason));
+    if (reason) settle(base(rule, 'disabled', reason, level));
     else if (settings.profile === 'mock' && !rule.mock)
-      settle({ ...base(rule, 'skip', `not applicable to profile mock: ${rule.mockSkip ?? 'needs a stateful deployment'}`), skipKind: 'profile' });
+      settle({ ...base(rule, 'skip', `not applicable to profile mock: ${rule.mockSkip ?? 'needs a stateful deployment'}`, level), skipKind: 'profile' });
     else runnable.push(rule);
   }
 
@@ -66,13 +68,14 @@ export async function runSuite(settings: Settings, target: Target, doc: OpenApiD
   );
   for (const lease of run.detachedLeases) lease.release();
 
-  const ordered = rules.map((r) => results.get(r.id)!);
+  const ordered = rules.map((r) => defined(results.get(r.id), `the result of rule ${r.id}`));
   return {
     suite: 'agent-tts-conformance',
     startedAt: new Date(started).toISOString(),
     durationMs: Date.now() - started,
     profile: settings.profile,
     extensions: settings.extensions,
+    level,
     target: { baseUrl: target.baseUrl, voicesUrl: target.voicesUrl, fixtures: target.source },
     clock: time.clock,
     counts: countOutcomes(ordered),
@@ -84,15 +87,16 @@ export async function runSuite(settings: Settings, target: Target, doc: OpenApiD
 async function runRule(run: RunState, rule: Rule): Promise<RuleResult> {
   const ctx = new RuleContext(run, rule.id);
   const started = Date.now();
-  const body = run.settings.profile === 'mock' ? rule.mock! : rule.full;
   const finish = (outcome: RuleResult['outcome'], message?: string, skipKind?: RuleResult['skipKind']): RuleResult => ({
-    ...base(rule, outcome, message),
+    ...base(rule, outcome, message, run.settings.level),
     skipKind,
     durationMs: Date.now() - started,
     notes: ctx.notes,
     exchanges: [...ctx.seqs].sort((a, b) => a - b),
   });
   try {
+    // A rule without a mock body is settled as skipped before it is run in the mock profile.
+    const body = run.settings.profile === 'mock' ? defined(rule.mock, `the mock body of rule ${rule.id}`) : rule.full;
     await body(ctx);
     return finish('pass');
   } catch (error) {
@@ -110,11 +114,13 @@ async function runRule(run: RunState, rule: Rule): Promise<RuleResult> {
   }
 }
 
-function base(rule: Rule, outcome: RuleResult['outcome'], message?: string): RuleResult {
+function base(rule: Rule, outcome: RuleResult['outcome'], message: string | undefined, level: Level): RuleResult {
   return {
     id: rule.id,
     title: rule.title,
     section: rule.section,
+    basis: rule.basis,
+    binding: rule.basis.kind !== 'document' || level === 'document',
     profiles: profilesOf(rule),
     outcome,
     message,
@@ -126,9 +132,10 @@ function base(rule: Rule, outcome: RuleResult['outcome'], message?: string): Rul
 
 /** Runs every item with at most `limit` running at once. */
 async function inBatches<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
+  // One iterator shared by the workers: each takes the next item not yet taken.
+  const queue = items.values();
   const worker = async () => {
-    while (next < items.length) await fn(items[next++]!);
+    for (const item of queue) await fn(item);
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
 }

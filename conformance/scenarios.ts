@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { defined } from './defined.js';
 import { type Exchange, type JsonObject, jsonBody } from './exchange.js';
 import { mustAnswer, must, mustJson, skip } from './assertions.js';
 import type { Lease } from './key-pool.js';
@@ -48,13 +49,13 @@ export async function submitAndFollow(
 }
 
 async function followUp(ctx: RuleContext, key: string, post: Exchange): Promise<FollowedJob> {
-  mustAnswer(post);
+  const answer = mustAnswer(post);
   const json = jsonBody(post);
   const jobId = typeof json?.job_id === 'string' ? json.job_id : undefined;
   const idempotencyKey = post.request.headers['idempotency-key'] ?? '';
-  if (post.response!.status === 202 && json && typeof json.status_url === 'string') {
+  if (answer.status === 202 && json && typeof json.status_url === 'string') {
     const polls = await ctx.pollJob(key, json.status_url);
-    return { key, idempotencyKey, post, jobId, polls, final: polls[polls.length - 1]! };
+    return { key, idempotencyKey, post, jobId, polls, final: defined(polls.at(-1), 'the last poll of the job') };
   }
   return { key, idempotencyKey, post, jobId, polls: [], final: post };
 }
@@ -79,10 +80,10 @@ export function inlineJob(ctx: RuleContext): Promise<FollowedJob> {
     let open!: () => void;
     s.run.holdPosts(new Promise<void>((resolve) => (open = resolve)), s.owner);
     try {
-      const [key] = await s.lease({ fresh: 'post' });
-      const post = await s.post(key!, { text: SHORT_TEXT }, { idempotencyKey: newIdempotencyKey(), label: 'submit a short text, defaults' });
+      const key = await s.leaseKey({ fresh: 'post' });
+      const post = await s.post(key, { text: SHORT_TEXT }, { idempotencyKey: newIdempotencyKey(), label: 'submit a short text, defaults' });
       open();
-      return await followUp(s, key!, post);
+      return await followUp(s, key, post);
     } finally {
       open();
     }
@@ -97,9 +98,9 @@ export function inlineJob(ctx: RuleContext): Promise<FollowedJob> {
  */
 export function optionsJob(ctx: RuleContext): Promise<FollowedJob & { request: JsonObject; spokenLanguage: string }> {
   return ctx.scenario('options-job', async (s) => {
-    const [key] = await s.lease({ fresh: 'post' });
+    const key = await s.leaseKey({ fresh: 'post' });
     const request = { text: 'This is a conformance test with a British voice.', voice: 'bf_emma', speed: 0.9, language: 'fr', timestamps: 'none' };
-    return { ...(await submitAndFollow(s, key!, request, newIdempotencyKey(), 'submit with voice, speed and language')), request, spokenLanguage: 'en' };
+    return { ...(await submitAndFollow(s, key, request, newIdempotencyKey(), 'submit with voice, speed and language')), request, spokenLanguage: 'en' };
   });
 }
 
@@ -132,7 +133,7 @@ export function longJobSubmitted(ctx: RuleContext): Promise<LongJobSubmission> {
     for (const [attempt, { text, what }] of texts.entries()) {
       const lease = await s.run.pool.lease({ fresh: 'post' });
       s.run.detachedLeases.push(lease);
-      const key = lease.keys[0]!;
+      const key = defined(lease.keys[0], 'the key of a one-key lease');
       const post = await s.post(key, { text }, { idempotencyKey: newIdempotencyKey(), label: `submit ${what}` });
       const last = attempt === texts.length - 1;
       // A faster deployment finishes this length inside its inline wait: try a longer text on another key.
@@ -143,7 +144,7 @@ export function longJobSubmitted(ctx: RuleContext): Promise<LongJobSubmission> {
         queueMicrotask(() => void longJobFinished(s.detached()).catch(() => undefined));
         return submission;
       }
-      s.note(`${what} completed inside the inline wait; trying ${texts[attempt + 1]!.what}`);
+      s.note(`${what} completed inside the inline wait; trying ${texts[attempt + 1]?.what ?? 'a longer text'}`);
       lease.release();
     }
     throw new Error('unreachable: the last length always returns');
@@ -160,8 +161,9 @@ export function longJobFinished(ctx: RuleContext): Promise<{ key: string; post: 
         submission.post.response?.status === 202,
         `${submission.what} was answered HTTP ${submission.post.response?.status}, not 202${s.settings.longTextChars === 'auto' ? '' : '; raise --long-text-chars'}`,
       );
-      must(typeof body?.status_url === 'string', 'the 202 answer has no status_url to poll');
-      return { key: submission.key, post: submission.post, polls: await s.pollJob(submission.key, body!.status_url) };
+      const statusUrl = body?.status_url;
+      must(typeof statusUrl === 'string', 'the 202 answer has no status_url to poll');
+      return { key: submission.key, post: submission.post, polls: await s.pollJob(submission.key, statusUrl) };
     } finally {
       submission.lease.release();
     }
@@ -177,19 +179,19 @@ function failingJob(ctx: RuleContext): Promise<FollowedJob> {
   return ctx.scenario('failing-job', async (s) => {
     const voice = s.settings.failingVoice;
     const text = s.fixtures.outcomes?.provider_error_text;
-    if (!voice && !text)
-      skip(
-        'feature',
-        'no voice that this deployment fails was named (--failing-voice / TTS_CONFORMANCE_FAILING_VOICE) and the fixtures have no outcomes.provider_error_text, so no failed job can be provoked',
-      );
-    const [key] = await s.lease({ fresh: 'post' });
     const [body, label] = voice
       ? [{ text: SHORT_TEXT, voice }, `submit in the failing voice ${voice}`]
-      : [{ text: text! }, 'submit the text of outcomes.provider_error_text'];
-    const job = await submitAndFollow(s, key!, body, newIdempotencyKey(), label);
+      : text
+        ? [{ text }, 'submit the text of outcomes.provider_error_text']
+        : skip(
+            'feature',
+            'no voice that this deployment fails was named (--failing-voice / TTS_CONFORMANCE_FAILING_VOICE) and the fixtures have no outcomes.provider_error_text, so no failed job can be provoked',
+          );
+    const key = await s.leaseKey({ fresh: 'post' });
+    const job = await submitAndFollow(s, key, body, newIdempotencyKey(), label);
     const named = jsonBody(job.post)?.error?.details?.job_id;
     if (job.post.response?.status !== 202 && typeof named === 'string') {
-      const get = await s.getJob(key!, named, { label: 'GET the job the error names' });
+      const get = await s.getJob(key, named, { label: 'GET the job the error names' });
       return { ...job, jobId: named, polls: [get], final: get };
     }
     return job;
@@ -226,10 +228,10 @@ export async function failedJobs(ctx: RuleContext): Promise<{ provoked?: Followe
 /** Two jobs of one account with different Idempotency-Keys, a window apart (one POST per minute). */
 export function twoJobsOneAccount(ctx: RuleContext): Promise<{ first: FollowedJob; second: FollowedJob }> {
   return ctx.scenario('two-jobs-one-account', async (s) => {
-    const [key] = await s.lease({ fresh: 'post' });
-    const first = await submitAndFollow(s, key!, { text: SHORT_TEXT }, newIdempotencyKey(), 'first job');
+    const key = await s.leaseKey({ fresh: 'post' });
+    const first = await submitAndFollow(s, key, { text: SHORT_TEXT }, newIdempotencyKey(), 'first job');
     // The throttled POST waits until the key's POST bucket has room again.
-    const second = await submitAndFollow(s, key!, { text: SHORT_TEXT }, newIdempotencyKey(), 'second job, another Idempotency-Key');
+    const second = await submitAndFollow(s, key, { text: SHORT_TEXT }, newIdempotencyKey(), 'second job, another Idempotency-Key');
     return { first, second };
   });
 }

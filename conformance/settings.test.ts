@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { helpText, readSettings } from './settings.js';
+import { helpText } from './help-text.js';
+import { readSettings } from './settings.js';
 
 describe('conformance settings: the reports directory', () => {
   it('is --out-dir or TTS_CONFORMANCE_OUT_DIR, as every command names a directory of reports', () => {

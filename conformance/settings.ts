@@ -8,6 +8,10 @@ export type Profile = (typeof PROFILES)[number];
 const EXTENSION_MODES = ['optional', 'required', 'none'] as const;
 export type ExtensionMode = (typeof EXTENSION_MODES)[number];
 
+/** What a run certifies (rule.ts, Basis): the API alone, or the API and the decisions of docs/api-rules.md. */
+const LEVELS = ['api', 'document'] as const;
+export type Level = (typeof LEVELS)[number];
+
 export interface Settings {
   fixturesPath?: string;
   baseUrl?: string;
@@ -32,6 +36,8 @@ export interface Settings {
   strict: boolean;
   /** The extensions beyond the base API (word timings): optional (skipped as not supported when ignored), required, or none (left out of the run). */
   extensions: ExtensionMode;
+  /** api: the rules of the document's own decisions run and are reported, advisory; document: they are binding. */
+  level: Level;
   /** Requests the generated rules draw from the document (0: the generated group is skipped). */
   generate: number;
   /** The generated rules' seed; drawn per run (and printed) when not given. */
@@ -184,6 +190,15 @@ export const SETTINGS: readonly SettingSpec[] = [
       'Extensions beyond the base API (word timings and captions). optional: checked when the deployment offers them, skipped as "extension not supported" when it ignores them (which --strict fails). required: ignoring them fails. none: their rules are left out of the run, so --strict certifies the base API alone.',
   },
   {
+    key: 'level',
+    flag: 'level',
+    env: 'TTS_CONFORMANCE_LEVEL',
+    kind: 'string',
+    defaultValue: 'api',
+    description:
+      "What the run certifies. api: the API itself; the rules of this project's own decisions (basis document, docs/api-rules.md) still run and are reported, but are advisory: they never fail the run, nor do their skips fail --strict. document: those rules are binding too, as the reference server follows them.",
+  },
+  {
     key: 'generate',
     flag: 'generate',
     env: 'TTS_CONFORMANCE_GENERATE',
@@ -265,29 +280,8 @@ export function readSettings(argv: string[], env: NodeJS.ProcessEnv, notice: (li
   if (!(EXTENSION_MODES as readonly string[]).includes(settings.extensions as string)) {
     throw new SettingsError(`--extensions must be one of ${EXTENSION_MODES.join(', ')}, got "${String(settings.extensions)}"`);
   }
-  return settings as unknown as Settings;
-}
-
-export function helpText(): string {
-  const lines = ['Usage: agent-tts-conformance [options]', '', 'Runs the conformance rules against a deployment of the TTS job API.', ''];
-  for (const s of SETTINGS) {
-    const flag = `--${s.flag}${s.kind === 'bool' ? '' : ' <value>'}`;
-    const env = s.env ? `  [${s.env}]` : '';
-    const dflt = s.defaultValue ? ` (default ${s.defaultValue})` : '';
-    lines.push(`  ${flag}${env}`, `      ${s.description}${dflt}`);
+  if (!(LEVELS as readonly string[]).includes(settings.level as string)) {
+    throw new SettingsError(`--level must be one of ${LEVELS.join(', ')}, got "${String(settings.level)}"`);
   }
-  const former = SETTINGS.filter((s) => s.formerly).map((s) => `--${s.formerly!.flag}${s.formerly!.env ? ` (${s.formerly!.env})` : ''} for --${s.flag}`);
-  if (former.length > 0) lines.push('', `Former names, still read with a notice on stderr: ${former.join(', ')}.`);
-  lines.push(
-    '',
-    'Before any rule runs, one GET of <base-url>/v1/agent-tts without a key (and of <voices-url>/api/v1/voices when',
-    'there is a voices URL) checks that something answers there: any HTTP status will do; no answer within',
-    '--request-timeout-ms (connection refused, unknown host, TLS failure, timeout) stops the run.',
-    '',
-    'Exit code: 0 when no rule failed or errored (with --strict: and none was skipped or disabled), 1 otherwise,',
-    '2 for unusable settings or fixtures: a bad value,',
-    'a URL that is not an absolute http(s) URL, an --only or --skip pattern that matches no rule (see --list),',
-    'or a base or voices URL where nothing answers.',
-  );
-  return lines.join('\n');
+  return settings as unknown as Settings;
 }

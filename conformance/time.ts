@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { defined } from './defined.js';
 import { SuiteError } from './outcome.js';
 
 /**
@@ -94,7 +95,8 @@ export class ClockTime implements Time {
   }
 
   at(realMs: number): number {
-    let reading = this.readings[0]!;
+    // open() reads the clock once before the instance is handed out.
+    let reading = defined(this.readings[0], 'the first reading of the test clock');
     for (const r of this.readings) if (r.real <= realMs) reading = r;
     return reading.frozen ? reading.clock : reading.clock + (realMs - reading.real);
   }
@@ -191,7 +193,7 @@ export class ClockTime implements Time {
     if (!Number.isFinite(clock)) {
       throw new ClockError(`the test clock ${this.url} (fixtures clock.url) answered without its time ("now", an ISO 8601 date-time): ${text.slice(0, 200)}`);
     }
-    this.readings.push({ real: Date.now(), clock, frozen: body!.frozen === true });
+    this.readings.push({ real: Date.now(), clock, frozen: body?.frozen === true });
     this.advancedMs += seconds * 1000;
   }
 }

@@ -13,10 +13,11 @@ import { type FollowedJob, completedBody, newIdempotencyKey, optionsJob, submitA
 
 /**
  * The text of the job that asks for timings: two sentences (a pause between them), punctuation that is
- * not a word, an accented word, and an emoji outside the Basic Multilingual Plane, after which a word's
- * offsets in code points and in UTF-16 units differ by one.
+ * not a word, an accented word, an emoji outside the Basic Multilingual Plane, after which a word's
+ * offsets in code points and in UTF-16 units differ by one, and `&`, `<` and `>`, which WebVTT must
+ * escape so that `<b>` does not read as markup.
  */
-const TIMINGS_TEXT = 'Word timings follow the voice. After a pause, the café smiles 😀 back at you!';
+const TIMINGS_TEXT = 'Word timings follow the voice. After a pause, the café smiles 😀 back at Tom & Jerry <b>!';
 
 export const CAPTION_FORMATS = ['json', 'vtt', 'srt'] as const;
 export type CaptionFormat = (typeof CAPTION_FORMATS)[number];
@@ -51,11 +52,14 @@ export function noneJob(ctx: RuleContext): Promise<CompletedJob> {
   });
 }
 
-/** TIMINGS_TEXT submitted with `timestamps: "word"`. */
+/**
+ * TIMINGS_TEXT submitted with `timestamps: "word"`, on the account of the options job (which asked for
+ * `"none"`), so that the account's minutes before it are known and what asking costs can be seen.
+ */
 function wordJob(ctx: RuleContext): Promise<CompletedJob & { text: string }> {
   return ctx.scenario('timings-word-job', async (s) => {
-    const [key] = await s.lease({ fresh: 'post' });
-    const job = await submitAndFollow(s, key!, { text: TIMINGS_TEXT, timestamps: 'word' }, newIdempotencyKey(), 'submit with timestamps "word"');
+    const key = await s.leaseKey({ specific: (await optionsJob(s)).key });
+    const job = await submitAndFollow(s, key, { text: TIMINGS_TEXT, timestamps: 'word' }, newIdempotencyKey(), 'submit with timestamps "word"');
     return { ...(await completedAndGot(s, job, 'submitted with timestamps "word"')), text: TIMINGS_TEXT };
   });
 }

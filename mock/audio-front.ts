@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { type IncomingMessage, type Server, type ServerResponse, createServer, request } from 'node:http';
 import { completedJobExample } from '@agent-tts/contract/examples.js';
-import { AUDIO_PATH_PREFIX } from '@agent-tts/contract/limits.js';
-import { AudioPathParams } from '@agent-tts/contract/schemas.js';
+import { API_PATH, AUDIO_PATH_PREFIX } from '@agent-tts/contract/limits.js';
+import { AudioPathParams } from '@agent-tts/contract/parameter-schemas.js';
 import { encodeChunk } from '../src/server/synth/mp3-encode.js';
 import { captionRequest } from './caption-front.js';
+import { isJson, onOwnOrigin, ownOrigin } from './own-origin.js';
 import { preferredCode, prefersError, wellFormedQuery } from './signed-urls.js';
 
 /**
@@ -67,30 +68,88 @@ function parseRange(header: string | undefined, size: number): { start: number; 
   return start >= size ? 'unsatisfiable' : { start, end };
 }
 
-function forward(
-  req: IncomingMessage,
-  res: ServerResponse,
-  prism: { host: string; port: number },
-  extraHeaders: Record<string, string> = {},
-  path = req.url,
-  method = req.method,
-): void {
-  const upstream = request({ host: prism.host, port: prism.port, method, path, headers: { ...req.headers, ...extraHeaders } }, (answer) => {
-    res.writeHead(answer.statusCode ?? 502, answer.headers);
-    answer.pipe(res);
+/** How the front hands a request to Prism: other headers, another path or method, a request body read already. */
+interface ForwardOptions {
+  headers?: Record<string, string>;
+  path?: string;
+  method?: string;
+  body?: Buffer;
+}
+
+/** Caption formats whose media type the document gives without the charset the server sends (`; charset=utf-8`). */
+const TEXT_TYPES_WITHOUT_CHARSET = new Set(['text/vtt', 'application/x-subrip']);
+
+/**
+ * Hands a request to Prism and its answer back, as the server would send it: the examples' file URLs
+ * on the mock's own origin (own-origin.ts), and the caption formats' text with their charset.
+ */
+function forward(req: IncomingMessage, res: ServerResponse, prism: { host: string; port: number }, options: ForwardOptions = {}): void {
+  const method = options.method ?? req.method;
+  const headers = { ...req.headers, ...options.headers };
+  if (options.body) {
+    delete headers['transfer-encoding'];
+    headers['content-length'] = String(options.body.length);
+  }
+  const upstream = request({ host: prism.host, port: prism.port, method, path: options.path ?? req.url, headers }, (answer) => {
+    const answerHeaders = { ...answer.headers };
+    const type = answerHeaders['content-type'];
+    if (type !== undefined && TEXT_TYPES_WITHOUT_CHARSET.has(type)) answerHeaders['content-type'] = `${type}; charset=utf-8`;
+    if (!isJson(type) || method === 'HEAD') {
+      res.writeHead(answer.statusCode ?? 502, answerHeaders);
+      answer.pipe(res);
+      return;
+    }
+    const chunks: Buffer[] = [];
+    answer.on('data', (chunk: Buffer) => chunks.push(chunk));
+    answer.on('end', () => {
+      const body = Buffer.from(onOwnOrigin(Buffer.concat(chunks).toString('utf8'), ownOrigin(req, listenerOrigin(req))));
+      delete answerHeaders['transfer-encoding'];
+      answerHeaders['content-length'] = String(body.length);
+      res.writeHead(answer.statusCode ?? 502, answerHeaders);
+      res.end(body);
+    });
   });
   upstream.on('error', () => {
     if (!res.headersSent) res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8', 'retry-after': '1' });
     res.end('agent-tts-mock: Prism is not answering yet; retry in a moment.\n');
   });
-  req.pipe(upstream);
+  if (options.body) upstream.end(options.body);
+  else req.pipe(upstream);
+}
+
+/** The address the request came in on, for a request without a usable Host header. */
+function listenerOrigin(req: IncomingMessage): string {
+  const { localAddress = '127.0.0.1', localPort } = req.socket;
+  const host = localAddress.startsWith('::ffff:') ? localAddress.slice(7) : localAddress;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${localPort}`;
+}
+
+/**
+ * A submission that asks for word timings (`timestamps: "word"`) without a `Prefer` of its own is
+ * answered with the completed job that has them (`completed_with_timings`), as the server would answer
+ * it, so that a client that asks for captions (`agent-tts speak --captions`) gets caption URLs without
+ * knowing the mock's headers. The body is read here and sent on to Prism as it came.
+ */
+function submitWithTimings(req: IncomingMessage, res: ServerResponse, prism: { host: string; port: number }): void {
+  const chunks: Buffer[] = [];
+  req.on('data', (chunk: Buffer) => chunks.push(chunk));
+  req.on('end', () => {
+    const body = Buffer.concat(chunks);
+    let timestamps: unknown;
+    try {
+      timestamps = (JSON.parse(body.toString('utf8')) as { timestamps?: unknown } | null)?.timestamps;
+    } catch {
+      // not JSON: Prism answers it with its 400 example
+    }
+    forward(req, res, prism, { body, headers: timestamps === 'word' ? { prefer: `example=${TIMINGS_EXAMPLE}` } : {} });
+  });
 }
 
 function sendAudio(req: IncomingMessage, res: ServerResponse, mp3: Uint8Array, prism: { host: string; port: number }): void {
   const range = parseRange(req.headers.range, mp3.length);
   // A range past the end: the document's 416 example, from Prism.
   if (range === 'unsatisfiable') {
-    forward(req, res, prism, { prefer: 'code=416' });
+    forward(req, res, prism, { headers: { prefer: 'code=416' } });
     return;
   }
   const { start, end } = range ?? { start: 0, end: mp3.length - 1 };
@@ -109,11 +168,16 @@ function sendAudio(req: IncomingMessage, res: ServerResponse, mp3: Uint8Array, p
   res.end(req.method === 'HEAD' ? undefined : Buffer.from(mp3.subarray(start, end + 1)));
 }
 
+/** The example a submission asking for word timings is answered with, when it names none. */
+const TIMINGS_EXAMPLE = 'completed_with_timings';
+
 /**
  * The front listener (not yet listening): audio downloads answered with `mp3`, downloads of timings and
- * captions forwarded to Prism as caption-front.ts says, the rest forwarded to Prism unchanged.
+ * captions forwarded to Prism as caption-front.ts says, a submission asking for word timings answered
+ * with the example that has them (unless Prism generates bodies, `dynamic`), the rest forwarded to
+ * Prism; JSON answers carry the examples' file URLs on the mock's own origin (own-origin.ts).
  */
-export function createFront(mp3: Uint8Array, prism: { host: string; port: number }): Server {
+export function createFront(mp3: Uint8Array, prism: { host: string; port: number }, { dynamic = false } = {}): Server {
   return createServer((req, res) => {
     let url: URL;
     try {
@@ -127,9 +191,10 @@ export function createFront(mp3: Uint8Array, prism: { host: string; port: number
       return sendAudio(req, res, mp3, prism);
     }
     const malformed = malformedAudioRequest(req.method, url, prefer);
-    if (malformed) return forward(req, res, prism, { prefer: malformed.prefer }, malformed.path);
+    if (malformed) return forward(req, res, prism, { headers: { prefer: malformed.prefer }, path: malformed.path });
     const captions = captionRequest(req.method, url, prefer);
-    if (captions) return forward(req, res, prism, captions.headers, captions.path, 'GET');
+    if (captions) return forward(req, res, prism, { headers: captions.headers, path: captions.path, method: 'GET' });
+    if (!dynamic && req.method === 'POST' && url.pathname === API_PATH && prefer === undefined) return submitWithTimings(req, res, prism);
     forward(req, res, prism);
   });
 }

@@ -1,6 +1,7 @@
 import { completedJobWithTimingsExample } from '@agent-tts/contract/examples.js';
 import { CAPTIONS_PATH_PREFIX } from '@agent-tts/contract/limits.js';
-import { CAPTION_MEDIA_TYPES, CaptionPathParams } from '@agent-tts/contract/schemas.js';
+import { CaptionPathParams } from '@agent-tts/contract/parameter-schemas.js';
+import { CAPTION_MEDIA_TYPES } from '@agent-tts/contract/timing-schemas.js';
 import { prefersError, wellFormedQuery } from './signed-urls.js';
 
 /**

@@ -10,7 +10,7 @@ import { prismCliPath } from './prism-cli.js';
 /** The committed OpenAPI document, as the contract package ships it: Prism's input. */
 const openApiYamlPath = (): string => createRequire(import.meta.url).resolve('@agent-tts/contract/openapi.yaml');
 
-const HELP = `Usage: agent-tts-mock [--port 4010] [--host 127.0.0.1] [--dynamic] [--errors]
+const HELP = `Usage: agent-tts-mock [--port 4010] [--host 127.0.0.1] [--prism-port <n>] [--dynamic] [--errors]
 
 Serves the OpenAPI document of @agent-tts/contract (openapi.yaml) with Prism: every operation answers
 with its named examples, and an audio URL downloads a real (silent) MP3. Choose an example with the
@@ -18,10 +18,13 @@ Prefer header, e.g.
   Prefer: code=202, example=processing
   Prefer: code=429, example=rate_limited
   Prefer: example=completed_with_timings   (word timings; caption URLs answer in their format)
-Send any Bearer credential (Prism checks only that one is present). See mock/README.md.
+Send any Bearer credential (Prism checks only that one is present). The answers' audio and caption
+URLs are on the mock's own address, and download from it. See mock/README.md.
 
-  --port <n>      [AGENT_TTS_MOCK_PORT]  default 4010
-  --host <addr>   [AGENT_TTS_MOCK_HOST]  default 127.0.0.1
+  --port <n>        [AGENT_TTS_MOCK_PORT]        default 4010
+  --host <addr>     [AGENT_TTS_MOCK_HOST]        default 127.0.0.1
+  --prism-port <n>  [AGENT_TTS_MOCK_PRISM_PORT]  Prism's own port on 127.0.0.1, behind the mock's;
+                                                 default 0: any free port
   --dynamic       generate bodies from the schemas instead of serving the examples
   --errors        answer requests that break the document with an error instead of a warning header
   -h, --help      this help
@@ -45,7 +48,7 @@ function parseArgsMessage(error: Error & { code?: string }): string {
 function parseCli(
   argv: string[],
   env: NodeJS.ProcessEnv,
-): { help: true } | { help: false; port: number; host: string; hostName: string; dynamic: boolean; errors: boolean } {
+): { help: true } | { help: false; port: number; host: string; hostName: string; prismPort: number; prismPortName: string; dynamic: boolean; errors: boolean } {
   let values;
   try {
     ({ values } = parseArgs({
@@ -53,6 +56,7 @@ function parseCli(
       options: {
         port: { type: 'string' },
         host: { type: 'string' },
+        'prism-port': { type: 'string' },
         dynamic: { type: 'boolean', default: false },
         errors: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
@@ -63,13 +67,20 @@ function parseCli(
     throw new UsageError(parseArgsMessage(error as Error));
   }
   if (values.help) return { help: true };
-  const [portName, portText] = values.port !== undefined ? ['--port', values.port] : ['AGENT_TTS_MOCK_PORT', env.AGENT_TTS_MOCK_PORT ?? '4010'];
-  if (!/^\d+$/.test(portText) || Number(portText) > 65535) {
-    throw new UsageError(`${portName} must be an integer from 0 to 65535, got "${portText}"`);
-  }
+  const port = portOption(values.port, '--port', env, 'AGENT_TTS_MOCK_PORT', '4010');
+  const prism = portOption(values['prism-port'], '--prism-port', env, 'AGENT_TTS_MOCK_PRISM_PORT', '0');
+  if (prism.port !== 0 && prism.port === port.port)
+    throw new UsageError(`${prism.name} must differ from ${port.name} (both ${port.port}): Prism listens behind the mock`);
   const [hostName, host] = values.host !== undefined ? ['--host', values.host] : ['AGENT_TTS_MOCK_HOST', env.AGENT_TTS_MOCK_HOST ?? '127.0.0.1'];
   if (!/^[A-Za-z0-9.:_%-]+$/.test(host)) throw new UsageError(`${hostName} must be a host name or an IP address, got "${host}"`);
-  return { help: false, port: Number(portText), host, hostName, dynamic: values.dynamic, errors: values.errors };
+  return { help: false, port: port.port, host, hostName, prismPort: prism.port, prismPortName: prism.name, dynamic: values.dynamic, errors: values.errors };
+}
+
+/** A port from its flag, else its environment variable, else the default, with the name of where it came from. */
+function portOption(flag: string | undefined, flagName: string, env: NodeJS.ProcessEnv, variable: string, fallback: string): { port: number; name: string } {
+  const [name, text] = flag !== undefined ? [flagName, flag] : [variable, env[variable] ?? fallback];
+  if (!/^\d+$/.test(text) || Number(text) > 65535) throw new UsageError(`${name} must be an integer from 0 to 65535, got "${text}"`);
+  return { port: Number(text), name };
 }
 
 /**
@@ -92,14 +103,25 @@ function listenFront(front: Server, port: number, host: string, hostName: string
   });
 }
 
-/** A free port on the loopback interface, for Prism behind the front listener. */
-function freeLoopbackPort(): Promise<number> {
+/**
+ * Prism's port on the loopback interface, behind the front listener: the one asked for when it is free
+ * (a port in use is reported in one line, naming the setting), else any free port.
+ */
+function prismLoopbackPort(port: number, name: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = createServer();
-    probe.once('error', reject);
-    probe.listen({ port: 0, host: '127.0.0.1' }, () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
+    probe.once('error', (error: NodeJS.ErrnoException) => {
+      const why =
+        error.code === 'EADDRINUSE'
+          ? 'is in use'
+          : error.code === 'EACCES'
+            ? 'needs privileges this process does not have'
+            : `cannot be used (${error.message})`;
+      reject(Object.assign(new Error(`${name} ${port} ${why} on 127.0.0.1; choose another, or 0 for any free port`), { exitCode: 1 }));
+    });
+    probe.listen({ port, host: '127.0.0.1' }, () => {
+      const { port: bound } = probe.address() as { port: number };
+      probe.close(() => resolve(bound));
     });
   });
 }
@@ -120,9 +142,11 @@ async function main(): Promise<void> {
   }
   // The mock's own listener answers audio downloads with a real MP3 (Prism cannot send binary bytes:
   // see audio-front.ts) and hands everything else to Prism, which listens on the loopback interface.
-  const prism = { host: '127.0.0.1', port: await freeLoopbackPort() };
-  const front = createFront(await silenceMp3(), prism);
+  let front: Server;
+  let prism: { host: string; port: number };
   try {
+    prism = { host: '127.0.0.1', port: await prismLoopbackPort(options.prismPort, options.prismPortName) };
+    front = createFront(await silenceMp3(), prism, { dynamic: options.dynamic });
     await listenFront(front, options.port, options.host, options.hostName);
   } catch (error) {
     console.error(`agent-tts-mock: ${(error as Error).message}`);

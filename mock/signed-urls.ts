@@ -1,4 +1,4 @@
-import { AudioQuery } from '@agent-tts/contract/schemas.js';
+import { AudioQuery } from '@agent-tts/contract/parameter-schemas.js';
 
 /** What the mock's front needs to know of a signed URL (audio or captions) and of the `Prefer` sent with it. */
 

@@ -33,9 +33,6 @@ import { applyExceptions, loadExceptions } from './openapi-breaking/exceptions.j
 import { opticFindings } from './openapi-breaking/optic.js';
 import { ownFindings } from './openapi-breaking/own-rules.js';
 
-export type { Finding, OpenApiDocument } from './openapi-breaking/document.js';
-export { OWN_RULES } from './openapi-breaking/document.js';
-export { applyExceptions, loadExceptions } from './openapi-breaking/exceptions.js';
 const DEFAULT_DOCUMENT = 'openapi/openapi.json';
 const DEFAULT_EXCEPTIONS = 'openapi/breaking-exceptions.json';
 
@@ -74,6 +71,7 @@ function parseArgs(argv: string[]): Options {
   const options: Options = { document: DEFAULT_DOCUMENT };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
+    if (arg === undefined) throw new Error(`argument ${i} missing below argv.length ${argv.length}`);
     const value = () => {
       const next = argv[++i];
       if (next === undefined) throw new UsageError(`${arg} needs a value`);

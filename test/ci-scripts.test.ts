@@ -124,7 +124,7 @@ describe('.ci/run on a machine where Node 24 cannot be installed', () => {
   it('node24 is a step the usage names', async () => {
     const usage = await run(['.ci/run', 'no-such-step'], env);
     expect(usage.code).toBe(2);
-    expect(usage.out).toMatch(/\(install contract gate lint typecheck redis chromium s3 test redis-suite faults pack node24\)/);
+    expect(usage.out).toMatch(/\(install contract gate changeset lint typecheck redis chromium espeak s3 test redis-suite faults abuse perf pack node24\)/);
   });
 
   it('with CI=true the node24 step fails, and says why', async () => {

@@ -1,30 +1,13 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderSrt, renderWebVtt, timingsProblems } from '../src/contract/captions.js';
-import type { WordTimingsFileBody } from '../src/contract/schemas.js';
+import type { WordTimingsFileBody } from '../src/contract/timing-schemas.js';
 import { decodeMp3File } from './helpers/audio.js';
 import { cueProblems, insideOutside, parseCaptions, withoutTimings } from './helpers/captions.js';
 import { listen, type ListeningServer } from './helpers/in-process.js';
-import { ROOT } from './helpers/server.js';
-
-const BIN = join(ROOT, 'src/client/bin/agent-tts.js');
-
-/** Runs the real command (bin/agent-tts.js over dist/) with only the given environment. */
-function runCli(args: string[], env: Record<string, string>, cwd = ROOT): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, cwd, stdio: 'pipe' });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-    child.stdin.end();
-  });
-}
+import { runCli } from './helpers/cli.js';
 
 /** Sentences with the pauses between them that make captions worth checking against the audio. */
 const TEXT = 'Captions follow the voice. Each sentence starts after a short pause! Does the last cue end with the audio? It should.';
@@ -119,7 +102,7 @@ describe('agent-tts speak --captions and --timings against the reference server 
     ];
     for (const [args, code, message] of cases) {
       // In the test's directory, where the audio would go (./<job_id>.mp3) if a refusal failed.
-      const result = await runCli(['speak', TEXT, ...args], env, here);
+      const result = await runCli(['speak', TEXT, ...args], env, '', { cwd: here });
       expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(code);
       expect(result.stderr).toContain(message);
     }

@@ -1,28 +1,11 @@
-import { spawn } from 'node:child_process';
 import { chmod, mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT } from './helpers/server.js';
+import { runCli } from './helpers/cli.js';
 
-const BIN = join(ROOT, 'src/client/bin/agent-tts.js');
 const KEY = 'tts_5eed1234_00112233445566778899aabbccddeeff00112233445566ff';
 const SECRET = KEY.slice('tts_5eed1234_'.length);
-
-/** Runs the real command; with `umask`, under that umask (set by a shell, as a user's would be). */
-function runCli(args: string[], env: Record<string, string>, input = '', umask?: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const [cmd, argv] = umask ? ['/bin/sh', ['-c', `umask ${umask}; exec "$0" "$@"`, process.execPath, BIN, ...args]] : [process.execPath, [BIN, ...args]];
-    const child = spawn(cmd, argv, { env: { PATH: process.env.PATH ?? '', ...env }, stdio: 'pipe' });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-    child.stdin.end(input);
-  });
-}
 
 const mode = async (path: string) => (await stat(path)).mode & 0o777;
 
@@ -38,7 +21,7 @@ describe('agent-tts config', () => {
 
   it('set-key reads the key from stdin and writes a 0600 file in a 0700 directory', async () => {
     const env = envFor('fresh');
-    const result = await runCli(['config', 'set-key'], env, `${KEY}\n`, '000');
+    const result = await runCli(['config', 'set-key'], env, `${KEY}\n`, { umask: '000' });
     expect(result.code).toBe(0);
     const dir = join(env.XDG_CONFIG_HOME, 'agent-tts');
     const file = join(dir, 'config.json');
@@ -57,7 +40,7 @@ describe('agent-tts config', () => {
     await mkdir(dir, { recursive: true });
     await chmod(dir, 0o755);
     await writeFile(join(dir, 'config.json'), JSON.stringify({ base_url: 'http://example.test:9' }), { mode: 0o644 });
-    const result = await runCli(['config', 'set-key'], env, KEY, '000');
+    const result = await runCli(['config', 'set-key'], env, KEY, { umask: '000' });
     expect(result.code).toBe(0);
     expect(await mode(dir)).toBe(0o700);
     expect(await mode(join(dir, 'config.json'))).toBe(0o600);

@@ -112,6 +112,19 @@ describe('agent-tts speak (inline completion)', () => {
     expect(result.stderr).toMatch(/Saved audio to stdout \(\d+ bytes\)/);
   });
 
+  it('warns on stderr when the audio was spoken by another voice than the one asked for (an id the catalog does not list)', async () => {
+    const unlisted = await runCli(['speak', SENTENCE, '--no-download', '--json', '--voice', 'af_nobody'], env);
+    expect(unlisted.code).toBe(0);
+    const job = JSON.parse(unlisted.stdout.toString()).job as { audio: { voice: string } };
+    expect(job.audio.voice).toBe('af_nicole');
+    expect(unlisted.stderr).toContain(
+      "agent-tts: warning: the audio was spoken by af_nicole, not af_nobody: the deployment's voice catalog does not list af_nobody",
+    );
+    const listed = await runCli(['speak', SENTENCE, '--no-download', '--voice', 'af_nicole'], env);
+    expect(listed.code).toBe(0);
+    expect(listed.stderr).not.toContain('warning');
+  });
+
   it('saves to ./<job_id>.mp3 by default and prints a summary', async () => {
     const cwd = await mkdtemp(join(dir, 'cwd-'));
     const result = await runCli(['speak', 'Default output file name.'], env, '', cwd);

@@ -128,17 +128,25 @@ describe('client retries (§4.7) against scripted servers', () => {
     expect(s.requests[1]!.headers['idempotency-key']).toBe(s.requests[0]!.headers['idempotency-key']);
   });
 
-  it('generates a fresh key when the error message asks for a new Idempotency-Key', async () => {
-    const failed = errorBody('TTS_PROVIDER_ERROR', 'The speech engine failed on this job. Retry with backoff, using a new Idempotency-Key.');
+  it('never retries a job that failed (502 naming details.job_id): the error carries its code, job id and a fresh key', async () => {
+    const failed = {
+      ...errorBody('TTS_PROVIDER_ERROR', 'The speech engine failed on this job. Retry with backoff, using a new Idempotency-Key.'),
+      error: {
+        code: 'TTS_PROVIDER_ERROR',
+        message: 'The speech engine failed on this job. Retry with backoff, using a new Idempotency-Key.',
+        details: { job_id: JOB },
+      },
+    };
     const s = await serve([json(502, failed), json(200, completed())]);
     const retries: RetryEvent[] = [];
     const client = new AgentTtsClient({ baseUrl: s.url, apiKey: KEY, retry: fast, onRetry: (e) => retries.push(e) });
-    const result = await client.submit({ text: 'Hello' });
-    const [first, second] = s.requests.map((r) => r.headers['idempotency-key']);
-    expect(second).toBeDefined();
-    expect(second).not.toBe(first);
-    expect(result.idempotencyKey).toBe(second);
-    expect(retries[0]!.idempotencyKey).toBe(second);
+    const error = (await client.submit({ text: 'Hello' }).catch((e: unknown) => e)) as AgentTtsError;
+    expect(s.requests).toHaveLength(1);
+    expect(retries).toEqual([]);
+    expect(error).toMatchObject({ code: 'TTS_PROVIDER_ERROR', status: 502, jobId: JOB, jobFailed: true, suggestedAction: 'Retry with backoff.' });
+    // The key to retry with is a fresh one, as the service asked.
+    expect(error.retryIdempotencyKey).toBeDefined();
+    expect(error.retryIdempotencyKey).not.toBe(s.requests[0]!.headers['idempotency-key']);
   });
 
   it('waits the Retry-After of a 429 and keeps the key', async () => {
@@ -191,8 +199,27 @@ describe('client retries (§4.7) against scripted servers', () => {
     const started = Date.now();
     setTimeout(() => controller.abort(), 200);
     const error = await client.submit({ text: 'Hello' }, { signal: controller.signal }).catch((e: unknown) => e);
-    expect((error as Error).name).toBe('AbortError');
+    // An AgentTtsError, never a raw DOMException; the signal's reason is its cause.
+    expect(error).toBeInstanceOf(AgentTtsError);
+    expect(error).toMatchObject({ code: 'ABORTED', status: undefined });
+    expect((error as AgentTtsError).cause).toBeInstanceOf(DOMException);
     expect(Date.now() - started).toBeLessThan(5000);
+    // A signal that timed out (AbortSignal.timeout) is TIMEOUT.
+    const timedOut = await client.submit({ text: 'Hello' }, { signal: AbortSignal.timeout(200) }).catch((e: unknown) => e);
+    expect(timedOut).toMatchObject({ name: 'AgentTtsError', code: 'TIMEOUT' });
+  });
+
+  it('ends a request still unanswered past timeoutMs with TIMEOUT, carrying the key that finds the job it may have made', async () => {
+    const silent: Step = () => undefined; // accepts the request and never answers
+    const s = await serve([silent]);
+    const client = new AgentTtsClient({ baseUrl: s.url, apiKey: KEY, retry: fast });
+    const error = (await client.speak({ text: 'Hello' }, { timeoutMs: 100 }).catch((e: unknown) => e)) as AgentTtsError;
+    expect(error).toBeInstanceOf(AgentTtsError);
+    expect(error).toMatchObject({ code: 'TIMEOUT', attempts: 1 });
+    expect(error.message).toMatch(/timeout of 0\.1 s/);
+    expect(error.retryIdempotencyKey).toBe(s.requests[0]!.headers['idempotency-key']);
+    // One request: a timed-out attempt at the deadline is not retried.
+    expect(s.requests).toHaveLength(1);
   });
 
   it('reports an unreachable service as NETWORK_ERROR after bounded attempts', async () => {
@@ -230,7 +257,22 @@ describe('client retries (§4.7) against scripted servers', () => {
     expect(s.requests[2]!.at - s.requests[1]!.at).toBeGreaterThanOrEqual(2000);
   });
 
-  it('resubmits with a fresh key when a polled job failed and asks for one', async () => {
+  it('returns a polled job that failed as it failed: no resubmission unless asked (maxResubmits)', async () => {
+    const failedJob = {
+      success: false,
+      status: 'failed',
+      job_id: JOB,
+      error: { code: 'TTS_PROVIDER_ERROR', message: 'The speech engine failed. Retry with backoff, using a new Idempotency-Key.' },
+      meta: meta(),
+    };
+    const s = await serve([json(202, processing()), json(200, failedJob)]);
+    const client = new AgentTtsClient({ baseUrl: s.url, apiKey: KEY, retry: fast });
+    const error = (await client.speak({ text: 'Hello' }).catch((e: unknown) => e)) as AgentTtsError;
+    expect(error).toMatchObject({ code: 'TTS_PROVIDER_ERROR', jobId: JOB, jobFailed: true });
+    expect(s.requests.map((r) => r.method)).toEqual(['POST', 'GET']);
+  });
+
+  it('with maxResubmits, resubmits with a fresh key when a polled job failed', async () => {
     const failedJob = {
       success: false,
       status: 'failed',
@@ -240,7 +282,7 @@ describe('client retries (§4.7) against scripted servers', () => {
     };
     const s = await serve([json(202, processing()), json(200, failedJob), json(200, completed('aaaaaaaa-5a6b-4c7d-8e9f-0a1b2c3d4e5f'))]);
     const client = new AgentTtsClient({ baseUrl: s.url, apiKey: KEY, retry: fast });
-    const job = await client.speak({ text: 'Hello' });
+    const job = await client.speak({ text: 'Hello' }, { maxResubmits: 1 });
     expect(job.job_id).toBe('aaaaaaaa-5a6b-4c7d-8e9f-0a1b2c3d4e5f');
     expect(s.requests.map((r) => r.method)).toEqual(['POST', 'GET', 'POST']);
     expect(s.requests[2]!.headers['idempotency-key']).not.toBe(s.requests[0]!.headers['idempotency-key']);

@@ -1,4 +1,4 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { createServer as createHttpServer } from 'node:http';
 import { type Server, type Socket, createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -40,8 +40,10 @@ describe('agent-tts-conformance command line', () => {
   it('lists the rule catalog', async () => {
     const run = await bin(['--list']);
     expect(run.code).toBe(0);
-    expect(run.stdout).toMatch(/^auth\.missing-header\s+full,mock\s+§5/m);
-    expect(run.stdout).toMatch(/\n(\d+) rules\n$/);
+    expect(run.stdout).toMatch(/^auth\.missing-header\s+full,mock\s+document\s+§5.*\n {4}decision: docs\/api-rules\.md#authentication\n/m);
+    expect(run.stdout).toMatch(/^auth\.unknown-key\s+full\s+api\s+§5\.2, §5\.3\n/m);
+    expect(run.stdout).toMatch(/^timings\.file-consistent\s+full\s+extension\s+.*\n {4}extension: docs\/api-rules\.md#word-timings-and-captions\n/m);
+    expect(run.stdout).toMatch(/\n(\d+) rules: \d+ api, \d+ document \(binding at --level document, advisory at --level api\), \d+ extension\n$/);
   });
 
   it('exits 2 with a plain message when no fixtures file is given', async () => {
@@ -215,6 +217,39 @@ describe('agent-tts-conformance command line', () => {
       expect(run.outcomes['rate-limit.post']).toBe('disabled');
       expect(run.results.rules.find((r: { id: string }) => r.id === 'rate-limit.post').message).toMatch(/not selected by --only/);
       await removeDir(run.outputDir);
+    } finally {
+      await new Promise((resolve) => answering.close(resolve));
+    }
+  });
+
+  it('reports a document rule that fails as advisory at --level api (exit 0), and fails the run with it at --level document', async () => {
+    const answering = createHttpServer((_req, res) => res.writeHead(404, { 'content-type': 'text/plain' }).end('nothing here'));
+    const url = await listen(answering);
+    try {
+      const args = ['--profile', 'mock', '--base-url', url, '--only', 'auth.missing-header'];
+      const api = await bin(args);
+      expect(api.outcomes['auth.missing-header']).toBe('fail');
+      const rule = api.results.rules.find((r: { id: string }) => r.id === 'auth.missing-header');
+      expect(rule).toMatchObject({ basis: 'document', decision: 'docs/api-rules.md#authentication', binding: false });
+      expect(api.results.level).toBe('api');
+      expect(api.code).toBe(0);
+      expect(api.stdout).toMatch(/FAIL {2}auth\.missing-header \[document docs\/api-rules\.md#authentication advisory\]/);
+      expect(api.stdout).toContain("level api: the 1 rule(s) run of this project's own decisions (basis document) are advisory: 1 of them did not pass");
+      const junit = await readFile(join(api.outputDir, 'junit.xml'), 'utf8');
+      expect(junit).toContain('<property name="basis" value="document"/>');
+      expect(junit).toMatch(/<testsuites [^>]*failures="0"/);
+      expect(junit).toContain('<skipped message="advisory at --level api, did not pass: ');
+      expect(await readFile(join(api.outputDir, 'report.html'), 'utf8')).toContain('document docs/api-rules.md#authentication · advisory at level api');
+      // --strict fails on the binding rules --only disabled, not on the advisory one.
+      const strict = await bin([...args, '--strict']);
+      expect(strict.code).toBe(1);
+      const strictLine = strict.stdout.split('\n').find((line) => line.startsWith('--strict: '));
+      expect(strictLine).toContain('auth.unknown-key (disabled');
+      expect(strictLine).not.toContain('openapi.examples (disabled');
+      const document = await bin([...args, '--level', 'document']);
+      expect(document.results.rules.find((r: { id: string }) => r.id === 'auth.missing-header').binding).toBe(true);
+      expect(document.code).toBe(1);
+      for (const run of [api, strict, document]) await removeDir(run.outputDir);
     } finally {
       await new Promise((resolve) => answering.close(resolve));
     }

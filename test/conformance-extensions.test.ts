@@ -110,7 +110,7 @@ describe('conformance: a deployment that does not offer word timings', () => {
       '--strict',
     ]);
     expect(strict.code, strict.stdout + strict.stderr).toBe(1);
-    expect(strict.stdout).toMatch(/--strict: \d+ rule\(s\) did not run to a verdict.*timings\.present-when-asked \(skip: extension not supported/);
+    expect(strict.stdout).toMatch(/--strict: \d+ binding rule\(s\) did not run to a verdict.*timings\.present-when-asked \(skip: extension not supported/);
     for (const r of [plain, strict]) await removeDir(r.outputDir);
   }, 120_000);
 });

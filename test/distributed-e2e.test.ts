@@ -24,7 +24,7 @@ describe.skipIf(!redis)('distributed mode end to end (Redis store, limiter and B
       env: {
         REDIS_PREFIX: prefix,
         // Short, so long texts take the job path whatever the machine's speed; short ones may too.
-        INLINE_WAIT_MS: '1500',
+        INLINE_WAIT_MS: '500',
         // Free-plan jobs expire at once and the sweep runs every second: retention is observable.
         RETENTION_DAYS_FREE: '0',
         RETENTION_SWEEP_SECONDS: '1',
@@ -67,7 +67,7 @@ describe.skipIf(!redis)('distributed mode end to end (Redis store, limiter and B
   let completed: any;
 
   it('completes a short text, charges it in the Redis ledger, and serves its audio', async () => {
-    const key = server.fixtures.keys.active[0];
+    const key = server.fixtures.keys.active[0]!;
     const posted = await postJob(server.baseUrl, key, { text: 'Distributed mode speaks this sentence.' });
     expect([200, 202], JSON.stringify(posted.body)).toContain(posted.status);
     const res = posted.status === 200 ? posted : await pollUntilDone(server.baseUrl, key, posted.body.job_id);
@@ -94,8 +94,8 @@ describe.skipIf(!redis)('distributed mode end to end (Redis store, limiter and B
   });
 
   it('answers 202 for a long text and reports progress written by the runner until it completes', async () => {
-    const key = server.fixtures.keys.active[1];
-    const res = await postJob(server.baseUrl, key, { text: longText(60) });
+    const key = server.fixtures.keys.active[1]!;
+    const res = await postJob(server.baseUrl, key, { text: longText(150) });
     expect(res.status, JSON.stringify(res.body)).toBe(202);
     expect(res.body).toMatchObject({ success: true, status: 'processing', status_url: `/v1/agent-tts?id=${res.body.job_id}` });
     expect(res.body.retry_after_seconds).toBeGreaterThanOrEqual(1);
@@ -107,7 +107,7 @@ describe.skipIf(!redis)('distributed mode end to end (Redis store, limiter and B
   });
 
   it('replays an Idempotency-Key as the same job without a second charge', async () => {
-    const key = server.fixtures.keys.active[2];
+    const key = server.fixtures.keys.active[2]!;
     const headers = { 'Idempotency-Key': 'distributed-e2e-1' };
     const body = { text: 'Said once, however often it is asked.' };
     const first = await postJob(server.baseUrl, key, body, headers);
@@ -126,7 +126,7 @@ describe.skipIf(!redis)('distributed mode end to end (Redis store, limiter and B
   });
 
   it('limits POSTs per key across the shared window, with Retry-After, and keeps GET separate', async () => {
-    const key = server.fixtures.keys.active[0];
+    const key = server.fixtures.keys.active[0]!;
     const limited = await postJob(server.baseUrl, key, { text: 'One more, too soon.' });
     expectError(limited, 429, 'RATE_LIMITED');
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
@@ -163,8 +163,8 @@ describe.skipIf(!redis)('distributed mode end to end (Redis store, limiter and B
   });
 
   it('finishes a job whose process was killed mid-job, once restarted (Redis kept it), charging it once', async () => {
-    const key = server.fixtures.keys.active[4];
-    const res = await postJob(server.baseUrl, key, { text: longText(100) });
+    const key = server.fixtures.keys.active[4]!;
+    const res = await postJob(server.baseUrl, key, { text: longText(250) });
     expect(res.status, JSON.stringify(res.body)).toBe(202);
     const jobId = res.body.job_id;
     await eventually(async () => Number(await redis!.hGet(jobKey(jobId), 'progress')) > 0, 'synthesis to be under way');
@@ -179,5 +179,5 @@ describe.skipIf(!redis)('distributed mode end to end (Redis store, limiter and B
     expect(done.body.billing.monthly_minutes_used).toBe(minutes);
     const audio = await decodeMp3(new Uint8Array(await (await fetch(done.body.audio_url)).arrayBuffer()));
     expect(Math.abs(audio.seconds - done.body.audio.duration_seconds)).toBeLessThan(0.1);
-  });
+  }, 180_000);
 });

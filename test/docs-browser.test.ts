@@ -1,6 +1,6 @@
 import type { Browser, Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { IDEMPOTENCY_KEY_EXAMPLE } from '../src/contract/schemas.js';
+import { IDEMPOTENCY_KEY_EXAMPLE } from '../src/contract/parameter-schemas.js';
 import { browserAvailable, launchBrowser, openPage, type OpenedPage } from './helpers/browser.js';
 import { removeDir } from './helpers/server.js';
 import { listen, type ListeningServer } from './helpers/in-process.js';

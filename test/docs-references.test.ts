@@ -3,7 +3,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { CONFIG_VARIABLES } from '../src/server/config.js';
+import { loadConfig } from '../src/server/config.js';
+import { CONFIG_VARIABLES } from '../src/server/config/settings.js';
+import { DISTRIBUTED_VARIABLES } from '../src/server/config/distributed.js';
 
 /** Every anchor of docs/api-rules.md that the repository cites names a heading of that page. */
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -100,16 +102,42 @@ describe('README sizes', () => {
   });
 });
 
-/** docs/configuration.md names every variable the server reads. */
+/** docs/configuration.md names every variable the server reads, with the range the code allows. */
 describe('docs/configuration.md', () => {
+  const text = readFileSync(join(root, 'docs/configuration.md'), 'utf8');
+
   it('documents every setting of the server', () => {
-    const text = readFileSync(join(root, 'docs/configuration.md'), 'utf8');
     const named = new Set([...text.matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((m) => m[1]!));
     // `PLAN_MINUTES_FREE` / `_PRO` / `_ULTIMATE`: one prefix, several suffixes.
     for (const [, prefix, , rest] of text.matchAll(/`([A-Z][A-Z0-9_]*)_([A-Z]+)`((?:\s*\/\s*`_[A-Z]+`)+)/g)) {
       for (const [, suffix] of rest!.matchAll(/`_([A-Z]+)`/g)) named.add(`${prefix}_${suffix}`);
     }
-    const missing = CONFIG_VARIABLES.filter((name) => !named.has(name));
+    const missing = [...CONFIG_VARIABLES, ...DISTRIBUTED_VARIABLES].filter((name) => !named.has(name));
     expect(missing).toEqual([]);
+  });
+
+  it("gives each numeric setting's range as the code checks it", () => {
+    const rows = text.split('\n').filter((line) => line.startsWith('| `'));
+    const wrong: string[] = [];
+    let numeric = 0;
+    for (const name of [...CONFIG_VARIABLES, ...DISTRIBUTED_VARIABLES].filter((n) => n !== 'DATA_DIR')) {
+      let message = '';
+      try {
+        // A DATA_DIR whose parent is missing: refused after the settings table, so nothing is created.
+        loadConfig({ DATA_DIR: join(root, '.tmp-never-used', 'data'), REDIS_URL: 'redis://127.0.0.1:1/0', [name]: 'x' });
+      } catch (error) {
+        message = (error as Error).message;
+      }
+      const range = new RegExp(`${name}: must be a (?:whole )?number from (\\d+) to (\\d+)`).exec(message);
+      if (!range) continue;
+      numeric++;
+      const suffix = name.replace(/^(PLAN_MINUTES|RETENTION_DAYS)_/, '_');
+      const row = rows.find(
+        (r) => r.includes(`\`${name}\``) || (suffix !== name && r.includes(`\`${name.replace(suffix, '')}`) && r.includes(`\`${suffix}\``)),
+      );
+      if (!row?.includes(`${range[1]}–${range[2]}`)) wrong.push(`${name}: ${range[1]}–${range[2]}`);
+    }
+    expect(numeric).toBeGreaterThan(25);
+    expect(wrong).toEqual([]);
   });
 });

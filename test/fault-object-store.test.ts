@@ -3,7 +3,7 @@ import { mkdtemp, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { STORE_FAILURE_MESSAGE } from '../src/server/domain/job-runner.js';
+import { STORE_FAILURE_MESSAGE } from '../src/server/domain/job-messages.js';
 import { secondsToCentiminutes } from '../src/server/domain/usage.js';
 import { call, decodeMp3, getJob, longText, postJob, sleep, type JsonResponse } from './helpers/http.js';
 import { deleteKeys, redisOrSkip, startWorker, testRedisUrl, uniquePrefix, type RunningWorker } from './helpers/redis.js';

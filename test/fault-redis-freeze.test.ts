@@ -67,7 +67,7 @@ describe.skipIf(!canRun)('a frozen Redis (SIGSTOP) under two API instances and a
   });
 
   it('answers every API, dashboard and ops request on both instances within the deadline, creates nothing it refused, and recovers without a restart', async () => {
-    const key = a.fixtures.keys.active[0];
+    const key = a.fixtures.keys.active[0]!;
     // Before the freeze: a completed job (its audio URL and poll are asked again while frozen).
     const text = 'Spoken through a frozen Redis.';
     const before = await postJob(a.baseUrl, key, { text }, { 'idempotency-key': `before-${randomBytes(4).toString('hex')}` });
@@ -150,6 +150,17 @@ describe.skipIf(!canRun)('a frozen Redis (SIGSTOP) under two API instances and a
     const polled = await getJob(b.baseUrl, key, before.body.job_id);
     expect(polled.status).toBe(200);
     expect(worker.process.exitCode).toBeNull();
+    // Every error the worker logged through the stall says what it was: no error line, and no
+    // error field, without a message.
+    const workerLines = worker
+      .logs()
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as { level: number; msg?: string; error?: string; err?: { message?: string } });
+    for (const line of workerLines.filter((l) => l.level >= 50)) expect(line.msg, JSON.stringify(line)).not.toBe('worker error');
+    for (const line of workerLines.filter((l) => l.err !== undefined || l.error !== undefined)) {
+      expect(line.err?.message ?? line.error, JSON.stringify(line)).toBeTruthy();
+    }
     await redis.close();
   }, 240_000);
 });

@@ -19,7 +19,7 @@ const BIN_DIRS: Record<string, string> = {
   'agent-tts-load': 'src/load',
   'agent-tts-sandbox': 'src/sandbox',
 };
-const bin = (name: string) => join(ROOT, BIN_DIRS[name], 'bin', `${name}.js`);
+const bin = (name: string) => join(ROOT, BIN_DIRS[name] ?? `no folder for ${name}`, 'bin', `${name}.js`);
 const NOTICE = (old: string, now: string) => `${old} is now ${now}; the old name still works for now.`;
 
 describe('flag names across the commands', () => {

@@ -25,10 +25,10 @@ interface ToolText {
 }
 
 /** Starts `agent-tts mcp` as an agent would, and connects the SDK's own client to it over stdio. */
-async function connect(env: Record<string, string>): Promise<{ client: Client; stderr: () => string; close(): Promise<void> }> {
+async function connect(env: Record<string, string>, flags: string[] = []): Promise<{ client: Client; stderr: () => string; close(): Promise<void> }> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [BIN, 'mcp'],
+    args: [BIN, 'mcp', ...flags],
     env: { PATH: process.env.PATH ?? '', ...env },
     stderr: 'pipe',
   });
@@ -89,6 +89,27 @@ describe('MCP server: text_to_speech', () => {
       expect(tools[0]!.description).toMatch(/timestamps: "word"/);
       expect(tools[0]!.description).toMatch(/RATE_LIMITED/);
       expect(tools[0]!.description).toMatch(/job_id/);
+    } finally {
+      await session.close();
+    }
+  });
+
+  it('warns when the audio was spoken by another voice than the one asked for (an id the catalog does not list), and only then', async () => {
+    const session = await connect(envFor(server.fixtures.keys.active[2]));
+    try {
+      const unlisted = (await session.client.callTool({ name: 'text_to_speech', arguments: { text: 'A voice nobody has.', voice: 'af_nobody' } })) as ToolText;
+      expect(unlisted.isError).toBeFalsy();
+      expect(unlisted.structuredContent).toMatchObject({ voice: 'af_nicole' });
+      expect(unlisted.structuredContent?.warning).toMatch(
+        /^The audio was spoken by af_nicole, not af_nobody: the service's voice catalog does not list af_nobody/,
+      );
+      expect(textOf(unlisted)).toContain('"warning"');
+      const listed = (await session.client.callTool({
+        name: 'text_to_speech',
+        arguments: { text: 'A voice that is listed.', voice: 'af_nicole' },
+      })) as ToolText;
+      expect(listed.structuredContent).toMatchObject({ voice: 'af_nicole' });
+      expect(listed.structuredContent).not.toHaveProperty('warning');
     } finally {
       await session.close();
     }
@@ -244,8 +265,24 @@ describe('MCP server on the 202 path', () => {
   });
 });
 
-/** Progress notifications as they came: when (ms since the call began), progress and message. */
-type Notified = Array<{ at: number; progress: number; message?: string }>;
+/** Progress notifications as they came: when (ms since the call began), progress, total and message. */
+type Notified = Array<{ at: number; progress: number; total?: number; message?: string }>;
+
+const UUID = /^[0-9a-f-]{36}$/;
+/** Every key of the tool's one error shape (src/mcp/README.md, "Errors"). */
+const ERROR_KEYS = ['code', 'message', 'suggested_action', 'request_id', 'status', 'job_id', 'retry_after_seconds'];
+
+/** The progress notifications keep MCP's rules and the tool's unit: percent of 100, rising every time. */
+function expectPercentProgress(notified: Array<{ progress: number; total?: number }>) {
+  expect(notified.length).toBeGreaterThan(0);
+  for (const n of notified) {
+    expect(n.total).toBe(100);
+    expect(n.progress).toBeGreaterThanOrEqual(0);
+    expect(n.progress).toBeLessThan(100);
+  }
+  const progress = notified.map((n) => n.progress);
+  for (let i = 1; i < progress.length; i++) expect(progress[i]).toBeGreaterThan(progress[i - 1]!);
+}
 
 /** The longest silence of a call: between its start, each notification and its answer. */
 function longestSilenceMs(notified: Notified, answeredAt: number): number {
@@ -282,7 +319,8 @@ describe('MCP server against the sandbox (1 POST a minute per key): answers with
       expect(Date.now() - began).toBeLessThan(1_000);
       expect(second.isError).toBe(true);
       const error = (second.structuredContent as { error: Record<string, unknown> }).error;
-      expect(error).toMatchObject({ code: 'RATE_LIMITED', status: 429, suggested_action: ERROR_TABLE.RATE_LIMITED.action });
+      expect(error).toMatchObject({ code: 'RATE_LIMITED', status: 429, suggested_action: ERROR_TABLE.RATE_LIMITED.action, job_id: null });
+      expect(error.request_id).toMatch(/^[0-9a-f-]{36}$/);
       expect(error.retry_after_seconds).toBeGreaterThan(50);
       expect(error.retry_after_seconds).toBeLessThanOrEqual(60);
       expect(error.message).toEqual(expect.any(String));
@@ -338,21 +376,132 @@ describe('MCP server against the sandbox (1 POST a minute per key): answers with
       const notified: Notified = [];
       const began = Date.now();
       const result = (await session.client.callTool({ name: 'text_to_speech', arguments: { text: 'A job of eight seconds. sandbox:async=8' } }, undefined, {
-        onprogress: (p) => notified.push({ at: Date.now() - began, progress: p.progress, message: p.message }),
+        onprogress: (p) => notified.push({ at: Date.now() - began, progress: p.progress, total: p.total, message: p.message }),
       })) as ToolText;
       const answeredAt = Date.now() - began;
       expect(result.isError, textOf(result)).toBeFalsy();
       expect(result.structuredContent).toMatchObject({ status: 'completed', audio_url: expect.any(String) });
       expect(answeredAt).toBeGreaterThan(7_000);
+      // Percent of the job, from the service's progress_percent, estimated between polls (and said so).
+      expectPercentProgress(notified);
+      expect(notified.some((n) => /about [\d.]+% \(estimated; the service said [\d.]+% \d+ s ago\)/.test(n.message ?? ''))).toBe(true);
+      expect(notified.at(-1)!.progress).toBeGreaterThan(50);
       // On a timer, not once per poll: more notifications than GETs, and never 5 s without one.
       const polls = sandbox.journal.count({ method: 'GET', key: sandbox.keys.active_free.slice(0, 12) });
       expect(notified.length).toBeGreaterThan(polls);
       expect(longestSilenceMs(notified, answeredAt)).toBeLessThan(5_000);
-      expect(notified.some((n) => /^job [0-9a-f-]{36}: processing, \d+%/.test(n.message ?? ''))).toBe(true);
+      expect(notified.some((n) => /^job [0-9a-f-]{36}: processing, (about )?[\d.]+%/.test(n.message ?? ''))).toBe(true);
       // The tool polled no sooner than it was told to.
       sandbox.journal.expectNoFlags({ key: sandbox.keys.active_free.slice(0, 12) });
     } finally {
       await session.close();
+    }
+  });
+
+  it('answers sandbox:provider_error with TTS_PROVIDER_ERROR at once, in one error shape: one POST, its job id, status 502', async () => {
+    const clock = await sandbox.createClock();
+    const key = clock.keys.active_free;
+    const session = await connect(envFor(key));
+    try {
+      const began = performance.now();
+      const result = (await session.client.callTool({ name: 'text_to_speech', arguments: { text: 'Hello sandbox:provider_error' } })) as ToolText;
+      const ms = performance.now() - began;
+      expect(result.isError).toBe(true);
+      const error = (result.structuredContent as { error: Record<string, unknown> }).error;
+      expect(error).toMatchObject({
+        code: 'TTS_PROVIDER_ERROR',
+        status: 502,
+        suggested_action: ERROR_TABLE.TTS_PROVIDER_ERROR.action,
+        request_id: expect.stringMatching(UUID),
+        job_id: expect.stringMatching(UUID),
+        retry_after_seconds: null,
+      });
+      expect(error.details).toEqual({ job_id: error.job_id });
+      expect(Object.keys(error).sort()).toEqual([...ERROR_KEYS, 'details'].sort());
+      expect(JSON.parse(textOf(result))).toEqual(result.structuredContent);
+      // The real answer, not a RATE_LIMITED after a hidden resubmission.
+      const posts = sandbox.journal.list({ method: 'POST', key: key.slice(0, 12) });
+      expect(posts.map((e) => e.response.status)).toEqual([502]);
+      expect(posts[0]!.response.job_id).toBe(error.job_id);
+      expect(ms).toBeLessThan(10_000);
+    } finally {
+      await session.close();
+      await clock.delete();
+    }
+  });
+
+  it('answers sandbox:internal_error with INTERNAL_ERROR at once, status 500 and its job id, after one POST', async () => {
+    const clock = await sandbox.createClock();
+    const key = clock.keys.active_pro;
+    const session = await connect(envFor(key));
+    try {
+      const result = (await session.client.callTool({
+        name: 'text_to_speech',
+        arguments: { text: 'Hello sandbox:internal_error sandbox:inline' },
+      })) as ToolText;
+      expect(result.isError).toBe(true);
+      const error = (result.structuredContent as { error: Record<string, unknown> }).error;
+      expect(error).toMatchObject({ code: 'INTERNAL_ERROR', status: 500, job_id: expect.stringMatching(UUID), retry_after_seconds: null });
+      expect(sandbox.journal.list({ method: 'POST', key: key.slice(0, 12) }).map((e) => e.response.status)).toEqual([500]);
+    } finally {
+      await session.close();
+      await clock.delete();
+    }
+  });
+
+  it('answers a job that fails while polled with the status of its code (502), not the 200 of the GET, and no resubmission', async () => {
+    const clock = await sandbox.createClock();
+    const key = clock.keys.active_ultimate;
+    const session = await connect(envFor(key));
+    try {
+      const result = (await session.client.callTool({
+        name: 'text_to_speech',
+        arguments: { text: 'Fails later. sandbox:async=2 sandbox:provider_error' },
+      })) as ToolText;
+      expect(result.isError).toBe(true);
+      const error = (result.structuredContent as { error: Record<string, unknown> }).error;
+      expect(error).toMatchObject({ code: 'TTS_PROVIDER_ERROR', status: 502, job_id: expect.stringMatching(UUID), retry_after_seconds: null });
+      expect(Object.keys(error).sort()).toEqual(ERROR_KEYS.sort());
+      expect(sandbox.journal.count({ method: 'POST', key: key.slice(0, 12) })).toBe(1);
+      sandbox.journal.expectNoFlags({ key: key.slice(0, 12) });
+    } finally {
+      await session.close();
+      await clock.delete();
+    }
+  });
+
+  it('on its sandbox clock (--sandbox-clock), answers a 70 s job as processing at 45 s; the follow-up call waits as told, progress in percent', async () => {
+    const clock = await sandbox.createClock();
+    const key = clock.keys.active_pro;
+    const session = await connect(envFor(key), ['--sandbox-clock']);
+    try {
+      const args = { text: 'A job of seventy seconds. sandbox:async=70' };
+      const notified: Notified = [];
+      const onprogress = (p: { progress: number; total?: number; message?: string }) =>
+        notified.push({ at: 0, progress: p.progress, total: p.total, message: p.message });
+      const first = (await session.client.callTool({ name: 'text_to_speech', arguments: args }, undefined, { onprogress })) as ToolText;
+      expect(first.isError, textOf(first)).toBeFalsy();
+      const processing = first.structuredContent as { status: string; job_id: string; retry_after_seconds: number; progress_percent?: number };
+      expect(processing).toMatchObject({ status: 'processing', job_id: expect.stringMatching(UUID) });
+      expectPercentProgress(notified);
+      // 45 of 70 s: the progress shown at the end is the service's own figure moved on at its pace, near 64%.
+      expect(notified.at(-1)!.progress).toBeGreaterThan(45);
+      expect(notified.at(-1)!.progress).toBeLessThan(80);
+
+      // Called again at once, as agents do: it waits until the job is due, then polls.
+      const again: Notified = [];
+      const second = (await session.client.callTool({ name: 'text_to_speech', arguments: { ...args, job_id: processing.job_id } }, undefined, {
+        onprogress: (p) => again.push({ at: 0, progress: p.progress, total: p.total, message: p.message }),
+      })) as ToolText;
+      expect(second.isError, textOf(second)).toBeFalsy();
+      expect(second.structuredContent).toMatchObject({ status: 'completed', job_id: processing.job_id });
+      expectPercentProgress(again);
+      expect(sandbox.journal.count({ method: 'POST', key: key.slice(0, 12) })).toBe(1);
+      // No POLLED_TOO_SOON (nor any other mistake) on the key.
+      sandbox.journal.expectNoFlags({ key: key.slice(0, 12) });
+    } finally {
+      await session.close();
+      await clock.delete();
     }
   });
 
@@ -420,20 +569,21 @@ describe('MCP server on an injected clock (the sandbox’s): waits move the cloc
     return { client, close };
   }
 
-  /** Calls the tool, keeping each progress notification's `progress` (seconds of the call on its clock) and message. */
+  /** Calls the tool, keeping each progress notification's progress, total, message and the call's seconds its message gives. */
   async function call(client: Client, args: Record<string, unknown>) {
-    const notified: Array<{ progress: number; message?: string }> = [];
+    const notified: Array<{ progress: number; total?: number; message?: string; seconds: number }> = [];
     const sandboxBefore = sandbox.clock.now().getTime();
     const started = performance.now();
     const result = (await client.callTool({ name: 'text_to_speech', arguments: args }, undefined, {
-      onprogress: (p) => notified.push({ progress: p.progress, message: p.message }),
+      onprogress: (p) =>
+        notified.push({ progress: p.progress, total: p.total, message: p.message, seconds: Number(/\((\d+) s elapsed\)$/.exec(p.message ?? '')?.[1]) }),
     })) as ToolText;
     return { result, notified, realMs: performance.now() - started, sandboxSeconds: (sandbox.clock.now().getTime() - sandboxBefore) / 1000 };
   }
 
   /** The longest stretch of the call's clock without a notification: from its start, between them, to its answer. */
-  const longestSilenceSeconds = (notified: Array<{ progress: number }>, endSeconds: number) => {
-    const marks = [0, ...notified.map((n) => n.progress), endSeconds];
+  const longestSilenceSeconds = (notified: Array<{ seconds: number }>, endSeconds: number) => {
+    const marks = [0, ...notified.map((n) => n.seconds), endSeconds];
     return Math.max(...marks.slice(1).map((m, i) => m - marks[i]!));
   };
 
@@ -448,7 +598,12 @@ describe('MCP server on an injected clock (the sandbox’s): waits move the cloc
       expect(realMs).toBeLessThan(10_000);
       expect(notified.length).toBeGreaterThanOrEqual(5);
       expect(longestSilenceSeconds(notified, sandboxSeconds)).toBeLessThan(5);
-      expect(notified.some((n) => /^job [0-9a-f-]{36}: processing, \d+% \(\d+ s elapsed\)$/.test(n.message ?? ''))).toBe(true);
+      expect(
+        notified.some((n) =>
+          /^job [0-9a-f-]{36}: processing, ([\d.]+%|about [\d.]+% \(estimated; the service said [\d.]+% \d+ s ago\)) \(\d+ s elapsed\)$/.test(n.message ?? ''),
+        ),
+      ).toBe(true);
+      expectPercentProgress(notified);
       sandbox.journal.expectNoFlags({ key: sandbox.keys.active_pro.slice(0, 12) });
     } finally {
       await session.close();

@@ -55,6 +55,9 @@ describe('agent-tts-mock: flags and start-up failures', () => {
     [['-x'], "agent-tts-mock: unknown option '-x'"],
     [['--dynamic=yes'], "agent-tts-mock: Option '--dynamic' does not take an argument"],
     [['--port', '4010', 'extra'], "agent-tts-mock: unexpected argument 'extra'"],
+    [['--prism-port', '-1'], 'agent-tts-mock: --prism-port needs a value'],
+    [['--prism-port', '65536'], 'agent-tts-mock: --prism-port must be an integer from 0 to 65535, got "65536"'],
+    [['--port', '4011', '--prism-port', '4011'], 'agent-tts-mock: --prism-port must differ from --port (both 4011): Prism listens behind the mock'],
   ])('refuses %j in one line with exit code 2', async (args, line) => {
     const result = await runMock(args);
     expect(result.code).toBe(2);
@@ -96,6 +99,15 @@ describe('agent-tts-mock: flags and start-up failures', () => {
       expect(result.code).toBe(1);
       expectOneLine(result, /^agent-tts-mock: port \d+ is in use; choose another with --port$/);
       expect(result.stderr).toBe(`agent-tts-mock: port ${port} is in use; choose another with --port\n`);
+    });
+
+    it('as Prism’s port (--prism-port, AGENT_TTS_MOCK_PRISM_PORT) is reported in one line naming the setting, exit code 1', async () => {
+      const flag = await runMock(['--port', '0', '--prism-port', String(port)]);
+      expect(flag.code).toBe(1);
+      expect(flag.stderr).toBe(`agent-tts-mock: --prism-port ${port} is in use on 127.0.0.1; choose another, or 0 for any free port\n`);
+      const env = await runMock(['--port', '0'], { AGENT_TTS_MOCK_PRISM_PORT: String(port) });
+      expect(env.code).toBe(1);
+      expect(env.stderr).toBe(`agent-tts-mock: AGENT_TTS_MOCK_PRISM_PORT ${port} is in use on 127.0.0.1; choose another, or 0 for any free port\n`);
     });
   });
 

@@ -5,7 +5,7 @@ import { MPEGDecoder } from 'mpg123-decoder';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderSrt, renderWebVtt, timingsProblems } from '../src/contract/captions.js';
 import { ERROR_CODES } from '../src/contract/errors.js';
-import { completedJobWithTimingsExample, TIMINGS_EXAMPLE_TEXT, wordTimingsFileExample } from '../src/contract/examples.js';
+import { completedJobWithTimingsExample, EXAMPLE_ORIGIN, TIMINGS_EXAMPLE_TEXT, wordTimingsFileExample } from '../src/contract/examples.js';
 import { MOCK_API_KEY } from '../conformance/fixtures-file.js';
 import { runConformanceCli, type CliRun } from '../conformance/testing/run-cli.js';
 import { ROOT, freePort, removeDir } from './helpers/server.js';
@@ -150,11 +150,13 @@ describe('mock: Prism on the committed document, checked by the suite', () => {
       prefer: 'example=completed_with_timings',
     });
     expect(submitted.status).toBe(200);
-    expect((await submitted.json()).timings).toEqual(completedJobWithTimingsExample.timings);
+    // The example's URLs, on the mock's own origin (they download from it).
+    const timingsOnMock = JSON.parse(JSON.stringify(completedJobWithTimingsExample.timings).replaceAll(`${EXAMPLE_ORIGIN}/`, `${baseUrl}/`));
+    expect((await submitted.json()).timings).toEqual(timingsOnMock);
     const polled = await call('/v1/agent-tts?id=3f1c2d4e-5a6b-4c7d-8e9f-0a1b2c3d4e5f', { prefer: 'code=200, example=completed_with_timings' });
     expect(polled.status).toBe(200);
     const job = await polled.json();
-    expect([job.status, job.timings]).toEqual(['completed', completedJobWithTimingsExample.timings]);
+    expect([job.status, job.timings]).toEqual(['completed', timingsOnMock]);
     // Without the example, the base answer: no timings.
     const plain = await call('/v1/agent-tts', { method: 'POST', body: JSON.stringify({ text: 'Hi' }) });
     expect((await plain.json()).timings).toBeUndefined();
@@ -165,8 +167,8 @@ describe('mock: Prism on the committed document, checked by the suite', () => {
 
   it('downloads the timings and captions example in the format the URL names, whatever the Accept header', async () => {
     const expected = {
-      vtt: ['text/vtt', renderWebVtt(wordTimingsFileExample)],
-      srt: ['application/x-subrip', renderSrt(wordTimingsFileExample)],
+      vtt: ['text/vtt; charset=utf-8', renderWebVtt(wordTimingsFileExample)],
+      srt: ['application/x-subrip; charset=utf-8', renderSrt(wordTimingsFileExample)],
       json: ['application/json', JSON.stringify(wordTimingsFileExample)],
     } as const;
     for (const accept of [undefined, '*/*', 'application/json']) {
@@ -181,7 +183,7 @@ describe('mock: Prism on the committed document, checked by the suite', () => {
     }
     // HEAD: the GET's headers, no body.
     const head = await fetch(`${baseUrl}${CAPTIONS}.vtt${CAPTION_QUERY}`, { method: 'HEAD' });
-    expect([head.status, head.headers.get('content-type'), await head.text()]).toEqual([200, 'text/vtt', '']);
+    expect([head.status, head.headers.get('content-type'), await head.text()]).toEqual([200, 'text/vtt; charset=utf-8', '']);
     expect(head.headers.get('content-length')).toBe(String(Buffer.byteLength(expected.vtt[1])));
     // The example is a timings file of its text that the suite's checks pass.
     expect(timingsProblems(TIMINGS_EXAMPLE_TEXT, wordTimingsFileExample)).toEqual([]);

@@ -53,7 +53,7 @@ describe('release configuration', () => {
   it('puts every published workspace package in the one fixed group, and nothing else', () => {
     expect(published.length).toBeGreaterThan(0);
     expect(config.fixed).toHaveLength(1);
-    expect([...config.fixed[0]].sort()).toEqual([...published].sort());
+    expect([...(config.fixed[0] ?? [])].sort()).toEqual([...published].sort());
     expect(config.linked ?? []).toEqual([]);
   });
 
@@ -111,7 +111,7 @@ describe('publishing order', () => {
   const printed = execFileSync(process.execPath, ['scripts/publish-order.mjs'], { cwd: ROOT, encoding: 'utf8' })
     .trim()
     .split('\n')
-    .map((line) => line.split('\t'));
+    .map((line) => line.split('\t') as [dir: string, name: string, version: string]);
   const order = printed.map(([, name]) => name);
 
   it('lists every published package once, with its folder and version', () => {

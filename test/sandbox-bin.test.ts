@@ -193,7 +193,8 @@ describe('agent-tts-sandbox (the bin)', () => {
     };
     expect(await run(['--rate-post-limit', '0'])).toEqual({
       code: 2,
-      stderr: 'agent-tts-sandbox: Invalid configuration:\n  --rate-post-limit (RATE_POST_LIMIT): must be at least 1\n',
+      stderr:
+        'agent-tts-sandbox: Invalid configuration:\n  --rate-post-limit (RATE_POST_LIMIT): must be a whole number from 1 to 1000000000 (requests a window); it is below 1\n',
     });
     expect(await run([], { ...process.env, PUBLIC_BASE_URL: 'https://proxy.test/?x=1' })).toEqual({
       code: 2,

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BAD_SETTINGS, type BadSetting, repeatsValue } from './helpers/bad-settings.js';
 import { deleteKeys, redisOrSkip, startWorker, testRedisUrl, uniquePrefix, WORKER_MAIN, type RunningWorker } from './helpers/redis.js';
 import { ADMIN_MAIN, ROOT, SERVER_MAIN, removeDir, runNode, startServer, type RunningServer } from './helpers/server.js';
 
@@ -63,6 +64,90 @@ describe('an invalid URL setting: exit 2, the variable named, the password nowhe
       }
     });
   }
+});
+
+/**
+ * Every setting of the server, given a bad value (test/helpers/bad-settings.ts), stops the server, the
+ * worker and the admin with exit code 2, naming it and its rule, without its value. The cases one check
+ * refuses together (the settings table, the distributed mode's table) share a start, so that the three
+ * programs start 3 × 7 times rather than 3 × 51.
+ */
+describe('every invalid setting: exit 2, the variable and its rule named, the value nowhere', () => {
+  let scratch: string;
+  beforeAll(async () => {
+    scratch = await mkdtemp(join(tmpdir(), 'agent-tts-bad-settings-'));
+  });
+  afterAll(async () => {
+    await removeDir(scratch);
+  });
+
+  const starts: BadSetting[][] = [];
+  for (const group of ['table', 'distributed'] as const) starts.push(BAD_SETTINGS.filter((s) => s.group === group));
+  for (const setting of BAD_SETTINGS) if (setting.group === undefined) starts.push([setting]);
+
+  for (const program of [
+    { name: 'agent-tts-server', script: SERVER_MAIN, args: [] as string[] },
+    { name: 'agent-tts-worker', script: WORKER_MAIN, args: [] as string[] },
+    { name: 'agent-tts-admin', script: ADMIN_MAIN, args: ['account', 'list'] },
+  ]) {
+    it(program.name, async () => {
+      for (const [index, settings] of starts.entries()) {
+        const env = Object.assign({ DATA_DIR: join(scratch, `${program.name}-${index}`), PORT: '0', VOICES_PORT: '0' }, ...settings.map((s) => s.env));
+        const res = await runNode(program.script, program.args, env);
+        const what = `${program.name} with ${settings.map((s) => s.name).join(', ')}:\n${res.stderr}`;
+        expect(res.code, what).toBe(2);
+        expect(res.stderr, what).toMatch(new RegExp(`^${program.name}: `));
+        for (const setting of settings) {
+          expect(res.stderr, `${setting.name} in ${what}`).toMatch(new RegExp(`(^${program.name}: |\\n {2})${setting.name}: `));
+          expect(repeatsValue(setting, res.stdout + res.stderr), `${setting.name} repeated in ${what}`).toBe(false);
+        }
+        expect(res.stdout + res.stderr, what).not.toContain('hunter2');
+      }
+    });
+  }
+});
+
+describe("the AWS SDK's Node version warning", () => {
+  it('reaches the output of the server, the worker and the admin only as one JSON log line (server, worker) or not at all (admin)', async () => {
+    const scratch = await mkdtemp(join(tmpdir(), 'agent-tts-aws-warning-'));
+    try {
+      // An S3 client is made, and the start then stops at the unreachable store (exit 2).
+      const env = {
+        AUDIO_STORE: 's3://audio-bucket/x',
+        S3_ENDPOINT: 'http://127.0.0.1:1',
+        S3_FORCE_PATH_STYLE: 'true',
+        AWS_ACCESS_KEY_ID: 'test',
+        AWS_SECRET_ACCESS_KEY: 'test',
+        PORT: '0',
+        VOICES_PORT: '0',
+        LOG_LEVEL: 'info',
+        AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: undefined,
+      } as unknown as Record<string, string>;
+      const onNode20 = Number(process.versions.node.split('.')[0]) < 22;
+      for (const program of [
+        { name: 'agent-tts-server', script: SERVER_MAIN, args: [] as string[], logs: true },
+        { name: 'agent-tts-worker', script: WORKER_MAIN, args: [] as string[], logs: true },
+        { name: 'agent-tts-admin', script: ADMIN_MAIN, args: ['account', 'list'], logs: false },
+      ]) {
+        const extra: Record<string, string> = program.name === 'agent-tts-worker' ? { REDIS_URL: 'redis://127.0.0.1:1/0' } : {};
+        const res = await runNode(program.script, program.args, { ...env, ...extra, DATA_DIR: join(scratch, program.name) });
+        const what = `${program.name}:\n${res.stdout}\n${res.stderr}`;
+        expect(res.code, what).toBe(2);
+        expect(res.stdout + res.stderr, what).not.toContain('NodeVersionSupportWarning');
+        expect(res.stderr, what).toMatch(
+          new RegExp(`^${program.name}: AUDIO_STORE: the bucket "audio-bucket" at http://127\\.0\\.0\\.1:1 cannot be used`, 'm'),
+        );
+        // Every line on stdout is JSON; on Node 20 one of them says why the warning is not printed.
+        const lines = res.stdout.split('\n').filter(Boolean);
+        for (const line of lines) expect(() => JSON.parse(line), line).not.toThrow();
+        const said = lines.map((l) => JSON.parse(l)).filter((l) => /AWS SDK for JavaScript requires Node 22/.test(l.msg));
+        expect(said, what).toHaveLength(program.logs && onNode20 ? 1 : 0);
+        if (said[0]) expect(said[0]).toMatchObject({ level: 40, aws_sdk: '3.1169.0' });
+      }
+    } finally {
+      await removeDir(scratch);
+    }
+  });
 });
 
 describe('the logs', () => {
@@ -140,7 +225,7 @@ describe.skipIf(!redis)('a REDIS_URL with a password: never in /readyz or the lo
     expect([200, 503], text).toContain(res.status);
     expect(JSON.parse(text)).toMatchObject({ success: res.status === 200 });
     expect(text).not.toContain('hunter2');
-    expect(worker.logs()).toMatch(/"redis":"redis:\/\/agent-tts-test:\*\*\*@[^"]+","prefix"[^\n]*"msg":"agent-tts worker started"/);
+    expect(worker.logs()).toMatch(/"redis":"redis:\/\/agent-tts-test:\*\*\*@[^"]+","prefix"[^\n]*"msg":"agent-tts worker started[ "]/);
     expect(worker.logs()).not.toContain('hunter2');
   });
 });

@@ -4,7 +4,8 @@ import { unlistedVoiceId } from '../conformance/rules/voices.js';
 import { SHORT_TEXT } from '../conformance/scenarios.js';
 import { LANGUAGE_CODES } from '../src/contract/languages.js';
 import { usageMonth } from '../src/server/domain/usage.js';
-import { startInProcess, type InProcessServer } from './helpers/in-process.js';
+import type { InProcessServer } from './helpers/in-process.js';
+import { createTestServices } from './helpers/test-services.js';
 
 /**
  * Every invalid request the conformance suite sends, sent to the reference app in process: each 400
@@ -24,7 +25,7 @@ let key: string;
 let catalog: Set<string>;
 
 beforeAll(async () => {
-  s = await startInProcess({ PUBLIC_VOICES_URL: VOICES_ORIGIN, RATE_POST_LIMIT: '1' });
+  s = await createTestServices({ PUBLIC_VOICES_URL: VOICES_ORIGIN, RATE_POST_LIMIT: '1' });
   ({ key } = await s.newKey());
   const listed = (await (await s.voicesApp.request('/api/v1/voices')).json()) as { voices: { id: string }[] };
   catalog = new Set(listed.voices.map((v) => v.id));
@@ -48,10 +49,14 @@ const post = async (body: string | Buffer, headers: Record<string, string> = {})
   );
 
 /** What a message about each fault must say: the thing at fault, and the allowed range or set. */
-function expectSaysWhatAndWhere(fault: Fault | 'too-long', message: string, what: string): void {
+function expectSaysWhatAndWhere(fault: Fault | 'too-long' | 'nesting', message: string, what: string): void {
   expect(message, what).not.toMatch(VALIDATOR_WORDS);
   expect(message, what).not.toMatch(REGEX_PIECES);
   switch (fault) {
+    case 'nesting':
+      expect(message, what).toMatch(/nest/);
+      expect(message, what).toContain('64');
+      break;
     case 'text':
       expect(message, what).toMatch(/^text /);
       expect(message, what).toContain('1 to 500,000 characters');
@@ -140,32 +145,53 @@ describe('400 messages: every invalid request of the conformance suite', () => {
 });
 
 describe('a voice the catalog does not list', () => {
-  it('is refused at submission, naming the catalog and the closest ids, with nothing created, counted or charged', async () => {
+  it('is spoken, by default, by the closest listed voice of its language and gender, which audio.voice names (§2.3, §2.2)', async () => {
     const voice = unlistedVoiceId(catalog);
     expect(voice).toBe('af_nobody');
-    const { accountId, key: own } = await s.newKey();
-    const before = await s.services.store.getUsage(accountId, usageMonth(Date.now()));
-    const res = await answer(
-      await s.app.request('/v1/agent-tts', {
-        method: 'POST',
-        body: JSON.stringify({ text: SHORT_TEXT, voice }),
-        headers: { authorization: `Bearer ${own}`, 'content-type': 'application/json' },
-      }),
-    );
-    expect([res.status, res.code]).toEqual([400, 'INVALID_REQUEST']);
-    expect(res.message).toMatch(/^voice "af_nobody" is not offered by this deployment/);
-    expectSaysWhatAndWhere('voice', res.message, voice);
-    // The closest by edit distance (four edits; the first of those in catalog order).
-    expect(res.message).toContain('af_nicole');
-    // The POST place is still there, and no minute was reserved.
-    expect(res.ratelimit).toBe('"post";r=1;t=0');
-    expect(await s.services.store.getUsage(accountId, usageMonth(Date.now()))).toEqual(before);
-    const listed = await s.app.request('/v1/agent-tts', {
+    const { key: own } = await s.newKey();
+    const res = await s.app.request('/v1/agent-tts', {
       method: 'POST',
-      body: JSON.stringify({ text: 'Hello.', voice: 'af_nicole' }),
+      body: JSON.stringify({ text: SHORT_TEXT, voice }),
       headers: { authorization: `Bearer ${own}`, 'content-type': 'application/json' },
     });
-    expect(listed.status).toBe(200);
+    expect(res.status).toBe(200);
+    const job = (await res.json()) as { status: string; audio: { voice: string; language: string } };
+    expect(job.status).toBe('completed');
+    // The closest American female voice of the catalog by edit distance (four edits; the first in catalog order).
+    expect(job.audio).toMatchObject({ voice: 'af_nicole', language: 'en-US' });
+    expect(catalog.has(job.audio.voice)).toBe(true);
+  }, 60_000);
+
+  it('is refused at submission when the operator sets VOICES_UNLISTED=refuse, naming the catalog and the closest ids, with nothing created, counted or charged', async () => {
+    const refusing = await createTestServices({ PUBLIC_VOICES_URL: VOICES_ORIGIN, RATE_POST_LIMIT: '1', VOICES_UNLISTED: 'refuse' });
+    try {
+      const voice = unlistedVoiceId(catalog);
+      const { accountId, key: own } = await refusing.newKey();
+      const before = await refusing.services.store.getUsage(accountId, usageMonth(Date.now()));
+      const res = await answer(
+        await refusing.app.request('/v1/agent-tts', {
+          method: 'POST',
+          body: JSON.stringify({ text: SHORT_TEXT, voice }),
+          headers: { authorization: `Bearer ${own}`, 'content-type': 'application/json' },
+        }),
+      );
+      expect([res.status, res.code]).toEqual([400, 'INVALID_REQUEST']);
+      expect(res.message).toMatch(/^voice "af_nobody" is not offered by this deployment/);
+      expectSaysWhatAndWhere('voice', res.message, voice);
+      // The closest by edit distance (four edits; the first of those in catalog order).
+      expect(res.message).toContain('af_nicole');
+      // The POST place is still there, and no minute was reserved.
+      expect(res.ratelimit).toBe('"post";r=1;t=0');
+      expect(await refusing.services.store.getUsage(accountId, usageMonth(Date.now()))).toEqual(before);
+      const listed = await refusing.app.request('/v1/agent-tts', {
+        method: 'POST',
+        body: JSON.stringify({ text: 'Hello.', voice: 'af_nicole' }),
+        headers: { authorization: `Bearer ${own}`, 'content-type': 'application/json' },
+      });
+      expect(listed.status).toBe(200);
+    } finally {
+      await refusing.close();
+    }
   }, 60_000);
 });
 

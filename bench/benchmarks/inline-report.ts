@@ -1,5 +1,6 @@
-import type { SynthesisRequest } from '@agent-tts/server/ports/index.js';
+import type { SynthesisRequest } from '@agent-tts/server';
 import type { ClosedLoopResult } from '../harness/load.js';
+import { defined } from '../harness/defined.js';
 import { profileMarkdown, type ProfileSummary } from '../harness/profile.js';
 import { status, type BenchContext, type BenchmarkOutput, type TargetResult } from '../harness/report-types.js';
 import { mean, round, type LatencySummary } from '../harness/stats.js';
@@ -73,6 +74,10 @@ export function inlineReport(ctx: BenchContext, r: InlineResults): BenchmarkOutp
   ];
   const lat = (l: LatencySummary) => `${l.p50_ms} | ${l.p90_ms} | ${l.p99_ms} | ${l.count}`;
   const sat = (list: ClosedLoopResult[]) => list.map((s) => s.ok_per_s).join(', ');
+  const firstLatency = (list: ClosedLoopResult[], what: string) => {
+    const { latency } = defined(list[0], `the first saturation round of ${what}`);
+    return `${latency.p50_ms} / ${latency.p99_ms}`;
+  };
   const failures = Object.entries(httpFailures);
   const md = [
     `Text of ${INLINE_TEXT.length} characters, voice ${req.voice} (${req.language}), speed ${req.speed}. Server: SYNTH_THREADS=${ctx.synthThreads}, JOB_CONCURRENCY=${jobConcurrency} (its default), INLINE_WAIT_MS=10000 (default), ` +
@@ -89,11 +94,11 @@ export function inlineReport(ctx: BenchContext, r: InlineResults): BenchmarkOutp
     '',
     '| Saturation | completed / s | per round | p50 / p99 ms |',
     '| --- | ---: | --- | ---: |',
-    `| direct pipeline | ${directPerS} | ${sat(directSat)} | ${directSat[0]!.latency.p50_ms} / ${directSat[0]!.latency.p99_ms} |`,
-    `| HTTP | ${httpPerS} | ${sat(httpSat)} | ${httpSat[0]!.latency.p50_ms} / ${httpSat[0]!.latency.p99_ms} |`,
+    `| direct pipeline | ${directPerS} | ${sat(directSat)} | ${firstLatency(directSat, 'the direct pipeline')} |`,
+    `| HTTP | ${httpPerS} | ${sat(httpSat)} | ${firstLatency(httpSat, 'HTTP')} |`,
     ...(directAtJobConcurrency.length
       ? [
-          `| direct pipeline, ${jobConcurrency} in flight (= the server's JOB_CONCURRENCY) | ${directAtJobsPerS} | ${sat(directAtJobConcurrency)} | ${directAtJobConcurrency[0]!.latency.p50_ms} / ${directAtJobConcurrency[0]!.latency.p99_ms} |`,
+          `| direct pipeline, ${jobConcurrency} in flight (= the server's JOB_CONCURRENCY) | ${directAtJobsPerS} | ${sat(directAtJobConcurrency)} | ${firstLatency(directAtJobConcurrency, `the direct pipeline at ${jobConcurrency} in flight`)} |`,
         ]
       : []),
     `| HTTP / direct | **${round((100 * httpPerS) / directPerS, 1)}%** | | |`,

@@ -1,6 +1,7 @@
+import { defined } from '../harness/defined.js';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { SynthesisRequest } from '@agent-tts/server/ports/index.js';
+import type { SynthesisRequest } from '@agent-tts/server';
 import { AgentServer } from '../harness/agent-server.js';
 import { completedJob, describeFailure, postTts } from '../harness/api.js';
 import { DirectPipeline, defaultSynthesisRequest } from '../harness/direct-pipeline.js';
@@ -32,7 +33,7 @@ class HttpPath {
   ) {}
 
   async once(text: string): Promise<Outcome & { ms: number }> {
-    const key = this.keys[this.n++ % this.keys.length]!;
+    const key = defined(this.keys[this.n++ % this.keys.length], 'a key of the seeded fixtures');
     const result = await postTts(this.baseUrl, key, text, this.timeoutMs);
     if (result.status === 200) {
       const meta = result.json?.meta as { processing_time_ms?: number } | undefined;
@@ -50,11 +51,11 @@ interface Paths {
 }
 
 /** Seeds the server's keys and checks that its job is the direct request: same voice, language and speed. */
-async function preparePaths(server: AgentServer, direct: DirectPipeline, keyCount: number): Promise<Paths> {
+export async function preparePaths(server: AgentServer, direct: DirectPipeline, keyCount: number): Promise<Paths> {
   const req = defaultSynthesisRequest(INLINE_TEXT);
   const fixtures = await server.seed(keyCount);
   const http = new HttpPath(server.baseUrl, fixtures.keys.active, 60_000);
-  const first = await completedJob(server.baseUrl, fixtures.keys.active[0]!, INLINE_TEXT);
+  const first = await completedJob(server.baseUrl, defined(fixtures.keys.active[0], 'the first active key of the seeded fixtures'), INLINE_TEXT);
   const audio = first.audio as { voice?: string; language?: string; speed?: number } | undefined;
   if (audio?.voice !== req.voice || audio.language !== req.language || audio.speed !== req.speed) {
     throw new Error(`the server's job does not match the direct request ${JSON.stringify(req)}: ${JSON.stringify(first).slice(0, 300)}`);
@@ -63,7 +64,7 @@ async function preparePaths(server: AgentServer, direct: DirectPipeline, keyCoun
 }
 
 /** Warms every synthesis thread on both sides (each compiles its engine on first use), then the paths. */
-async function warmUp(ctx: BenchContext, { direct, http, req }: Paths, params: InlineParams): Promise<void> {
+export async function warmUp(ctx: BenchContext, { direct, http, req }: Paths, params: Pick<InlineParams, 'warmup'>): Promise<void> {
   await Promise.all(Array.from({ length: ctx.synthThreads * 2 }, () => direct.once(req)));
   await Promise.all(Array.from({ length: ctx.synthThreads * 2 }, () => http.once(INLINE_TEXT)));
   for (let i = 0; i < params.warmup; i++) {
@@ -76,7 +77,7 @@ async function warmUp(ctx: BenchContext, { direct, http, req }: Paths, params: I
  * Latency: one request at a time, alternating direct and HTTP request by request (in ABBA order), so
  * that a burst of noise from the shared machine falls on both sides alike.
  */
-async function measureLatency(ctx: BenchContext, { direct, http, req }: Paths, params: InlineParams): Promise<InlineLatency> {
+export async function measureLatency(ctx: BenchContext, { direct, http, req }: Paths, params: Pick<InlineParams, 'latency_pairs'>): Promise<InlineLatency> {
   const directMs: number[] = [];
   const httpMs: number[] = [];
   const httpFailures: Record<string, number> = {};
@@ -132,7 +133,7 @@ async function measureSaturation(ctx: BenchContext, { direct, http, req }: Paths
       await runDirect();
     }
     if (!ctx.quick) saturation.directAtJobConcurrency.push(await saturate(params, jobConcurrency, directSend));
-    ctx.log(`  saturation round ${r + 1}: direct ${saturation.direct.at(-1)!.ok_per_s}/s, HTTP ${saturation.http.at(-1)!.ok_per_s}/s`);
+    ctx.log(`  saturation round ${r + 1}: direct ${saturation.direct.at(-1)?.ok_per_s}/s, HTTP ${saturation.http.at(-1)?.ok_per_s}/s`);
   }
   return saturation;
 }

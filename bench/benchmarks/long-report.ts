@@ -60,7 +60,7 @@ interface Readings {
   load0: number;
   baseline: Baseline;
   serverHwm: number | undefined;
-  sampled: ReturnType<RssSampler['stop']>;
+  sampled: ReturnType<RssSampler<'server' | 'client'>['stop']>;
   clientHwm: number | undefined;
 }
 
@@ -96,14 +96,14 @@ export function longFigures({ ctx, params, jobConcurrency, job, jobLog, serverCp
     vs_direct: round(audioSeconds / wallS / baseline.audio_seconds_per_s, 3),
     /** The same comparison per CPU second, which a shared machine disturbs far less than wall time. */
     vs_direct_per_cpu: round(audioSeconds / serverCpuS / baseline.audio_seconds_per_cpu_s, 3),
-    loadavg_1m: [round(load0, 2), round(loadavg()[0]!, 2)],
+    loadavg_1m: [round(load0, 2), round(loadavg()[0] ?? Number.NaN, 2)],
     baseline,
     mp3_bytes: download.bytes,
     server_peak_rss_mb: serverHwm === undefined ? undefined : round(serverHwm / MB, 1),
-    server_sampled_peak_rss_mb: round(sampled.server!.peak_rss_bytes / MB, 1),
-    client_sampled_peak_rss_mb: round(sampled.client!.peak_rss_bytes / MB, 1),
+    server_sampled_peak_rss_mb: round(sampled.server.peak_rss_bytes / MB, 1),
+    client_sampled_peak_rss_mb: round(sampled.client.peak_rss_bytes / MB, 1),
     client_lifetime_peak_rss_mb: clientHwm === undefined ? undefined : round(clientHwm / MB, 1),
-    rss_samples: sampled.server!.samples,
+    rss_samples: sampled.server.samples,
   };
 }
 

@@ -1,3 +1,4 @@
+import { defined } from '../harness/defined.js';
 import { mkdir } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -21,7 +22,7 @@ import { type Baseline, FULL_CHARS, type JobRun, type LongParams, longFigures, l
 
 /** MP3 files start with an ID3 tag or a frame sync (11 set bits). */
 function looksLikeMp3(head: Buffer): boolean {
-  return head.subarray(0, 3).toString('latin1') === 'ID3' || (head[0] === 0xff && (head[1]! & 0xe0) === 0xe0);
+  return head.subarray(0, 3).toString('latin1') === 'ID3' || (head[0] === 0xff && ((head[1] ?? 0) & 0xe0) === 0xe0);
 }
 
 /** Baseline: the pipeline called directly in this process on the first tenth of the same text. */
@@ -116,10 +117,10 @@ export async function runLong(ctx: BenchContext): Promise<BenchmarkOutput> {
   const sampler = new RssSampler({ server: server.pid, client: 'self' }, 200);
   let sampled: ReturnType<RssSampler['stop']> | undefined;
   try {
-    const key = (await server.seed(1)).keys.active[0]!;
+    const key = defined((await server.seed(1)).keys.active[0], 'the first active key of the seeded fixtures');
     const jobConcurrency = server.config().jobConcurrency;
     await warmUp(ctx, server, key, text);
-    const load0 = loadavg()[0]!;
+    const load0 = loadavg()[0] ?? Number.NaN;
     const cpuServer0 = procCpuSeconds(server.pid) ?? Number.NaN;
     const job = await runJob(server, key, text, params);
 

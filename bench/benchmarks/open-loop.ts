@@ -1,3 +1,4 @@
+import { defined } from '../harness/defined.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AgentServer } from '../harness/agent-server.js';
 import { getJob, postTts } from '../harness/api.js';
@@ -74,7 +75,7 @@ async function runSteps(ctx: BenchContext, baseUrl: string, params: Params, send
     const rate = capacity * share;
     const result = await openLoop({ ratePerSecond: rate, durationMs: params.duration_s * 1000, send });
     const { outcomes, counts, ...rest } = result;
-    const accepted = (outcomes as JobOutcome[]).filter((o) => o.status === 202 && o.jobId && o.key).map((o) => ({ jobId: o.jobId!, key: o.key! }));
+    const accepted = (outcomes as JobOutcome[]).flatMap(({ status, jobId, key }) => (status === 202 && jobId && key ? [{ jobId, key }] : []));
     const drained = await drain(baseUrl, accepted, params.drain_limit_s * 1000);
     const ok = counts['200'] ?? 0;
     const later = counts['202'] ?? 0;
@@ -89,11 +90,11 @@ async function runSteps(ctx: BenchContext, baseUrl: string, params: Params, send
 
 /** The behaviour check: past capacity (120%), requests fall back to 202 rather than time out or fail. */
 function fallbackTarget(params: Params, steps: Step[]): TargetResult {
-  const over = steps.at(-1)!;
+  const over = defined(steps.at(-1), 'the step past capacity');
   const fellBack = over.counts.other === 0 && over.drain.failed === 0 && over.drain.unfinished === 0;
   const noneLost = steps.every((s) => s.counts.other === 0);
   // At 120% the backlog grows by 0.2 s of work per second: it passes the inline wait after wait / 0.2 s.
-  const backlogReachesWaitS = INLINE_WAIT_MS / 1000 / (RATE_SHARES.at(-1)! - 1);
+  const backlogReachesWaitS = INLINE_WAIT_MS / 1000 / (defined(RATE_SHARES.at(-1), 'the last rate share') - 1);
   let note: string | undefined;
   if (fellBack && noneLost && over.counts['202'] === 0) {
     note =
@@ -157,7 +158,7 @@ export async function runOpenLoop(ctx: BenchContext): Promise<BenchmarkOutput> {
     const keys = (await server.seed(keyCount)).keys.active;
     let n = 0;
     const send: Send = async () => {
-      const key = keys[n++ % keys.length]!;
+      const key = defined(keys[n++ % keys.length], 'a key of the seeded fixtures');
       const result = await postTts(server.baseUrl, key, INLINE_TEXT, params.request_timeout_ms);
       return { status: result.status, key, jobId: typeof result.json?.job_id === 'string' ? result.json.job_id : undefined };
     };

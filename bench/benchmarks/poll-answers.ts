@@ -33,13 +33,14 @@ export async function compareAnswers(
   server: Side,
   lean: Side,
 ): Promise<{ headers: string; body_shape: string; server_body_bytes: number; lean_body_bytes: number }> {
-  const [a, b] = await Promise.all([server, lean].map((s) => httpRequest(s.url, { headers: s.headers, timeoutMs: 10_000 })));
-  const [sa, sb] = [shapeOf(a!.json), shapeOf(b!.json)];
-  const [ha, hb] = [headerNames(a!.headers), headerNames(b!.headers)];
-  if (a!.status !== 200 || b!.status !== 200 || sa !== sb || ha !== hb) {
+  const ask = (s: Side) => httpRequest(s.url, { headers: s.headers, timeoutMs: 10_000 });
+  const [a, b] = await Promise.all([ask(server), ask(lean)]);
+  const [sa, sb] = [shapeOf(a.json), shapeOf(b.json)];
+  const [ha, hb] = [headerNames(a.headers), headerNames(b.headers)];
+  if (a.status !== 200 || b.status !== 200 || sa !== sb || ha !== hb) {
     throw new Error(
-      `the lean poll handler does not answer like the server: status ${b!.status} vs ${a!.status}; headers [${hb}] vs [${ha}]; body ${sb} vs ${sa}`,
+      `the lean poll handler does not answer like the server: status ${b.status} vs ${a.status}; headers [${hb}] vs [${ha}]; body ${sb} vs ${sa}`,
     );
   }
-  return { headers: ha, body_shape: sa, server_body_bytes: Buffer.byteLength(a!.text), lean_body_bytes: Buffer.byteLength(b!.text) };
+  return { headers: ha, body_shape: sa, server_body_bytes: Buffer.byteLength(a.text), lean_body_bytes: Buffer.byteLength(b.text) };
 }

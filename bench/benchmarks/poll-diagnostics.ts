@@ -1,7 +1,7 @@
 import { readProfile, type ProfileSummary } from '../harness/profile.js';
 import type { BenchContext } from '../harness/report-types.js';
 import { POLL_COMPONENTS } from './poll-components.js';
-import { type Params, type Ratio, type Side, type SideFigures, measureSides, pollSide, ratio, startServer } from './poll-sides.js';
+import { type Params, type Ratio, type Side, type SideFigures, measureSides, pollSide, ratio, sideOf, startServer } from './poll-sides.js';
 
 /**
  * The poll benchmark's diagnostic rows (not targets): the embedded server with one cost taken out by
@@ -18,16 +18,11 @@ const DIAGNOSTICS: { name: string; env: Record<string, string> }[] = [
   { name: 'embedded, RATE_WINDOW_SECONDS=1, LOG_LEVEL=warn', env: { RATE_WINDOW_SECONDS: '1', LOG_LEVEL: 'warn' } },
 ];
 
-export interface Diagnostic {
-  variant: string;
-  env: Record<string, string>;
-  available: boolean;
-  reason?: string;
-  figures?: Record<string, SideFigures>;
-  vs_lean?: Ratio;
-  vs_hono?: Ratio;
-  profile?: ProfileSummary;
-}
+/** A variant measured (its figures beside the baselines', and its profile when one was taken), or why it could not run. */
+export type Diagnostic = { variant: string; env: Record<string, string> } & (
+  | { available: true; figures: Record<string, SideFigures>; vs_lean: Ratio; vs_hono: Ratio; profile?: ProfileSummary }
+  | { available: false; reason: string }
+);
 
 /** The first lines of an error, for a report: why a side or a variant could not run. */
 export function firstLines(error: unknown): string {
@@ -54,8 +49,8 @@ export async function runDiagnostics(ctx: BenchContext, baselines: { hono: Side;
           env: d.env,
           available: true,
           figures: m.figures,
-          vs_lean: ratio(m.figures.variant!, m.figures.lean!),
-          vs_hono: ratio(m.figures.variant!, m.figures.hono!),
+          vs_lean: ratio(sideOf(m.figures, 'variant'), sideOf(m.figures, 'lean')),
+          vs_hono: ratio(sideOf(m.figures, 'variant'), sideOf(m.figures, 'hono')),
           profile,
         });
       } finally {

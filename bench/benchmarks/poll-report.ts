@@ -3,7 +3,7 @@ import { profileMarkdown, type ProfileSummary } from '../harness/profile.js';
 import { status, type BenchContext, type TargetResult } from '../harness/report-types.js';
 import { round } from '../harness/stats.js';
 import type { Diagnostic } from './poll-diagnostics.js';
-import { type Params, type Ratio, type SideFigures, RAISED_LIMITS, WINDOW_SECONDS, ratio } from './poll-sides.js';
+import { type Params, type Ratio, type SideFigures, RAISED_LIMITS, WINDOW_SECONDS, ratio, sideOf } from './poll-sides.js';
 
 /** The poll benchmark's report: its figures as shares of the baselines, its targets, and its Markdown. */
 
@@ -20,12 +20,12 @@ export type RedisOutcome = { available: true; keys_written: number; keys_deleted
 /** The shares of requests per second between the sides. */
 export function pollRatios(f: Record<string, SideFigures>) {
   return {
-    embedded_vs_lean: ratio(f.embedded!, f.lean!),
-    embedded_vs_hono: ratio(f.embedded!, f.hono!),
-    lean_vs_hono: ratio(f.lean!, f.hono!),
-    redis_vs_embedded: f.redis ? ratio(f.redis, f.embedded!) : undefined,
-    redis_vs_lean: f.redis ? ratio(f.redis, f.lean!) : undefined,
-    redis_vs_hono: f.redis ? ratio(f.redis, f.hono!) : undefined,
+    embedded_vs_lean: ratio(sideOf(f, 'embedded'), sideOf(f, 'lean')),
+    embedded_vs_hono: ratio(sideOf(f, 'embedded'), sideOf(f, 'hono')),
+    lean_vs_hono: ratio(sideOf(f, 'lean'), sideOf(f, 'hono')),
+    redis_vs_embedded: f.redis ? ratio(f.redis, sideOf(f, 'embedded')) : undefined,
+    redis_vs_lean: f.redis ? ratio(f.redis, sideOf(f, 'lean')) : undefined,
+    redis_vs_hono: f.redis ? ratio(f.redis, sideOf(f, 'hono')) : undefined,
   };
 }
 
@@ -62,21 +62,21 @@ export function pollTargets(ctx: BenchContext, { f, ratios, redis }: PollResults
       `embedded poll ≥ ${TARGETS.embedded_vs_lean * 100}% of the lean poll handler's requests per second`,
       ratios.embedded_vs_lean,
       TARGETS.embedded_vs_lean,
-      `${f.embedded!.rps} vs ${f.lean!.rps} req/s`,
+      `${sideOf(f, 'embedded').rps} vs ${sideOf(f, 'lean').rps} req/s`,
     ),
     target(
       'poll-embedded-vs-hono',
       `embedded poll ≥ ${TARGETS.embedded_vs_hono * 100}% of bare Hono's requests per second`,
       ratios.embedded_vs_hono,
       TARGETS.embedded_vs_hono,
-      `${f.embedded!.rps} vs ${f.hono!.rps} req/s`,
+      `${sideOf(f, 'embedded').rps} vs ${sideOf(f, 'hono').rps} req/s`,
     ),
     target(
       'poll-redis-vs-embedded',
       `Redis poll ≥ ${TARGETS.redis_vs_embedded * 100}% of the embedded poll's requests per second`,
       ratios.redis_vs_embedded,
       TARGETS.redis_vs_embedded,
-      f.redis ? `${f.redis.rps} vs ${f.embedded!.rps} req/s` : '',
+      f.redis ? `${f.redis.rps} vs ${sideOf(f, 'embedded').rps} req/s` : '',
       redis.available ? 'not measured' : redis.reason,
     ),
   ];
@@ -108,7 +108,9 @@ export function pollMarkdown(ctx: BenchContext, r: PollResults): string {
     row(
       'Redis server',
       f.redis,
-      f.redis ? `${share(ratios.redis_vs_embedded, 'embedded')}; ${pct(ratios.redis_vs_lean!.ratio)} of lean; ${pct(ratios.redis_vs_hono!.ratio)} of Hono` : '',
+      f.redis && ratios.redis_vs_lean && ratios.redis_vs_hono
+        ? `${share(ratios.redis_vs_embedded, 'embedded')}; ${pct(ratios.redis_vs_lean.ratio)} of lean; ${pct(ratios.redis_vs_hono.ratio)} of Hono`
+        : '',
     ),
     '',
     `The lean handler answers with the same status, headers (${answers.headers}) and body shape as the server (checked before measuring; ` +
@@ -122,20 +124,22 @@ export function pollMarkdown(ctx: BenchContext, r: PollResults): string {
       '',
       '| Variant | req/s | p50 / p99 ms | % of lean | % of Hono |',
       '| --- | ---: | ---: | ---: | ---: |',
-      ...diagnostics.map((d) =>
-        d.available
-          ? `| ${d.variant} | ${d.figures!.variant!.rps} | ${d.figures!.variant!.p50_ms} / ${d.figures!.variant!.p99_ms} | ${pct(d.vs_lean!.ratio)} | ${pct(d.vs_hono!.ratio)} |`
-          : `| ${d.variant} | not available (${d.reason}) | | | |`,
-      ),
+      ...diagnostics.map((d) => {
+        if (!d.available) return `| ${d.variant} | not available (${d.reason}) | | | |`;
+        const variant = sideOf(d.figures, 'variant');
+        return `| ${d.variant} | ${variant.rps} | ${variant.p50_ms} / ${variant.p99_ms} | ${pct(d.vs_lean.ratio)} | ${pct(d.vs_hono.ratio)} |`;
+      }),
     );
   }
   for (const [name, s] of Object.entries(f)) {
     if (s.non2xx > 0 || s.errors > 0) md.push('', `**${name}: ${s.non2xx} non-2xx answers and ${s.errors} errors during the run: its figure is not valid.**`);
   }
   for (const [name, p] of Object.entries(profiles)) {
-    if (p) md.push('', `#### Profile, ${name === 'lean' ? 'lean poll handler' : `${name} server`}`, '', profileMarkdown(p, f[name]!.requests));
+    if (p) md.push('', `#### Profile, ${name === 'lean' ? 'lean poll handler' : `${name} server`}`, '', profileMarkdown(p, sideOf(f, name).requests));
   }
-  for (const d of diagnostics) if (d.profile) md.push('', `#### Profile, ${d.variant}`, '', profileMarkdown(d.profile, d.figures!.variant!.requests));
-  for (const d of diagnostics) if (d.profile) md.push('', `#### Profile, ${d.variant}`, '', profileMarkdown(d.profile, d.figures!.variant!.requests));
+  for (const d of diagnostics)
+    if (d.available && d.profile) md.push('', `#### Profile, ${d.variant}`, '', profileMarkdown(d.profile, sideOf(d.figures, 'variant').requests));
+  for (const d of diagnostics)
+    if (d.available && d.profile) md.push('', `#### Profile, ${d.variant}`, '', profileMarkdown(d.profile, sideOf(d.figures, 'variant').requests));
   return md.join('\n');
 }

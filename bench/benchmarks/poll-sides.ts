@@ -2,6 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { API_PATH } from '@agent-tts/contract/limits.js';
 import { AgentServer } from '../harness/agent-server.js';
+import { defined } from '../harness/defined.js';
 import { completedJob, describeFailure, getJob } from '../harness/api.js';
 import { cannon, type CannonFigures } from '../harness/cannon.js';
 import { procCpuSeconds } from '../harness/proc.js';
@@ -83,10 +84,15 @@ function combine(rounds: Round[]): SideFigures {
   };
 }
 
+/** The figures of the side named `name`, which the benchmark measured. */
+export function sideOf(figures: Readonly<Record<string, SideFigures>>, name: string): SideFigures {
+  return defined(figures[name], `the figures of the ${name} side`);
+}
+
 export function ratio(a: SideFigures, b: SideFigures): Ratio {
   return {
     ratio: round(a.rps / b.rps, 3),
-    per_round: a.rounds.map((r, i) => round(r.rps / b.rounds[i]!.rps, 3)),
+    per_round: a.rounds.map((r, i) => round(r.rps / defined(b.rounds[i], `round ${i + 1} of the side compared with`).rps, 3)),
     by_cpu: round(b.cpu_us_per_request / a.cpu_us_per_request, 3),
   };
 }
@@ -98,15 +104,16 @@ export function ratio(a: SideFigures, b: SideFigures): Ratio {
 export async function measureSides(ctx: BenchContext, sides: Side[], params: Params): Promise<{ window: ProfileWindow; figures: Record<string, SideFigures> }> {
   for (const side of sides) await cannon(side.url, { connections: params.connections, durationS: params.warmup_s, headers: side.headers });
   const rounds = new Map<string, Round[]>(sides.map((s) => [s.name, []]));
+  const roundsOf = (name: string) => defined(rounds.get(name), `the rounds of the ${name} side`);
   const window = { startUs: monotonicUs(), endUs: 0 };
   for (let r = 0; r < params.rounds; r++) {
     const order = r % 2 === 0 ? sides : [...sides].reverse();
     for (const side of order) {
       const cpuBefore = procCpuSeconds(side.pid) ?? Number.NaN;
       const figures = await cannon(side.url, { connections: params.connections, durationS: params.duration_s, headers: side.headers });
-      rounds.get(side.name)!.push({ ...figures, cpu_s: (procCpuSeconds(side.pid) ?? Number.NaN) - cpuBefore });
+      roundsOf(side.name).push({ ...figures, cpu_s: (procCpuSeconds(side.pid) ?? Number.NaN) - cpuBefore });
     }
-    ctx.log(`  round ${r + 1}/${params.rounds}: ${sides.map((s) => `${s.name} ${rounds.get(s.name)!.at(-1)!.rps}`).join(', ')} req/s`);
+    ctx.log(`  round ${r + 1}/${params.rounds}: ${sides.map((s) => `${s.name} ${roundsOf(s.name).at(-1)?.rps}`).join(', ')} req/s`);
   }
   window.endUs = monotonicUs();
   return { window, figures: Object.fromEntries([...rounds].map(([name, list]) => [name, combine(list)])) };
@@ -127,7 +134,7 @@ export async function startServer(ctx: BenchContext, label: string, env: Record<
 /** A completed job to poll, and a check that polling it answers 200 completed. */
 export async function pollSide(name: string, server: AgentServer): Promise<Side> {
   const fixtures = await server.seed(1);
-  const key = fixtures.keys.active[0]!;
+  const key = defined(fixtures.keys.active[0], 'the first active key of the seeded fixtures');
   const jobId = String((await completedJob(server.baseUrl, key, INLINE_TEXT)).job_id);
   const check = await getJob(server.baseUrl, key, jobId);
   if (check.status !== 200 || check.json?.status !== 'completed') throw new Error(`polling the job does not answer completed: ${describeFailure(check)}`);

@@ -45,7 +45,7 @@ interface RedisSetUp {
  * Distributed mode: REDIS_URL with a prefix of this run's own. It counts as available only when the
  * server starts, serves the job, and really keeps its data in Redis (keys appear under the prefix).
  */
-async function setUpRedis(ctx: BenchContext, stops: Stop[]): Promise<RedisSetUp> {
+export async function setUpRedis(ctx: BenchContext, stops: Stop[]): Promise<RedisSetUp> {
   const redisPrefix = `agent-tts-bench-${process.pid}-${randomBytes(4).toString('hex')}:`;
   const set: RedisSetUp = { outcome: { available: false, reason: 'not tried' } };
   ctx.log('poll: redis server');

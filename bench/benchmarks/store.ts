@@ -5,12 +5,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { LocalAudioStorage } from '@agent-tts/server/adapters/local-audio-storage.js';
-import { createS3Client, S3AudioStorage } from '@agent-tts/server/adapters/s3-audio-storage.js';
-import type { AudioStorage, Synthesizer } from '@agent-tts/server/ports/index.js';
-import { createSynthesizer } from '@agent-tts/server/synth/index.js';
+import { JobFiles, LocalBlobStorage, type AudioStorage, type Synthesizer } from '@agent-tts/server';
+import { S3BlobStorage, createS3Client } from '@agent-tts/server/s3';
+import { createSynthesizer, synthesizeToFile } from '@agent-tts/server/synth';
 import { AgentServer, BENCH_ROOT } from '../harness/agent-server.js';
 import { describeFailure, getJob } from '../harness/api.js';
+import { defined } from '../harness/defined.js';
 import { downloadCounting } from '../harness/http-client.js';
 import { MB, RssSampler } from '../harness/proc.js';
 import { figuresTable, status, type BenchContext, type BenchmarkOutput } from '../harness/report-types.js';
@@ -32,7 +32,7 @@ async function startS3rver(dir: string): Promise<{ endpoint: string; stop: () =>
   const child = spawn(process.execPath, ['-e', script], { cwd: BENCH_ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise<number>((resolve, reject) => {
     let out = '';
-    child.stdout!.on('data', (d) => {
+    defined(child.stdout, 'the piped stdout of s3rver').on('data', (d) => {
       out += d;
       const m = /PORT (\d+)/.exec(out);
       if (m) resolve(Number(m[1]));
@@ -50,7 +50,7 @@ async function synthesizeInto(synth: Synthesizer, storage: AudioStorage, jobId: 
   const result = await synth.synthesize(defaultSynthesisRequest(text), writer);
   await writer.commit();
   const wallS = (performance.now() - started) / 1000;
-  const peak = sampler.stop().self!.peak_rss_bytes;
+  const peak = sampler.stop().self.peak_rss_bytes;
   return {
     wall_s: round(wallS, 1),
     audio_s: round(result.durationSeconds, 1),
@@ -66,9 +66,9 @@ function combine(runs: Awaited<ReturnType<typeof synthesizeInto>>[]) {
   const audio = runs.reduce((sum, r) => sum + r.audio_s, 0);
   return {
     wall_s: round(wall / runs.length, 1),
-    audio_s: runs[0]!.audio_s,
+    audio_s: defined(runs[0], 'the first run').audio_s,
     audio_s_per_s: round(audio / wall, 1),
-    mp3_bytes: runs[0]!.mp3_bytes,
+    mp3_bytes: defined(runs[0], 'the first run').mp3_bytes,
     peak_rss_mb: Math.max(...runs.map((r) => r.peak_rss_mb)),
     runs: runs.map((r) => ({ wall_s: r.wall_s, audio_s_per_s: r.audio_s_per_s })),
   };
@@ -82,12 +82,12 @@ async function downloadThroughApi(server: AgentServer, file: string, durationS: 
     return JSON.parse(r.stdout) as Record<string, string>;
   };
   const account = await admin('account', 'create', '--name', 'bench', '--plan', 'pro');
-  const accountId = account.id!;
+  const accountId = defined(account.id, 'the id of the created account');
   const key = await admin('key', 'create', '--account', accountId);
-  const fullKey = key.key!;
+  const fullKey = defined(key.key, 'the created key');
   const expires = new Date(Date.now() + 86_400_000).toISOString();
   const imported = await admin('job', 'import-legacy', '--account', accountId, '--expires-at', expires, '--audio', file, '--duration', String(durationS));
-  const polled = await getJob(server.baseUrl, fullKey, imported.job_id!);
+  const polled = await getJob(server.baseUrl, fullKey, defined(imported.job_id, 'the job_id of the imported job'));
   const url = polled.json?.audio_url;
   if (polled.status !== 200 || typeof url !== 'string') throw new Error(`no audio_url for the imported job: ${describeFailure(polled)}`);
   // One download first: the server's and the store's caches are warm for every measured one.
@@ -123,9 +123,9 @@ async function synthesizeIntoBoth(ctx: BenchContext, synth: Synthesizer, scratch
     `store: ${chars.toLocaleString('en')} characters into the local directory and into S3 (s3rver), in the order ${order.join(', ')}, ${ctx.synthThreads} threads`,
   );
   // Warm beyond one sentence (threads, WebAssembly, encoder), so the first measured run is not the cold one.
-  await synth.synthesizeToFile(defaultSynthesisRequest(proseOfLength(ctx.quick ? 1_000 : 5_000)), join(scratch, 'warm.mp3'));
-  const local = new LocalAudioStorage(join(scratch, 'audio'));
-  const bucket = new S3AudioStorage({ client: createS3Client({ endpoint: s3Endpoint, forcePathStyle: true }), bucket: BUCKET, prefix: 'synth' });
+  await synthesizeToFile(synth, defaultSynthesisRequest(proseOfLength(ctx.quick ? 1_000 : 5_000)), join(scratch, 'warm.mp3'));
+  const local = new JobFiles(new LocalBlobStorage(join(scratch, 'audio')));
+  const bucket = new JobFiles(new S3BlobStorage({ client: createS3Client({ endpoint: s3Endpoint, forcePathStyle: true }), bucket: BUCKET, prefix: 'synth' }));
   await bucket.ping();
   const jobId = '00000000-0000-4000-8000-000000000001';
   const runs: Record<'local' | 's3', Run[]> = { local: [], s3: [] };
@@ -138,7 +138,7 @@ async function synthesizeIntoBoth(ctx: BenchContext, synth: Synthesizer, scratch
   const intoS3 = combine(runs.s3);
   const ratio = round(intoS3.audio_s_per_s / intoLocal.audio_s_per_s, 2);
   // Each S3 run against the local run next to it (local, S3 | S3, local).
-  const roundRatios = runs.s3.map((r, i) => round(r.audio_s_per_s / runs.local[i]!.audio_s_per_s, 2));
+  const roundRatios = runs.s3.map((r, i) => round(r.audio_s_per_s / defined(runs.local[i], `local run ${i + 1}`).audio_s_per_s, 2));
   return { order, local, jobId, intoLocal, intoS3, ratio, roundRatios };
 }
 
@@ -148,7 +148,7 @@ async function synthesizeIntoBoth(ctx: BenchContext, synth: Synthesizer, scratch
  */
 async function downloadThroughBoth(
   ctx: BenchContext,
-  made: { scratch: string; local: LocalAudioStorage; jobId: string; s3Endpoint: string; mp3Bytes: number; audioS: number },
+  made: { scratch: string; local: JobFiles; jobId: string; s3Endpoint: string; mp3Bytes: number; audioS: number },
   downloads: number,
   concurrency: number,
   servers: AgentServer[],
@@ -156,7 +156,7 @@ async function downloadThroughBoth(
   const { scratch, local, jobId, s3Endpoint } = made;
   // The MP3 just made, as a file for the admin CLI's import: the same bytes go to both servers.
   const mp3 = join(scratch, 'long.mp3');
-  await pipeline(Readable.fromWeb((await local.open(jobId))! as never), createWriteStream(mp3));
+  await pipeline(Readable.fromWeb(defined(await local.open(jobId), `the audio of job ${jobId}`) as never), createWriteStream(mp3));
   ctx.log(`  downloads through the API: ${downloads} of ${round(made.mp3Bytes / MB, 1)} MB, ${concurrency} at a time, local then S3`);
   const serverEnv = { LOG_LEVEL: 'warn' };
   const localServer = await AgentServer.start({ env: serverEnv, synthThreads: 1, label: 'store-local' });

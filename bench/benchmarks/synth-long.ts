@@ -1,13 +1,13 @@
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createSynthesizer } from '@agent-tts/server/synth/index.js';
+import { createSynthesizer, synthesizeToFile } from '@agent-tts/server/synth';
 import { MB, RssSampler, cpuSecondsSince, procStatusBytes, resetPeakRss } from '../harness/proc.js';
-import type { SynthesisRequest, Synthesizer } from '@agent-tts/server/ports/index.js';
+import type { SynthesisRequest, Synthesizer } from '@agent-tts/server';
 import { figuresTable, type BenchContext, type BenchmarkOutput } from '../harness/report-types.js';
 import { round } from '../harness/stats.js';
 import { proseOfLength } from '../harness/texts.js';
-import { defaultSynthesisRequest } from '../harness/direct-pipeline.js';
+import { benchEspeakBuild, defaultSynthesisRequest } from '../harness/direct-pipeline.js';
 
 /**
  * A long job through the synthesis pipeline alone, in this process, without HTTP: chunking, eSpeak NG on
@@ -26,7 +26,7 @@ const BUDGET_MB = 400;
  */
 async function warmPool(synth: Synthesizer, dir: string): Promise<number> {
   const warmStarted = performance.now();
-  await synth.synthesizeToFile(defaultSynthesisRequest('The pool is ready.'), join(dir, 'warm.mp3'));
+  await synthesizeToFile(synth, defaultSynthesisRequest('The pool is ready.'), join(dir, 'warm.mp3'));
   return (performance.now() - warmStarted) / 1000;
 }
 
@@ -35,7 +35,7 @@ async function synthesizeLong(ctx: BenchContext, synth: Synthesizer, request: Sy
   let lastLogged = 0;
   const cpu = process.cpuUsage();
   const started = performance.now();
-  const result = await synth.synthesizeToFile(request, out, {
+  const result = await synthesizeToFile(synth, request, out, {
     onProgress: (p) => {
       if (p.elapsedMs - lastLogged < 15_000) return;
       lastLogged = p.elapsedMs;
@@ -61,16 +61,17 @@ interface SynthLongRun {
   rssBeforeMb: number;
   hwmReset: boolean;
   hwm: number | undefined;
-  sampled: ReturnType<RssSampler['stop']>;
+  sampled: ReturnType<RssSampler<'self'>['stop']>;
 }
 
 /** The figures table and the results file's data; the synthesizer's estimate after the job is read here. */
 async function synthLongReport(ctx: BenchContext, run: SynthLongRun): Promise<BenchmarkOutput> {
   const { chars, text, request, synth, out, startupS, estimatedAudioS, estimatedWallBeforeS, rssBeforeMb, hwmReset, hwm, sampled } = run;
   const { result, wallS, cpuS } = run.job;
-  const peakMb = round(Math.max(sampled.self!.peak_rss_bytes, hwm ?? 0) / MB, 1);
+  const peakMb = round(Math.max(sampled.self.peak_rss_bytes, hwm ?? 0) / MB, 1);
   const figures = {
     characters: chars,
+    engine: `${synth.engine?.name} (${synth.engine?.detail})`,
     chunks: result.chunks,
     threads: ctx.synthThreads,
     'pool start-up and a one-sentence job (s)': round(startupS, 1),
@@ -103,6 +104,7 @@ async function synthLongReport(ctx: BenchContext, run: SynthLongRun): Promise<Be
     title: `Synthesis pipeline alone: ${chars.toLocaleString('en')} characters`,
     data: {
       chars,
+      engine: synth.engine?.name,
       chunks: result.chunks,
       threads: ctx.synthThreads,
       request: { ...request, text: undefined },
@@ -117,7 +119,7 @@ async function synthLongReport(ctx: BenchContext, run: SynthLongRun): Promise<Be
       peak_rss_mb: peakMb,
       rss_growth_mb: round(peakMb - rssBeforeMb, 1),
       peak_rss_vmhwm_mb: hwm === undefined ? undefined : round(hwm / MB, 1),
-      peak_rss_sampled_mb: round(sampled.self!.peak_rss_bytes / MB, 1),
+      peak_rss_sampled_mb: round(sampled.self.peak_rss_bytes / MB, 1),
       estimated_audio_s: round(estimatedAudioS, 1),
       estimated_wall_s_before: round(estimatedWallBeforeS, 1),
     },
@@ -137,7 +139,7 @@ export async function runSynthLong(ctx: BenchContext): Promise<BenchmarkOutput> 
   const hwmReset = resetPeakRss();
   const sampler = new RssSampler({ self: 'self' }, 200);
   let sampled: ReturnType<RssSampler['stop']> | undefined;
-  const synth = createSynthesizer({ threads: ctx.synthThreads });
+  const synth = createSynthesizer({ threads: ctx.synthThreads, espeakBuild: benchEspeakBuild() });
   try {
     const startupS = await warmPool(synth, dir);
     const estimatedAudioS = synth.estimateAudioSeconds(text, request.speed, request.language);

@@ -1,7 +1,4 @@
-import { chunkText } from '@agent-tts/server/synth/chunker.js';
-import { espeakSettings } from '@agent-tts/server/synth/espeak-voices.js';
-import { espeakSynthesize } from '@agent-tts/server/synth/espeak-wasm.js';
-import { encodeChunk, type Mp3Bitrate } from '@agent-tts/server/synth/mp3-encode.js';
+import { chunkText, espeakSettings, espeakSynthesize, encodeChunk, type Mp3Bitrate } from '@agent-tts/server/synth';
 import { cpuSecondsSince } from '../harness/proc.js';
 import { figuresTable, type BenchContext, type BenchmarkOutput } from '../harness/report-types.js';
 import { round } from '../harness/stats.js';

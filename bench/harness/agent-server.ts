@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadConfig, type Config } from '@agent-tts/server/config.js';
+import { loadConfig, type Config } from '@agent-tts/server';
 import { NodeProcess, ServerProcess, freePort } from './server-process.js';
 
 /** The bench package's folder (its results/ and node_modules resolution); the build is in its dist/. */
@@ -132,7 +132,10 @@ async function startBaseline(name: string, script: string, marker: RegExp, env: 
     await proc.stop();
     await rm(dir, { recursive: true, force: true });
   };
-  return { proc, port, line: marker.exec(proc.log())!, stop };
+  // waitForLog saw the marker, so the log shows it.
+  const line = marker.exec(proc.log());
+  if (!line) throw new Error(`the log of ${name} does not show ${marker}, which it was waited for`);
+  return { proc, port, line, stop };
 }
 
 /** The bare Hono hello world, in its own process. */
@@ -165,6 +168,7 @@ export class LeanPollBaseline {
   /** `env`: RATE_GET_LIMIT and RATE_WINDOW_SECONDS, as the server under test has them; `nodeArgs`: e.g. --cpu-prof. */
   static async start(env: Record<string, string>, nodeArgs?: string[]): Promise<LeanPollBaseline> {
     const { proc, port, line, stop } = await startBaseline('lean-poll', LEAN_POLL_MAIN, /lean-poll listening on \d+ key (\S+) job (\S+)/, env, nodeArgs);
-    return new LeanPollBaseline(proc, `http://127.0.0.1:${port}`, line[1]!, line[2]!, stop);
+    const [, key = '', jobId = ''] = line;
+    return new LeanPollBaseline(proc, `http://127.0.0.1:${port}`, key, jobId, stop);
   }
 }

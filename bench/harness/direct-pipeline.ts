@@ -3,13 +3,23 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LIMITS } from '@agent-tts/contract/limits.js';
 import { DEFAULT_VOICE, parseVoice, resolveLanguage } from '@agent-tts/contract/voices.js';
-import type { SynthesisRequest, Synthesizer } from '@agent-tts/server/ports/index.js';
-import { createSynthesizer } from '@agent-tts/server/synth/index.js';
+import type { SynthesisRequest, Synthesizer } from '@agent-tts/server';
+import { createSynthesizer, synthesizeToFile } from '@agent-tts/server/synth';
 
 /**
  * The synthesis pipeline called in the benchmark's own process, the baseline the HTTP paths are
  * measured against, and the request the server builds from a text alone.
  */
+
+/**
+ * The build of eSpeak NG and LAME the benchmark's own synthesizers run: SYNTH_ENGINE as the server reads
+ * it (auto: the system's libraries when installed), so that a run set to one engine measures it throughout.
+ */
+export function benchEspeakBuild(env: NodeJS.ProcessEnv = process.env): 'auto' | 'native' | 'wasm' {
+  const value = env.SYNTH_ENGINE ?? 'auto';
+  if (value === 'auto' || value === 'native' || value === 'wasm') return value;
+  throw new Error(`SYNTH_ENGINE must be auto, native or wasm, not "${value}"`);
+}
 
 /** The request the server builds from `{ text }` alone: default voice, its language, default speed. */
 export function defaultSynthesisRequest(text: string): SynthesisRequest {
@@ -26,7 +36,7 @@ export class DirectPipeline {
   ) {}
 
   static async create(threads: number): Promise<DirectPipeline> {
-    return new DirectPipeline(createSynthesizer({ threads }), await mkdtemp(join(tmpdir(), 'agent-tts-bench-direct-')));
+    return new DirectPipeline(createSynthesizer({ threads, espeakBuild: benchEspeakBuild() }), await mkdtemp(join(tmpdir(), 'agent-tts-bench-direct-')));
   }
 
   async once(req: SynthesisRequest): Promise<number> {
@@ -36,7 +46,7 @@ export class DirectPipeline {
   async run(req: SynthesisRequest): Promise<{ ms: number; audioSeconds: number; bytes: number }> {
     const out = join(this.dir, `${this.n++}.mp3`);
     const started = performance.now();
-    const result = await this.synth.synthesizeToFile(req, out);
+    const result = await synthesizeToFile(this.synth, req, out);
     const ms = performance.now() - started;
     await unlink(out);
     return { ms, audioSeconds: result.durationSeconds, bytes: result.bytes };

@@ -92,14 +92,14 @@ class RollingCount {
       this.total = 0;
     } else {
       for (let s = this.second + 1; s <= nowS; s++) {
-        this.total -= this.slots[s % windowS]!;
+        this.total -= this.slots[s % windowS] ?? 0;
         this.slots[s % windowS] = 0;
       }
     }
     this.second = nowS;
     const allowed = this.total < getLimit;
     if (allowed) {
-      this.slots[nowS % windowS]!++;
+      this.slots[nowS % windowS] = (this.slots[nowS % windowS] ?? 0) + 1;
       this.total++;
     }
     // Seconds until the oldest counted second leaves the window.
@@ -140,10 +140,11 @@ const server = createServer((req, res) => {
     return error(res, 404, requestId, 'NOT_FOUND', 'Only GET /v1/agent-tts?id= is served here.');
 
   const bearer = BEARER.exec(req.headers.authorization ?? '');
-  const parsed = bearer ? KEY.exec(bearer[1]!) : null;
+  const parsed = bearer?.[1] === undefined ? null : KEY.exec(bearer[1]);
   if (!parsed) return error(res, 401, requestId, 'INVALID_KEY', 'The API key is missing or malformed.', { 'WWW-Authenticate': 'Bearer' });
-  const key = getKey.get(parsed[1]) as { account_id: string; secret_hash: string; revoked_at: number | null } | undefined;
-  const presented = createHash('sha256').update(parsed[2]!, 'utf8').digest();
+  const [, publicId = '', secret = ''] = parsed;
+  const key = getKey.get(publicId) as { account_id: string; secret_hash: string; revoked_at: number | null } | undefined;
+  const presented = createHash('sha256').update(secret, 'utf8').digest();
   const stored = key ? Buffer.from(key.secret_hash, 'hex') : DUMMY_HASH;
   const matches = stored.length === presented.length && timingSafeEqual(presented, stored);
   if (!key || !matches || key.revoked_at !== null)
@@ -155,19 +156,20 @@ const server = createServer((req, res) => {
   if (!plan?.apiAccess) return error(res, 403, requestId, 'NO_API_ACCESS', 'The plan of this account does not include API access.');
 
   const ids = new URLSearchParams(q < 0 ? '' : url.slice(q + 1)).getAll('id');
-  if (ids.length !== 1 || !UUID.test(ids[0]!))
+  const [onlyId] = ids;
+  if (ids.length !== 1 || onlyId === undefined || !UUID.test(onlyId))
     return error(res, 400, requestId, 'INVALID_REQUEST', 'Query parameter id is required once and must be a job_id (UUID).');
-  let window = windows.get(parsed[1]!);
+  let window = windows.get(publicId);
   if (!window) {
     window = new RollingCount();
-    windows.set(parsed[1]!, window);
+    windows.set(publicId, window);
   }
   const now = Date.now();
   const count = window.take(Math.floor(now / 1000));
   const rate = { 'RateLimit-Policy': `${getLimit};w=${windowS}`, RateLimit: `limit=${getLimit}, remaining=${count.remaining}, reset=${count.reset}` };
   if (!count.allowed)
     return error(res, 429, requestId, 'RATE_LIMITED', 'Too many GET requests for this API key.', { ...rate, 'Retry-After': String(Math.max(1, count.reset)) });
-  const id = ids[0]!.toLowerCase();
+  const id = onlyId.toLowerCase();
   const job = getJob.get(id) as { account_id: string; status: string; voice: string; language: string; speed: number; duration_seconds: number } | undefined;
   if (!job || job.account_id !== key.account_id || job.status !== 'completed')
     return error(res, 404, requestId, 'NOT_FOUND', 'No completed job with this id for this account.', rate);

@@ -9,8 +9,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createSynthesizer } from '@agent-tts/server/synth/index.js';
-import { defaultSynthesisRequest } from './direct-pipeline.js';
+import { createSynthesizer, synthesizeToFile } from '@agent-tts/server/synth';
+import { defaultSynthesisRequest, benchEspeakBuild } from './direct-pipeline.js';
 import { MB, RssSampler, cpuSecondsSince, procStatusBytes, resetPeakRss } from './proc.js';
 import { round } from './stats.js';
 import { proseOfLength } from './texts.js';
@@ -32,15 +32,15 @@ async function main(): Promise<void> {
   if (!(chars > 0) || (mode !== 'none' && mode !== 'word') || !(threads >= 1)) throw new Error('usage: long-job.js <characters> <none|word> <threads>');
   const request = defaultSynthesisRequest(proseOfLength(chars));
   const dir = await mkdtemp(join(tmpdir(), 'agent-tts-bench-long-job-'));
-  const synth = createSynthesizer({ threads });
+  const synth = createSynthesizer({ threads, espeakBuild: benchEspeakBuild() });
   try {
-    await synth.synthesizeToFile(defaultSynthesisRequest('The pool is ready.'), join(dir, 'warm.mp3'));
+    await synthesizeToFile(synth, defaultSynthesisRequest('The pool is ready.'), join(dir, 'warm.mp3'));
     const rssBefore = procStatusBytes('self', 'VmRSS') ?? Number.NaN;
     const hwmReset = resetPeakRss();
     const sampler = new RssSampler({ self: 'self' }, 200);
     const cpu = process.cpuUsage();
     const started = performance.now();
-    const result = await synth.synthesizeToFile(mode === 'word' ? { ...request, timestamps: 'word' } : request, join(dir, 'long.mp3'));
+    const result = await synthesizeToFile(synth, mode === 'word' ? { ...request, timestamps: 'word' } : request, join(dir, 'long.mp3'));
     const wallS = (performance.now() - started) / 1000;
     const cpuS = cpuSecondsSince(cpu);
     const sampled = sampler.stop();
@@ -51,7 +51,7 @@ async function main(): Promise<void> {
       cpu_s: round(cpuS, 1),
       audio_s: round(result.durationSeconds, 1),
       rss_before_mb: round(rssBefore / MB, 1),
-      peak_rss_mb: round(Math.max(hwm, sampled.self!.peak_rss_bytes) / MB, 1),
+      peak_rss_mb: round(Math.max(hwm, sampled.self.peak_rss_bytes) / MB, 1),
       ...(result.words && { words: result.words.length, words_json_bytes: Buffer.byteLength(JSON.stringify(result.words)) }),
     };
     process.stdout.write(`${JSON.stringify(figures)}\n`);

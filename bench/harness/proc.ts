@@ -33,13 +33,13 @@ export function procCpuSeconds(pid: number | 'self'): number | undefined {
  * the kernel's own peak and is exact, but only for the whole life of a process: the samples show the
  * peak over the window that matters.
  */
-export class RssSampler {
+export class RssSampler<Name extends string = string> {
   private readonly peaks = new Map<string, number>();
   private readonly samples = new Map<string, number[]>();
   private readonly timer: NodeJS.Timeout;
 
   constructor(
-    private readonly pids: Record<string, number | 'self'>,
+    private readonly pids: Record<Name, number | 'self'>,
     intervalMs = 200,
   ) {
     this.sample();
@@ -47,7 +47,7 @@ export class RssSampler {
   }
 
   private sample(): void {
-    for (const [name, pid] of Object.entries(this.pids)) {
+    for (const [name, pid] of Object.entries<number | 'self'>(this.pids)) {
       const rss = procStatusBytes(pid, 'VmRSS');
       if (rss === undefined) continue;
       this.peaks.set(name, Math.max(this.peaks.get(name) ?? 0, rss));
@@ -58,14 +58,12 @@ export class RssSampler {
   }
 
   /** Stops sampling; peak VmRSS and the number of samples per process. */
-  stop(): Record<string, { peak_rss_bytes: number; samples: number }> {
+  stop(): Record<Name, { peak_rss_bytes: number; samples: number }> {
     clearInterval(this.timer);
     this.sample();
-    const out: Record<string, { peak_rss_bytes: number; samples: number }> = {};
-    for (const name of Object.keys(this.pids)) {
-      out[name] = { peak_rss_bytes: this.peaks.get(name) ?? Number.NaN, samples: this.samples.get(name)?.length ?? 0 };
-    }
-    return out;
+    const figures = (name: string) => ({ peak_rss_bytes: this.peaks.get(name) ?? Number.NaN, samples: this.samples.get(name)?.length ?? 0 });
+    // One entry per name the sampler was given: a record of those very names.
+    return Object.fromEntries(Object.keys(this.pids).map((name) => [name, figures(name)])) as Record<Name, { peak_rss_bytes: number; samples: number }>;
   }
 }
 

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { request } from 'node:http';
 import { createRequire } from 'node:module';
@@ -21,16 +20,14 @@ export { NodeProcess, runNode };
 const require = createRequire(import.meta.url);
 
 /**
- * A built entry point of a workspace package: the default target of its `./*.js` export (`dist/`), so
- * the tests and the benchmarks run what `npm start` runs. Not `require.resolve(name)`: the test runner
- * starts its workers with `--conditions agent-tts-source`, which would resolve to the TypeScript
- * source. The path is computed, not checked: importing this module works before a build, and starting
- * the process then says which file is missing.
+ * A built entry point of the server package (`dist/`, what its bins import), so the tests and the
+ * benchmarks run what `npm start` runs. Not `require.resolve(name)`: the test runner starts its
+ * workers with `--conditions agent-tts-source`, which would resolve to the TypeScript source. The
+ * path is computed, not checked: importing this module works before a build, and starting the process
+ * then says which file is missing.
  */
 function builtEntry(pkg: string, file: string): string {
-  const manifest = require.resolve(`${pkg}/package.json`);
-  const { exports } = JSON.parse(readFileSync(manifest, 'utf8')) as { exports: Record<string, { default: string }> };
-  return join(dirname(manifest), exports['./*.js'].default.replace('*', file.replace(/\.js$/, '')));
+  return join(dirname(require.resolve(`${pkg}/package.json`)), 'dist', file);
 }
 
 export const SERVER_MAIN = builtEntry('@agent-tts/server', 'entry/server.js');

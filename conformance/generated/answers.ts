@@ -12,6 +12,7 @@ export function answerChecks(ctx: RuleContext, exchange: Exchange): Violation[] 
   return origin === 'voices' ? [] : checkAnswer(ctx.doc, exchange, path);
 }
 
-export function mustHaveAnswer(exchange: Exchange): void {
+export function mustHaveAnswer(exchange: Exchange): NonNullable<Exchange['response']> {
   if (!exchange.response) throw new SuiteError(`${describe(exchange)}: no answer (${exchange.error ?? 'dropped'})`);
+  return exchange.response;
 }

@@ -42,7 +42,7 @@ export function checkAnswer(doc: OpenApiDocument, exchange: Exchange, path: stri
   if (!operation) return out;
   // Every JSON body of a declared media type carries meta, whatever its schema says.
   const responses = operation.definition.responses ?? {};
-  const mediaType = response.contentType.split(';')[0]!.trim().toLowerCase();
+  const mediaType = (response.contentType.split(';')[0] ?? '').trim().toLowerCase();
   const media: Json = (responses[String(response.status)] ?? responses.default)?.content?.[mediaType];
   if (media && mediaType.endsWith('json') && response.json !== undefined) {
     const body = jsonBody(exchange);
@@ -117,10 +117,11 @@ export function checkExpectation(expect: Expectation, exchange: Exchange, why?: 
     }
     case 'accept':
       if (code === 'INVALID_REQUEST' || code === 'TEXT_TOO_LONG' || status === 400 || status === 422) {
+        const message: unknown = jsonBody(exchange)?.error?.message;
         return [
           {
             check: 'positive_data_acceptance',
-            message: `a request the document allows was refused: HTTP ${status}${code ? ` ${code}` : ''}${typeof jsonBody(exchange)?.error?.message === 'string' ? ` (${jsonBody(exchange)!.error.message})` : ''}`,
+            message: `a request the document allows was refused: HTTP ${status}${code ? ` ${code}` : ''}${typeof message === 'string' ? ` (${message})` : ''}`,
           },
         ];
       }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { API_PATH } from '../../src/contract/limits.js';
+import { defined } from '../defined.js';
 import { type Exchange, describe, header, jsonBody } from '../exchange.js';
 import { RuleFailure } from '../outcome.js';
 import type { RuleContext } from '../rule-context.js';
@@ -48,37 +49,38 @@ async function followLinks(
   jobs: LinkedJob[],
 ): Promise<{ violations: Violation[]; exchanges: Exchange[]; key: string; idempotencyKey: string }> {
   const lease = await ctx.run.acceptancePool.lease({ fresh: 'post' });
-  const key = lease.keys[0]!;
+  const key = defined(lease.keys[0], 'the key of an acceptance lease');
   const idempotencyKey = `generated-${randomUUID()}`;
   const exchanges: Exchange[] = [];
   const violations: Violation[] = [];
   const judge = (exchange: Exchange) => {
-    mustHaveAnswer(exchange);
+    const response = mustHaveAnswer(exchange);
     exchanges.push(exchange);
     violations.push(...answerChecks(ctx, exchange));
+    return response;
   };
   try {
     const post = await ctx.post(key, body, { idempotencyKey, label: `${label}: submit` });
-    judge(post);
+    const posted = judge(post);
     violations.push(...checkExpectation('accept', post));
     const json = jsonBody(post);
-    if (![200, 202].includes(post.response!.status) || typeof json?.job_id !== 'string') return { violations, exchanges, key, idempotencyKey };
+    if (![200, 202].includes(posted.status) || typeof json?.job_id !== 'string') return { violations, exchanges, key, idempotencyKey };
     const jobId: string = json.job_id;
     // The link to the job: status_url of a 202, or the same path built from job_id (the 200 answer has none).
     const statusUrl: string = typeof json.status_url === 'string' ? json.status_url : `${API_PATH}?id=${encodeURIComponent(jobId)}`;
     const polls = await ctx.pollJob(key, statusUrl, `${label}: GET status_url`);
     for (const poll of polls) judge(poll);
-    const final = jsonBody(polls[polls.length - 1]!);
+    const final = jsonBody(defined(polls.at(-1), `the last poll of ${statusUrl}`));
     if (final?.job_id !== undefined && final.job_id !== jobId)
       violations.push({ check: 'response_schema_conformance', message: `status_url ${statusUrl} answered job ${final.job_id}, not ${jobId}` });
     const audioUrl = final?.status === 'completed' && typeof final.audio_url === 'string' ? final.audio_url : undefined;
     if (audioUrl) {
       const audio = await ctx.send({ method: 'GET', url: audioUrl, label: `${label}: GET audio_url` });
-      judge(audio);
-      if (audio.response!.status !== 200 || audio.response!.bytes.length === 0)
+      const served = judge(audio);
+      if (served.status !== 200 || served.bytes.length === 0)
         violations.push({
           check: 'positive_data_acceptance',
-          message: `${describe(audio)}: the audio_url of a completed job is not served (HTTP ${audio.response!.status}, ${audio.response!.bytes.length} bytes)`,
+          message: `${describe(audio)}: the audio_url of a completed job is not served (HTTP ${served.status}, ${served.bytes.length} bytes)`,
         });
       jobs.push({ key, jobId, statusUrl, audioUrl });
     }
@@ -115,7 +117,7 @@ export function links(ctx: RuleContext): Promise<LinksOutcome> {
     });
     s.note(`seed ${seed}: ${n} sequences followed (submit → status_url → audio_url → replay)`);
     if (!result.failed) return { jobs, ran: n };
-    const outcome = tried.get(JSON.stringify(result.value))!;
+    const outcome = defined(tried.get(JSON.stringify(result.value)), 'the exchanges of the smallest failing sequence');
     const c: GeneratedCase = {
       method: 'POST',
       path: API_PATH,
@@ -134,6 +136,13 @@ export function links(ctx: RuleContext): Promise<LinksOutcome> {
       'violations:',
       describeViolations(result.violations),
     ].join('\n');
-    return { jobs, ran: n, failure: new RuleFailure(`${checks} (seed ${seed}): ${result.violations[0]!.message}`, reproduction) };
+    return {
+      jobs,
+      ran: n,
+      failure: new RuleFailure(
+        `${checks} (seed ${seed}): ${defined(result.violations[0], 'the first violation of the smallest failing sequence').message}`,
+        reproduction,
+      ),
+    };
   });
 }

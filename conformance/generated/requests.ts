@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import { defined } from '../defined.js';
 import { type Exchange, describe } from '../exchange.js';
 import { RuleFailure } from '../outcome.js';
 import type { RuleContext } from '../rule-context.js';
 import { answerChecks, mustHaveAnswer } from './answers.js';
 import { type GeneratedCase, anyCase } from './cases.js';
+import { coverageCases } from './coverage.js';
 import { type Violation, checkExpectation, describeViolations } from './checks.js';
 import { curlCommand } from './curl.js';
 import { GENERATED_REQUESTS, generatedRuns, offeredVoices, reproduceCommand, runSeed } from './generation.js';
@@ -43,7 +45,7 @@ async function sendCase(ctx: RuleContext, c: GeneratedCase, label: string): Prom
     const creates = c.method === 'POST' && c.expect === 'accept';
     const lease = await ctx.run.acceptancePool.lease({ fresh: c.method === 'POST' ? 'post' : 'get' });
     try {
-      key = lease.keys[0]!;
+      key = defined(lease.keys[0], 'the key of an acceptance lease');
       exchange = await ctx.send({ ...request, key, throttle: creates || c.method === 'GET' });
     } finally {
       lease.release();
@@ -59,7 +61,8 @@ const caseId = (c: GeneratedCase) => JSON.stringify(c);
 
 /** The answer, for a reproduction: status, media type and the start of the body. */
 function answerSummary(exchange: Exchange): string {
-  const r = exchange.response!;
+  const r = exchange.response;
+  if (!r) return `no answer (${exchange.error ?? 'dropped'})`;
   const body = r.text ? r.text.slice(0, 400) : `<${r.bytes.length} bytes>`;
   return `HTTP ${r.status} ${r.contentType || '(no Content-Type)'}\n${body}`;
 }
@@ -70,6 +73,29 @@ export async function requestsRule(ctx: RuleContext): Promise<void> {
   const offered = await offeredVoices(ctx);
   const counts = { accept: 0, reject: 0, unauthorized: 0 };
   const outcomes = new Map<string, CaseOutcome>();
+  // The coverage phase first: every enum value, every bound, and pairs of them (coverage.ts), the same on every run.
+  const coverage = coverageCases(schemas, offered);
+  for (const [i, c] of coverage.entries()) {
+    const outcome = await sendCase(ctx, c, `coverage ${i + 1}/${coverage.length}: ${c.expect}, ${c.why}`);
+    if (outcome.violations.length === 0) continue;
+    const checks = [...new Set(outcome.violations.map((v) => v.check))].join(', ');
+    ctx.cite([outcome.exchange]);
+    throw new RuleFailure(
+      `${checks} (coverage phase, case ${i + 1} of ${coverage.length}; seed ${seed}): ${outcome.violations[0]?.message}`,
+      [
+        `coverage phase, case ${i + 1} of ${coverage.length} (the same on every run); run again: ${reproduceCommand(ctx, GENERATED_REQUESTS, runs, seed)}`,
+        `${c.expect === 'accept' ? 'a valid request' : c.why}:`,
+        curlCommand(ctx.target.baseUrl, c, outcome.key),
+        `answer (${describe(outcome.exchange)}):`,
+        answerSummary(outcome.exchange),
+        'violations:',
+        describeViolations(outcome.violations),
+      ].join('\n'),
+    );
+  }
+  ctx.note(
+    `coverage phase: ${coverage.length} requests (${coverage.filter((c) => c.expect === 'accept').length} valid), every enum value, every bound, each language with a speed next to each bound and each voice family at each bound`,
+  );
   let n = 0;
   const result = await runProperty(anyCase(schemas, offered), { seed, runs, budget: SHRINK_BUDGET }, async (c) => {
     counts[c.expect]++;
@@ -79,7 +105,7 @@ export async function requestsRule(ctx: RuleContext): Promise<void> {
   });
   ctx.note(`seed ${seed}: ${n} generated requests (${counts.accept} valid, ${counts.reject} invalid, ${counts.unauthorized} without a good key)`);
   if (!result.failed) return;
-  const outcome = outcomes.get(caseId(result.value))!;
+  const outcome = defined(outcomes.get(caseId(result.value)), 'the answer to the smallest failing request');
   const checks = [...new Set(result.violations.map((v) => v.check))].join(', ');
   const reproduction = [
     `seed ${seed}; run again: ${reproduceCommand(ctx, GENERATED_REQUESTS, runs, seed)}`,
@@ -91,5 +117,8 @@ export async function requestsRule(ctx: RuleContext): Promise<void> {
     describeViolations(result.violations),
   ].join('\n');
   ctx.cite([outcome.exchange]);
-  throw new RuleFailure(`${checks} (seed ${seed}): ${result.violations[0]!.message}`, reproduction);
+  throw new RuleFailure(
+    `${checks} (seed ${seed}): ${defined(result.violations[0], 'the first violation of the smallest failing request').message}`,
+    reproduction,
+  );
 }

@@ -1,8 +1,9 @@
 import type { RunResult } from '../results.js';
+import { basisLabel } from '../rule.js';
 import { type ReportExchange, toReportExchange } from './report-exchange.js';
 import { clockLine } from './console-report.js';
 
-const esc = (s: string) => s.replace(/[<>&"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;' })[c]!);
+const esc = (s: string) => s.replace(/[<>&"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;' })[c] ?? c);
 
 const COLOURS = { pass: '#1a7f37', fail: '#cf222e', error: '#9a6700', skip: '#57606a', disabled: '#8c959f' } as const;
 
@@ -28,7 +29,7 @@ export function htmlReport(run: RunResult): string {
     .map((r) => {
       const exchanges = r.exchanges.map((s) => bySeq.get(s)).filter((e): e is ReportExchange => !!e);
       return `<details class="rule ${r.outcome}"${r.outcome === 'fail' || r.outcome === 'error' ? ' open' : ''}>
-<summary><span class="badge" style="background:${COLOURS[r.outcome]}">${r.outcome}</span> <code>${esc(r.id)}</code> ${esc(r.title)} <small>${esc(r.section)} · ${r.durationMs} ms</small></summary>
+<summary><span class="badge" style="background:${COLOURS[r.outcome]}">${r.outcome}</span> <code>${esc(r.id)}</code> ${esc(r.title)} <small>${esc(basisLabel(r.basis, r.section))}${r.binding ? '' : ' · advisory at level api'} · ${r.durationMs} ms</small></summary>
 ${r.message ? `<p class="msg">${esc(r.message)}</p>` : ''}${r.reproduction ? `<pre class="repro">${esc(r.reproduction)}</pre>` : ''}${r.notes.map((n) => `<p class="note">${esc(n)}</p>`).join('')}
 ${exchanges.map(exchangeHtml).join('\n')}
 </details>`;
@@ -50,7 +51,7 @@ pre{background:#f6f8fa;padding:8px;overflow:auto;max-height:24rem;white-space:pr
 details.x{margin:4px 0 4px 1rem}
 </style></head><body>
 <h1>agent-tts conformance report</h1>
-<p>Target <code>${esc(run.target.baseUrl)}</code>${run.target.voicesUrl ? `, voices <code>${esc(run.target.voicesUrl)}</code>` : ''} · profile <b>${run.profile}</b> · started ${esc(run.startedAt)} · ${(run.durationMs / 1000).toFixed(1)} s · ${run.exchanges.length} exchanges</p>
+<p>Target <code>${esc(run.target.baseUrl)}</code>${run.target.voicesUrl ? `, voices <code>${esc(run.target.voicesUrl)}</code>` : ''} · level <b>${run.level}</b> · profile <b>${run.profile}</b> · started ${esc(run.startedAt)} · ${(run.durationMs / 1000).toFixed(1)} s · ${run.exchanges.length} exchanges</p>
 <p>${counts}</p>
 ${run.clock ? `<p>${esc(clockLine(run.clock))}</p>` : ''}
 <p><small>API keys appear only as <code>tts_&lt;public_id&gt;</code>.</small></p>

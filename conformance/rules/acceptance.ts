@@ -2,10 +2,12 @@ import { LANGUAGE_CODES } from '../../src/contract/languages.js';
 import { LIMITS } from '../../src/contract/limits.js';
 import { CURATED_VOICES, DEFAULT_SUPERTONIC_LANGUAGE, KOKORO_LANGUAGE_BY_LETTER } from '../../src/contract/voices.js';
 import { UUID_PATTERN, must, mustAnswer, mustJson } from '../assertions.js';
+import { defined } from '../defined.js';
 import { type Exchange, type JsonObject, describe } from '../exchange.js';
 import type { Rule } from '../rule.js';
 import type { RuleContext } from '../rule-context.js';
 import { newIdempotencyKey } from '../scenarios.js';
+import { catalogIds, unlistedVoiceId } from './voices.js';
 
 /**
  * Acceptance at every boundary: a deployment that refuses a valid value fails here, where the refusal
@@ -62,7 +64,7 @@ function supertonicCases(): AcceptanceCase[] {
     expect: { voice, language: DEFAULT_SUPERTONIC_LANGUAGE },
   }));
   const withLanguage = LANGUAGE_CODES.map((language, i) => {
-    const voice = SUPERTONIC[i % SUPERTONIC.length]!;
+    const voice = defined(SUPERTONIC[i % SUPERTONIC.length], `Supertonic voice ${i % SUPERTONIC.length}`);
     return { label: `${voice}, language ${language}`, body: { text: WORD, voice, language }, expect: { voice, language } };
   });
   return [...withoutLanguage, ...withLanguage];
@@ -84,10 +86,21 @@ function kokoroCases(): AcceptanceCase[] {
   return cases;
 }
 
+/**
+ * An id of the Kokoro pattern that the deployment's catalog does not list (§2.3: any id matching the
+ * pattern is accepted). Which voice speaks it is the deployment's to say in `audio.voice` (§2.2); the
+ * language of the id is kept.
+ */
+async function unlistedVoiceCases(ctx: RuleContext): Promise<AcceptanceCase[]> {
+  const voice = unlistedVoiceId(await catalogIds(ctx));
+  const language = KOKORO_LANGUAGE_BY_LETTER[voice[0] as keyof typeof KOKORO_LANGUAGE_BY_LETTER];
+  return [{ label: `${voice}, which the voice catalog does not list`, body: { text: WORD, voice }, expect: { language } }];
+}
+
 /** Why an answer is not an acceptance of the case, or undefined when it is. */
-function acceptanceProblem(exchange: Exchange, c: AcceptanceCase): string | undefined {
-  const status = exchange.response!.status;
-  const body = exchange.response!.json as JsonObject | undefined;
+function acceptanceProblem(response: NonNullable<Exchange['response']>, c: AcceptanceCase): string | undefined {
+  const { status } = response;
+  const body = response.json as JsonObject | undefined;
   if (status !== 200 && status !== 202) {
     const code = body?.error?.code;
     return `refused with HTTP ${status}${typeof code === 'string' ? ` ${code}: ${String(body?.error?.message ?? '')}` : ''}`;
@@ -116,10 +129,11 @@ async function mustAccept(ctx: RuleContext, cases: AcceptanceCase[]): Promise<vo
     cases.map(async (c) => {
       const lease = await ctx.leaseForAcceptance();
       try {
-        const exchange = await ctx.post(lease.keys[0]!, c.body, { idempotencyKey: newIdempotencyKey(), label: c.label });
-        mustAnswer(exchange);
+        const key = defined(lease.keys[0], 'the key of an acceptance lease');
+        const exchange = await ctx.post(key, c.body, { idempotencyKey: newIdempotencyKey(), label: c.label });
+        const response = mustAnswer(exchange);
         mustJson(exchange);
-        return { c, exchange, problem: acceptanceProblem(exchange, c) };
+        return { c, exchange, problem: acceptanceProblem(response, c) };
       } finally {
         lease.release();
       }
@@ -127,6 +141,12 @@ async function mustAccept(ctx: RuleContext, cases: AcceptanceCase[]): Promise<vo
   );
   const refused = results.filter((r) => r.problem);
   ctx.cite(refused.map((r) => r.exchange));
+  for (const { c, exchange } of results) {
+    const spoken = (exchange.response?.json as JsonObject | undefined)?.audio?.voice;
+    if (typeof c.body.voice === 'string' && typeof spoken === 'string' && spoken !== c.body.voice) {
+      ctx.note(`${c.body.voice} was spoken by ${spoken}, as audio.voice says`);
+    }
+  }
   const processing = results.filter((r) => r.exchange.response?.status === 202).length;
   ctx.note(`${results.length} accepted values sent; ${processing} answered 202 (accepted; the suite does not wait for them)`);
   must(
@@ -145,6 +165,7 @@ export const acceptanceRules: Rule[] = [
     id: 'accept.text-max-length',
     title: 'A text of exactly 500,000 characters, counted in code points (one outside the BMP, so 500,001 UTF-16 units), is accepted',
     section: '§4.1, §8 (characters are Unicode code points)',
+    basis: { kind: 'document', decision: 'submitting' },
     mockSkip: MOCK_SKIP,
     full: (ctx) => mustAccept(ctx, maxLengthCases()),
   },
@@ -152,6 +173,7 @@ export const acceptanceRules: Rule[] = [
     id: 'accept.text-shortest',
     title: 'The shortest text, one character (also one outside the BMP), is accepted',
     section: '§4.1',
+    basis: { kind: 'api' },
     mockSkip: MOCK_SKIP,
     full: (ctx) => mustAccept(ctx, shortestCases()),
   },
@@ -159,6 +181,7 @@ export const acceptanceRules: Rule[] = [
     id: 'accept.speed-bounds',
     title: 'Speed at both bounds, 0.5 and 1.5, is accepted and reported',
     section: '§4.1',
+    basis: { kind: 'api' },
     mockSkip: MOCK_SKIP,
     full: (ctx) => mustAccept(ctx, speedCases()),
   },
@@ -166,6 +189,7 @@ export const acceptanceRules: Rule[] = [
     id: 'accept.supertonic-languages',
     title: 'Every st_* voice is accepted without a language (spoken in en) and every §4.5 language is accepted on an st_* voice',
     section: '§2.3, §4.1, §4.5',
+    basis: { kind: 'api' },
     mockSkip: MOCK_SKIP,
     full: (ctx) => mustAccept(ctx, supertonicCases()),
   },
@@ -173,7 +197,17 @@ export const acceptanceRules: Rule[] = [
     id: 'accept.kokoro-voices',
     title: 'A Kokoro-pattern voice of every language letter and both genders (the curated voices of §4.4) is accepted and keeps its language',
     section: '§2.3, §4.4',
+    basis: { kind: 'api' },
     mockSkip: MOCK_SKIP,
     full: (ctx) => mustAccept(ctx, kokoroCases()),
+  },
+  {
+    id: 'accept.unlisted-voice',
+    title:
+      "A voice id of the pattern that the deployment's catalog does not list (af_nobody on the reference) is accepted, keeping its id's language; audio.voice names the voice that spoke it",
+    section: '§2.2 audio, §2.3',
+    basis: { kind: 'api' },
+    mockSkip: MOCK_SKIP,
+    full: async (ctx) => mustAccept(ctx, await unlistedVoiceCases(ctx)),
   },
 ];

@@ -73,7 +73,7 @@ async function mustRecover(ctx: RuleContext, from: Issued): Promise<void> {
   );
   const fresh = await download(ctx, job.audio_url, 'download the fresh audio_url');
   mustStatus(fresh, 200);
-  must(looksLikeMp3(fresh.response!.bytes), `${describe(fresh)}: the fresh audio_url did not download MP3 audio`);
+  must(looksLikeMp3(mustAnswer(fresh).bytes), `${describe(fresh)}: the fresh audio_url did not download MP3 audio`);
 }
 
 /** A signature of the issued form (43 base64url characters) that differs from `sig` in its first, fully significant, character. */
@@ -92,6 +92,7 @@ export const audioRefusalRules: Rule[] = [
     id: 'audio-url.malformed',
     title: 'An audio_url whose expires or sig is not of the issued form gets 404 NOT_FOUND with the error body and meta, and the job hands out a fresh URL',
     section: SECTION,
+    basis: { kind: 'document', decision: 'audio-urls' },
     covers: { codes: ['NOT_FOUND'], statuses: [404] },
     mockSkip: MOCK_SKIP,
     async full(ctx) {
@@ -110,6 +111,7 @@ export const audioRefusalRules: Rule[] = [
     id: 'audio-url.cut-short',
     title: 'An audio_url cut short (expires or sig missing or truncated) gets 404 NOT_FOUND with the error body and meta, as any URL that does not work',
     section: SECTION,
+    basis: { kind: 'document', decision: 'audio-urls' },
     covers: { codes: ['NOT_FOUND'], statuses: [404] },
     mockSkip: MOCK_SKIP,
     async full(ctx) {
@@ -130,6 +132,7 @@ export const audioRefusalRules: Rule[] = [
     id: 'audio-url.not-valid-alike',
     title: 'A tampered, an expired and an unknown audio URL get 404 NOT_FOUND with one message, and the job hands out a fresh URL',
     section: SECTION,
+    basis: { kind: 'document', decision: 'audio-urls' },
     covers: { codes: ['NOT_FOUND'], statuses: [404] },
     mockSkip: MOCK_SKIP,
     async full(ctx) {
@@ -144,9 +147,9 @@ export const audioRefusalRules: Rule[] = [
       if (declared) await refuse('whose expiry has passed (fixtures: expired_audio)', declared.audio_url);
       else ctx.note('the fixtures have no expired_audio: the expired case was not tried');
       ctx.note('audio deleted by retention cannot be provoked without waiting out a plan’s retention; docs/api-rules.md#audio-urls gives it the same answer');
-      const [first, ...rest] = answers;
+      const [[firstWhat, firstMessage] = ['', ''], ...rest] = answers;
       for (const [what, message] of rest) {
-        must(message === first![1], `an audio URL ${first![0]} answers "${first![1]}", one ${what} "${message}": the answer tells them apart`);
+        must(message === firstMessage, `an audio URL ${firstWhat} answers "${firstMessage}", one ${what} "${message}": the answer tells them apart`);
       }
       await mustRecover(ctx, at);
     },

@@ -16,7 +16,7 @@ async function audioUrl(ctx: RuleContext): Promise<string> {
 /** MP3: an ID3v2 tag, or an MPEG audio frame (11 set sync bits, 0xFFE). */
 export function looksLikeMp3(bytes: Buffer): boolean {
   if (bytes.length >= 3 && bytes.subarray(0, 3).toString('latin1') === 'ID3') return true;
-  return bytes.length >= 2 && bytes[0] === 0xff && (bytes[1]! & 0xe0) === 0xe0;
+  return bytes.length >= 2 && bytes[0] === 0xff && ((bytes[1] ?? 0) & 0xe0) === 0xe0;
 }
 
 function download(ctx: RuleContext, url: string, label: string, headers: Record<string, string> = {}): Promise<Exchange> {
@@ -29,6 +29,7 @@ export const audioRules: Rule[] = [
     id: 'audio.download',
     title: 'audio_url is absolute and downloads MP3 audio (audio/mpeg) without an API key',
     section: '§2.2 audio_url, §4.9',
+    basis: { kind: 'api' },
     mockSkip: MOCK_SKIP,
     async full(ctx) {
       const exchange = await download(ctx, await audioUrl(ctx), 'download audio_url');
@@ -46,6 +47,7 @@ export const audioRules: Rule[] = [
     id: 'audio.tampered-signature',
     title: 'An audio_url whose signature was altered gets 404 NOT_FOUND, the same answer as the URL of audio that does not exist',
     section: '§2.2 audio_url, §7 (NOT_FOUND 404; decided in the OpenAPI document)',
+    basis: { kind: 'document', decision: 'audio-urls' },
     covers: { codes: ['NOT_FOUND'], statuses: [404] },
     mockSkip: MOCK_SKIP,
     async full(ctx) {
@@ -73,6 +75,7 @@ export const audioRules: Rule[] = [
     id: 'audio.expired-url',
     title: 'An audio_url whose expiry has passed gets 404 NOT_FOUND with the same body as a tampered one, while a fresh URL of the same job downloads',
     section: '§2.2 audio_url, §7 (NOT_FOUND 404; decided in the OpenAPI document)',
+    basis: { kind: 'document', decision: 'audio-urls' },
     covers: { codes: ['NOT_FOUND'], statuses: [404] },
     mockSkip: MOCK_SKIP,
     async full(ctx) {
@@ -92,7 +95,7 @@ export const audioRules: Rule[] = [
       );
       const fresh = await download(ctx, job.audio_url, 'download a fresh URL of that job');
       mustStatus(fresh, 200);
-      must(looksLikeMp3(fresh.response!.bytes), `${describe(fresh)}: the fresh URL did not download MP3 audio`);
+      must(looksLikeMp3(mustAnswer(fresh).bytes), `${describe(fresh)}: the fresh URL did not download MP3 audio`);
       const expired = await download(ctx, declared.audio_url, 'download the expired URL');
       const a = mustError(expired, 'NOT_FOUND');
       mustNoHeader(expired, 'www-authenticate');
@@ -111,6 +114,7 @@ export const audioRules: Rule[] = [
     id: 'audio.range',
     title: 'The audio supports byte ranges: 206 with Content-Range, and 416 past the end',
     section: 'OpenAPI downloadAudio',
+    basis: { kind: 'document', decision: 'audio-urls' },
     covers: { statuses: [206, 416] },
     mockSkip: MOCK_SKIP,
     async full(ctx) {
@@ -122,13 +126,39 @@ export const audioRules: Rule[] = [
       must(match, `${describe(partial)}: Content-Range "${contentRange}" is not "bytes 0-<end>/<size>"`);
       const end = Number(match[1]);
       const size = Number(match[2]);
-      must(partial.response!.bytes.length === end + 1, `${describe(partial)}: ${partial.response!.bytes.length} bytes for the range 0-${end}`);
+      const sent = mustAnswer(partial).bytes.length;
+      must(sent === end + 1, `${describe(partial)}: ${sent} bytes for the range 0-${end}`);
       const beyond = await download(ctx, url, 'range past the end', { range: `bytes=${size}-` });
       mustStatus(beyond, 416);
       must(mustHeader(beyond, 'content-range') === `bytes */${size}`, `${describe(beyond)}: Content-Range is not "bytes */${size}"`);
       // The documented exception to the table: 416 (range protocol) with the INVALID_REQUEST body.
       const body = mustJson(beyond);
       must(body.success === false && body.error?.code === 'INVALID_REQUEST', `${describe(beyond)}: a 416 without the INVALID_REQUEST error body`);
+    },
+  },
+  {
+    id: 'audio.head',
+    title:
+      'HEAD of audio_url answers as its GET does, without a body: 200, audio/mpeg, the same Content-Length, Accept-Ranges bytes, Cache-Control private with a max-age, and X-Request-Id',
+    section: '§2.2 audio_url',
+    basis: { kind: 'document', decision: 'audio-urls' },
+    mockSkip: MOCK_SKIP,
+    async full(ctx) {
+      const url = await audioUrl(ctx);
+      const get = await download(ctx, url, 'GET the audio, to compare with HEAD');
+      mustStatus(get, 200);
+      const head = await ctx.send({ method: 'HEAD', url, label: 'HEAD the audio' });
+      mustStatus(head, 200);
+      const answer = mustAnswer(head);
+      must(answer.bytes.length === 0, `${describe(head)}: HEAD answered with a body of ${answer.bytes.length} bytes`);
+      must(/^audio\/mpeg\b/i.test(answer.contentType), `${describe(head)}: Content-Type is "${answer.contentType}", not audio/mpeg`);
+      const length = mustHeader(head, 'content-length');
+      const sent = mustAnswer(get).bytes.length;
+      must(length === String(sent), `${describe(head)}: Content-Length is ${length}, but the GET of the same URL sent ${sent} bytes`);
+      must(/^bytes$/i.test(mustHeader(head, 'accept-ranges')), `${describe(head)}: Accept-Ranges is not "bytes"`);
+      const cache = mustHeader(head, 'cache-control');
+      must(/^private, max-age=\d+$/.test(cache), `${describe(head)}: Cache-Control is "${cache}", not "private, max-age=<seconds until the URL expires>"`);
+      mustHeader(head, 'x-request-id');
     },
   },
 ];

@@ -31,6 +31,7 @@ export const authRules: Rule[] = [
     id: 'auth.missing-header',
     title: 'A request without Authorization is refused with 401 INVALID_KEY and WWW-Authenticate: Bearer',
     section: '§5.1, §5.6 (decided in the OpenAPI document)',
+    basis: { kind: 'document', decision: 'authentication' },
     covers: { codes: ['INVALID_KEY'], statuses: [401] },
     async full(ctx) {
       for (const exchange of await bothOperations(ctx, undefined, 'no Authorization')) mustInvalidKey(exchange);
@@ -43,10 +44,11 @@ export const authRules: Rule[] = [
     id: 'auth.malformed-header',
     title: 'An Authorization header that is not "Bearer <key>" is refused with 401 INVALID_KEY',
     section: '§5.1, §5.3',
+    basis: { kind: 'api' },
     covers: { codes: ['INVALID_KEY'], statuses: [401] },
     mockSkip: 'a mock accepts any Bearer credential',
     async full(ctx) {
-      const key = ctx.fixtures.keys.active[0]!;
+      const key = ctx.activeKey();
       // The real key goes only where the report's redaction can see it: never base64-encoded.
       const cases = [
         `Basic ${Buffer.from('user:password').toString('base64')}`,
@@ -65,12 +67,13 @@ export const authRules: Rule[] = [
     id: 'auth.unknown-key',
     title: 'A well-formed key that the service never issued is refused with 401 INVALID_KEY',
     section: '§5.2, §5.3',
+    basis: { kind: 'api' },
     covers: { codes: ['INVALID_KEY'], statuses: [401] },
     mockSkip: 'a mock accepts any Bearer credential',
     async full(ctx) {
       for (const exchange of await bothOperations(ctx, `Bearer ${wellFormedUnknownKey()}`, 'unknown key')) mustInvalidKey(exchange);
       // The right public id with a wrong secret: the secret is what is checked.
-      const active = ctx.fixtures.keys.active[0]!;
+      const active = ctx.activeKey();
       const forged = `${active.slice(0, 13)}${randomBytes(24).toString('hex')}`;
       for (const exchange of await bothOperations(ctx, `Bearer ${forged}`, 'known public id, wrong secret')) mustInvalidKey(exchange);
     },
@@ -79,6 +82,7 @@ export const authRules: Rule[] = [
     id: 'auth.revoked-key',
     title: 'A revoked key is refused with 401 INVALID_KEY',
     section: '§3.2, §5.3',
+    basis: { kind: 'api' },
     covers: { codes: ['INVALID_KEY'], statuses: [401] },
     mockSkip: 'a mock holds no key states',
     async full(ctx) {
@@ -90,6 +94,7 @@ export const authRules: Rule[] = [
     id: 'auth.inactive-subscription',
     title: 'A valid key of an account whose subscription is not active gets 403 INACTIVE_SUBSCRIPTION',
     section: '§5.4, §7',
+    basis: { kind: 'api' },
     covers: { codes: ['INACTIVE_SUBSCRIPTION'], statuses: [403] },
     async full(ctx) {
       const key = ctx.fixtureKey('inactive_subscription');
@@ -104,6 +109,7 @@ export const authRules: Rule[] = [
     id: 'auth.no-api-access',
     title: 'A valid key of a plan without API access gets 403 NO_API_ACCESS',
     section: '§5.5, §7',
+    basis: { kind: 'api' },
     covers: { codes: ['NO_API_ACCESS'], statuses: [403] },
     async full(ctx) {
       const key = ctx.fixtureKey('no_api_access');
@@ -118,6 +124,7 @@ export const authRules: Rule[] = [
     id: 'auth.checked-before-body',
     title: 'Authentication is checked before the body: a bad key with an invalid body gets 401, not 400',
     section: 'OpenAPI submitTts: order of checks',
+    basis: { kind: 'document', decision: 'order-of-checks' },
     mockSkip: 'a mock validates the request before it looks at credentials',
     async full(ctx) {
       const exchange = await ctx.send({

@@ -26,7 +26,7 @@ function preflight(ctx: RuleContext, origin: string, method: 'GET' | 'POST'): Pr
 }
 
 function simple(ctx: RuleContext, origin: string): Promise<Exchange> {
-  return ctx.getJob(ctx.fixtures.keys.active[0]!, randomUUID(), { headers: { origin }, label: `GET from ${origin}` });
+  return ctx.getJob(ctx.activeKey(), randomUUID(), { headers: { origin }, label: `GET from ${origin}` });
 }
 
 const list = (value: string | undefined) =>
@@ -40,6 +40,7 @@ export const corsRules: Rule[] = [
     id: 'cors.preflight-allowed',
     title: 'A preflight from an allowed origin (first-party or preview) is granted: the origin echoed, GET/POST and the API headers allowed',
     section: '§4.8',
+    basis: { kind: 'api' },
     mockSkip: MOCK,
     async full(ctx) {
       for (const origin of corsFixture(ctx).allowed_origins) {
@@ -65,6 +66,7 @@ export const corsRules: Rule[] = [
     id: 'cors.simple-allowed',
     title: 'A request from an allowed origin gets its origin echoed and can read Retry-After, RateLimit* and X-Request-Id',
     section: '§4.8 (exposed headers decided in the OpenAPI document)',
+    basis: { kind: 'document', decision: 'cors' },
     mockSkip: MOCK,
     async full(ctx) {
       for (const origin of corsFixture(ctx).allowed_origins) {
@@ -86,6 +88,7 @@ export const corsRules: Rule[] = [
     id: 'cors.denied-origin',
     title: 'Preflights and requests from any other origin get no CORS grant',
     section: '§4.8',
+    basis: { kind: 'api' },
     mockSkip: MOCK,
     async full(ctx) {
       const origin = corsFixture(ctx).denied_origin;

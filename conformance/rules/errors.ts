@@ -23,13 +23,15 @@ function tableBound(ctx: RuleContext, e: Exchange): boolean {
 }
 
 function errorShapeProblem(e: Exchange): string | undefined {
+  const { response } = e;
+  if (!response) return `no answer (${e.error ?? 'dropped'})`;
   const body = jsonBody(e);
-  if (!body) return `not a JSON error body (${e.response!.contentType})`;
+  if (!body) return `not a JSON error body (${response.contentType})`;
   if (body.success !== false) return `success is ${JSON.stringify(body.success)}`;
   const code = body.error?.code;
   if (typeof code !== 'string' || !Object.hasOwn(ERROR_TABLE, code)) return `error.code ${JSON.stringify(code)} is not in the table of §7`;
   const status = ERROR_TABLE[code as ErrorCode].status;
-  if (e.response!.status !== status) return `${code} with HTTP ${e.response!.status}; the table gives ${status}`;
+  if (response.status !== status) return `${code} with HTTP ${response.status}; the table gives ${status}`;
   if (typeof body.error.message !== 'string' || body.error.message.trim() === '') return 'error.message is empty';
   if (body.error.details !== undefined && (typeof body.error.details !== 'object' || body.error.details === null)) return 'error.details is not an object';
   if (!body.meta || !UUID_PATTERN.test(String(body.meta.request_id)) || typeof body.meta.api_version !== 'string')
@@ -39,7 +41,7 @@ function errorShapeProblem(e: Exchange): string | undefined {
 
 /** Inputs a careless server answers with a 500 or a dropped connection. */
 async function hostileInputs(ctx: RuleContext): Promise<Exchange[]> {
-  const [key] = await ctx.lease({ fresh: 'get' });
+  const key = await ctx.leaseKey({ fresh: 'get' });
   const post = (label: string, body: string | Buffer, headers: Record<string, string> = {}) =>
     ctx.send({ method: 'POST', url: API_PATH, key, body, headers: { 'content-type': 'application/json', ...headers }, throttle: false, label });
   const exchanges: Exchange[] = [];
@@ -53,12 +55,13 @@ export const errorRules: Rule[] = [
     id: 'errors.body-shape',
     title: 'Every error answer has success false, a code of the table, the HTTP status the table gives it, a message and meta',
     section: '§7',
+    basis: { kind: 'api' },
     phase: 'final',
     async full(ctx) {
       // A couple of errors of its own, so the rule means something when run alone.
       const own = [
         await ctx.send({ method: 'POST', url: API_PATH, json: { text: SHORT_TEXT }, label: 'no key' }),
-        await ctx.getJob(ctx.fixtures.keys.active[0]!, '00000000-0000-4000-8000-000000000000', { label: 'unknown job' }),
+        await ctx.getJob(ctx.activeKey(), '00000000-0000-4000-8000-000000000000', { label: 'unknown job' }),
       ];
       for (const exchange of own) mustAnswer(exchange);
       const errors = [...own, ...ctx.allExchanges().filter((e) => !own.includes(e))].filter((e) => tableBound(ctx, e));
@@ -90,6 +93,7 @@ export const errorRules: Rule[] = [
     id: 'errors.tts-provider-error',
     title: 'A job the speech engine fails reports TTS_PROVIDER_ERROR: 502 when it fails inside the wait, in the failed job otherwise',
     section: '§7',
+    basis: { kind: 'api' },
     covers: { codes: ['TTS_PROVIDER_ERROR'], statuses: [502] },
     async full(ctx) {
       const { provoked, declared } = await failedJobs(ctx);
@@ -123,6 +127,7 @@ export const errorRules: Rule[] = [
     id: 'errors.internal-error',
     title: 'Hostile input never causes a 5xx or a dropped connection; any 500 seen is INTERNAL_ERROR with the error body',
     section: '§7 (INTERNAL_ERROR), §8',
+    basis: { kind: 'api' },
     covers: { codes: ['INTERNAL_ERROR'], statuses: [500] },
     phase: 'final',
     async full(ctx) {
@@ -135,9 +140,9 @@ export const errorRules: Rule[] = [
       // A deployment that can fail a request on demand (outcomes.internal_error_text) shows its 500.
       const internalErrorText = ctx.fixtures.outcomes?.internal_error_text;
       if (internalErrorText !== undefined) {
-        const [key] = await ctx.lease({ fresh: 'post' });
+        const key = await ctx.leaseKey({ fresh: 'post' });
         const provoked = await ctx.post(
-          key!,
+          key,
           { text: internalErrorText },
           { idempotencyKey: newIdempotencyKey(), label: 'the text of outcomes.internal_error_text' },
         );

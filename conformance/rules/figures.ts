@@ -1,5 +1,6 @@
 import { LIMITS } from '../../src/contract/limits.js';
 import { must, mustError, mustJson, mustStatus, skip } from '../assertions.js';
+import { defined } from '../defined.js';
 import { type Exchange, describe, jsonBody } from '../exchange.js';
 import { RuleFailure } from '../outcome.js';
 import type { Rule } from '../rule.js';
@@ -51,9 +52,9 @@ const secs = (s: number) => `${s.toFixed(1)} s`;
  * it completed); a figure the polls contradict is set aside for their bounds.
  */
 async function measure(ctx: RuleContext, text: string, what: string): Promise<Attempt> {
-  const [key] = await ctx.lease({ fresh: 'post' });
+  const key = await ctx.leaseKey({ fresh: 'post' });
   const idempotencyKey = newIdempotencyKey();
-  const post = await ctx.post(key!, { text }, { idempotencyKey, label: `submit ${what}` });
+  const post = await ctx.post(key, { text }, { idempotencyKey, label: `submit ${what}` });
   const status = mustStatus(post, 200, 202);
   const body = mustJson(post);
   if (status === 200) {
@@ -63,8 +64,8 @@ async function measure(ctx: RuleContext, text: string, what: string): Promise<At
     return { what, post, inline: true, seconds: post.ms / 1000, source: 'the answer’s own round trip (no meta.processing_time_ms)' };
   }
   must(typeof body.status_url === 'string', `${describe(post)}: a 202 without status_url`);
-  const polls = await ctx.pollJob(key!, body.status_url, `poll ${what}`);
-  const last = polls[polls.length - 1]!;
+  const polls = await ctx.pollJob(key, body.status_url, `poll ${what}`);
+  const last = defined(polls.at(-1), `the last poll of ${what}`);
   const done = mustJson(last);
   must(
     last.response?.status === 200 && done.status === 'completed',
@@ -73,9 +74,10 @@ async function measure(ctx: RuleContext, text: string, what: string): Promise<At
   const stillProcessing = polls.filter((p) => jsonBody(p)?.status === 'processing');
   // The job began after the POST was sent, was unfinished when the last "processing" poll left, and
   // finished before the "completed" poll was answered.
-  const lower = stillProcessing.length > 0 ? (startOf(ctx, stillProcessing[stillProcessing.length - 1]!) - endOf(ctx, post)) / 1000 : 0;
+  const lastProcessing = stillProcessing.at(-1);
+  const lower = lastProcessing ? (startOf(ctx, lastProcessing) - endOf(ctx, post)) / 1000 : 0;
   const upper = (endOf(ctx, last) - startOf(ctx, post)) / 1000;
-  const replay = await ctx.post(key!, { text }, { idempotencyKey, throttle: false, label: `replay of ${what}: the job's processing time` });
+  const replay = await ctx.post(key, { text }, { idempotencyKey, throttle: false, label: `replay of ${what}: the job's processing time` });
   const ms = jsonBody(replay)?.meta?.processing_time_ms;
   const reported = replay.response?.status === 200 && typeof ms === 'number' && Number.isFinite(ms) ? ms / 1000 : undefined;
   if (reported !== undefined && reported >= lower - 1 && reported <= upper + 1) {
@@ -129,7 +131,7 @@ async function inlineWithinWait(ctx: RuleContext): Promise<void> {
   skip(
     given ? 'fixture' : 'feature',
     given
-      ? `outcomes.inline_text was answered inline but took only ${secs(tried[0]!.seconds)}, less than the ${MEANINGFUL_SECONDS} s needed to show the inline wait holds a job: ${summary}`
+      ? `outcomes.inline_text was answered inline but took only ${secs(quickest)}, less than the ${MEANINGFUL_SECONDS} s needed to show the inline wait holds a job: ${summary}`
       : `no text of ${MEANINGFUL_SECONDS}–${MUST_BE_INLINE_SECONDS} s could be found in ${tried.length} tries: ${summary}`,
   );
 }
@@ -160,6 +162,7 @@ export const figureRules: Rule[] = [
     id: 'submit.inline-within-wait',
     title: 'A job that the deployment itself reports finishing in a few seconds, well inside the ~10 s inline wait, is answered inline: 200 completed, not 202',
     section: '§1, §3.1, §8 inline wait budget',
+    basis: { kind: 'api' },
     mockSkip: 'a mock synthesizes nothing, so no job takes time',
     full: inlineWithinWait,
   },
@@ -168,6 +171,7 @@ export const figureRules: Rule[] = [
     title:
       'The figures of USAGE_LIMIT_EXCEEDED agree with the refusal: a short text refused for want of minutes leaves details.limit − details.used under what it needs',
     section: '§7 USAGE_LIMIT_EXCEEDED details',
+    basis: { kind: 'api' },
     mockSkip: 'a mock keeps no usage',
     full: usageDetailsAgree,
   },
@@ -176,6 +180,7 @@ export const figureRules: Rule[] = [
     title:
       'RateLimit counts the requests made: r falls by one per GET, t never grows within the window, and the 429 has r=0 and a Retry-After within what is left of the window',
     section: '§8 (headers decided in the OpenAPI document)',
+    basis: { kind: 'document', decision: 'rate-limits' },
     mockSkip: 'a mock keeps no request counts',
     full: async (ctx) => {
       await rateLimitFiguresAgree(ctx);

@@ -54,6 +54,7 @@ export const idempotencyRules: Rule[] = [
     id: 'idempotency.same-key-same-job',
     title: 'The same Idempotency-Key again returns the existing job, marked Idempotent-Replayed, with no second charge',
     section: '§3.1, §4.7 rule 1',
+    basis: { kind: 'api' },
     mockSkip: STATEFUL,
     async full(ctx) {
       const job = await inlineJob(ctx);
@@ -82,6 +83,7 @@ export const idempotencyRules: Rule[] = [
     id: 'idempotency.different-key-new-job',
     title: 'A different Idempotency-Key on the same account creates a new job',
     section: '§4.7 rule 2',
+    basis: { kind: 'api' },
     mockSkip: STATEFUL,
     async full(ctx) {
       const { first, second } = await twoJobsOneAccount(ctx);
@@ -93,13 +95,15 @@ export const idempotencyRules: Rule[] = [
     id: 'idempotency.per-account',
     title: 'Idempotency-Keys are scoped per account: the same key on two accounts creates two jobs',
     section: '§4.7 rule 3',
+    basis: { kind: 'api' },
     mockSkip: STATEFUL,
     async full(ctx) {
       const [a, b] = await ctx.lease({ count: 2, fresh: 'post' });
+      if (a === undefined || b === undefined) throw new Error(`a lease of two keys gave ${[a, b].filter((k) => k !== undefined).length} of them`);
       const shared = newIdempotencyKey();
-      const first = await ctx.post(a!, { text: SHORT_TEXT }, { idempotencyKey: shared, label: 'account A' });
+      const first = await ctx.post(a, { text: SHORT_TEXT }, { idempotencyKey: shared, label: 'account A' });
       const firstBody = mustBeNewJob(first);
-      const second = await ctx.post(b!, { text: SHORT_TEXT }, { idempotencyKey: shared, label: 'account B, same Idempotency-Key' });
+      const second = await ctx.post(b, { text: SHORT_TEXT }, { idempotencyKey: shared, label: 'account B, same Idempotency-Key' });
       mustBeNewJob(second, firstBody.job_id);
     },
   },
@@ -107,18 +111,19 @@ export const idempotencyRules: Rule[] = [
     id: 'idempotency.retry-after-transport-failure',
     title: 'After a dropped connection, a retry with the same Idempotency-Key yields one job, charged once',
     section: '§4.7 rule 4, §4.7 rule 1',
+    basis: { kind: 'api' },
     mockSkip: STATEFUL,
     async full(ctx) {
       // A completed job of the account tells its minutes before the attempt.
       const inline = await inlineJob(ctx);
       const earlier = completedBody(inline);
-      const [key] = await ctx.lease({ specific: inline.key });
-      const before = await minutesUsed(ctx, key!, earlier.job_id, 'minutes used before the attempt');
+      const key = await ctx.leaseKey({ specific: inline.key });
+      const before = await minutesUsed(ctx, key, earlier.job_id, 'minutes used before the attempt');
       const idempotencyKey = newIdempotencyKey();
       const text = 'A request whose answer was lost on the way back is sent again with the same key.';
       // The connection is cut as the answer's status line arrives: the answer is lost, and its status
       // proves the server had the request (no timing guess about when it arrived).
-      const dropped = await ctx.post(key!, { text }, { idempotencyKey, dropOnAnswer: true, label: 'answer lost: connection dropped as it began' });
+      const dropped = await ctx.post(key, { text }, { idempotencyKey, dropOnAnswer: true, label: 'answer lost: connection dropped as it began' });
       if (dropped.droppedAfterStatus === undefined)
         throw new SuiteError(
           `${describe(dropped)}: no answer began, so the request cannot be shown to have reached the server (${dropped.error ?? 'no status line'})`,
@@ -127,16 +132,16 @@ export const idempotencyRules: Rule[] = [
         dropped.droppedAfterStatus === 200 || dropped.droppedAfterStatus === 202,
         `${describe(dropped)}: the lost answer was HTTP ${dropped.droppedAfterStatus}, not an accepted job`,
       );
-      const retry = await submitAndFollow(ctx, key!, { text }, idempotencyKey, 'retry, same Idempotency-Key', false);
+      const retry = await submitAndFollow(ctx, key, { text }, idempotencyKey, 'retry, same Idempotency-Key', false);
       mustStatus(retry.post, 200, 202);
       must(
         header(retry.post, 'idempotent-replayed') === 'true',
         `${describe(retry.post)}: the first request reached the server (it began answering HTTP ${dropped.droppedAfterStatus}), yet the retry was not answered as its replay`,
       );
       const completed = completedBody(retry);
-      const replay = await ctx.post(key!, { text }, { idempotencyKey, throttle: false, label: 'once more, same Idempotency-Key' });
+      const replay = await ctx.post(key, { text }, { idempotencyKey, throttle: false, label: 'once more, same Idempotency-Key' });
       mustBeReplayOf(replay, completed.job_id);
-      const after = await minutesUsed(ctx, key!, completed.job_id, 'minutes used after');
+      const after = await minutesUsed(ctx, key, completed.job_id, 'minutes used after');
       mustChargeOnce(before.used, after.used, completed, 'a dropped request and its retry');
     },
   },
@@ -144,6 +149,7 @@ export const idempotencyRules: Rule[] = [
     id: 'idempotency.failed-job-new-key',
     title: 'When an accepted job fails downstream, the error message tells the client to use a new Idempotency-Key',
     section: '§4.7 rule 5',
+    basis: { kind: 'api' },
     covers: { codes: ['TTS_PROVIDER_ERROR'] },
     mockSkip: STATEFUL,
     async full(ctx) {
@@ -173,16 +179,17 @@ export const idempotencyRules: Rule[] = [
     id: 'idempotency.retry-after-error',
     title: 'After a 400 or a 429, a retry with the same Idempotency-Key is accepted as a new job and charged once',
     section: '§4.7 rule 6',
+    basis: { kind: 'api' },
     mockSkip: STATEFUL,
     async full(ctx) {
-      const [key] = await ctx.lease({ fresh: 'post' });
+      const key = await ctx.leaseKey({ fresh: 'post' });
       const idempotencyKey = newIdempotencyKey();
-      const refused = await ctx.post(key!, { text: SHORT_TEXT, speed: 9 }, { idempotencyKey, throttle: false, label: 'invalid speed' });
+      const refused = await ctx.post(key, { text: SHORT_TEXT, speed: 9 }, { idempotencyKey, label: 'invalid speed' });
       mustError(refused, 'INVALID_REQUEST');
-      const corrected = await submitAndFollow(ctx, key!, { text: SHORT_TEXT }, idempotencyKey, 'corrected, same Idempotency-Key');
+      const corrected = await submitAndFollow(ctx, key, { text: SHORT_TEXT }, idempotencyKey, 'corrected, same Idempotency-Key');
       mustBeNewJob(corrected.post);
       const completed = completedBody(corrected);
-      const replay = await ctx.post(key!, { text: SHORT_TEXT }, { idempotencyKey, throttle: false, label: 'once more, same Idempotency-Key' });
+      const replay = await ctx.post(key, { text: SHORT_TEXT }, { idempotencyKey, throttle: false, label: 'once more, same Idempotency-Key' });
       const replayed = mustBeReplayOf(replay, completed.job_id);
       must(replayed.billing?.monthly_minutes_used === completed.billing.monthly_minutes_used, `${describe(replay)}: charged again after a refused attempt`);
 

@@ -49,6 +49,7 @@ export const jobRules: Rule[] = [
     id: 'job.completed-fields',
     title: 'A completed job, on POST and on GET, has every field of §2.2: job_id, audio_url, audio, billing, meta — and no processing fields',
     section: '§2.2, §3.1, §4.2',
+    basis: { kind: 'api' },
     async full(ctx) {
       const { post, get } = await completedAnswers(ctx);
       for (const exchange of [post, get]) {
@@ -64,6 +65,7 @@ export const jobRules: Rule[] = [
     id: 'job.get-completed',
     title: 'GET of a completed job answers 200 with the same job, status and audio as the POST',
     section: '§4.2',
+    basis: { kind: 'api' },
     mockSkip: 'a mock answers with fixed examples',
     async full(ctx) {
       const { post, get } = await completedAnswers(ctx);
@@ -84,6 +86,7 @@ export const jobRules: Rule[] = [
     id: 'job.processing-fields',
     title: 'A processing job, on 202 and on GET, has success, job_id, status_url and retry_after_seconds (a whole number ≥ 1) and no audio',
     section: '§2.2, §3.1, §4.1, §4.2',
+    basis: { kind: 'api' },
     async full(ctx) {
       const { post, get } = await processingAnswers(ctx);
       for (const exchange of get ? [post, get] : [post]) mustBeProcessingJob(exchange, mustJson(exchange));
@@ -98,6 +101,7 @@ export const jobRules: Rule[] = [
     id: 'job.status-url-shape',
     title: 'status_url is exactly /v1/agent-tts?id=<job_id>',
     section: '§2.2, §4.1',
+    basis: { kind: 'api' },
     async full(ctx) {
       const { post, get } = await processingAnswers(ctx);
       for (const exchange of get ? [post, get] : [post]) mustHaveStatusUrlOf(exchange, mustJson(exchange));
@@ -111,6 +115,7 @@ export const jobRules: Rule[] = [
     id: 'job.processing-time-on-post',
     title: 'A completed answer to POST carries meta.processing_time_ms, a whole number',
     section: '§2.2 meta',
+    basis: { kind: 'api' },
     async full(ctx) {
       const job = await inlineJob(ctx);
       mustStatus(job.post, 200);
@@ -126,6 +131,7 @@ export const jobRules: Rule[] = [
     id: 'job.legacy-fields-omitted',
     title: 'New jobs omit the legacy audio fields expires_at and file_size_bytes',
     section: '§2.2 audio, §9',
+    basis: { kind: 'api' },
     async full(ctx) {
       const { post, get } = await completedAnswers(ctx);
       for (const exchange of [post, get]) {
@@ -147,6 +153,7 @@ export const jobRules: Rule[] = [
     id: 'job.billing-consistent',
     title: 'billing: remaining is limit minus used, and subscription mode costs 0 cents',
     section: '§2.2 billing',
+    basis: { kind: 'api' },
     async full(ctx) {
       const { post, get } = await completedAnswers(ctx);
       for (const exchange of [post, get]) mustConsistentBilling(exchange, mustJson(exchange));
@@ -159,6 +166,7 @@ export const jobRules: Rule[] = [
     id: 'job.failed-status',
     title: 'GET of a failed job answers HTTP 200 with success false, status failed and an error code and message',
     section: '§3.1 (HTTP status decided in the OpenAPI document)',
+    basis: { kind: 'document', decision: 'job-statuses' },
     covers: { statuses: [200] },
     async full(ctx) {
       const { provoked, declared } = await failedJobs(ctx);

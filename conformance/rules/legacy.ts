@@ -21,6 +21,7 @@ export const legacyRules: Rule[] = [
     id: 'legacy.file-expired',
     title: 'GET of a legacy job whose audio was deleted answers HTTP 200, status expired, code FILE_EXPIRED',
     section: '§3.1, §7, §9',
+    basis: { kind: 'api' },
     covers: { codes: ['FILE_EXPIRED'], statuses: [200] },
     async full(ctx) {
       const legacy = ctx.fixtures.legacy_expired_job;

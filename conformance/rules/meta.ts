@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { API_PATH, API_VERSION } from '../../src/contract/limits.js';
 import { UUID_PATTERN, must, mustAnswer, mustJson, mustStatus } from '../assertions.js';
+import { defined } from '../defined.js';
 import { type Exchange, describe, header, jsonBody } from '../exchange.js';
 import { locate } from '../exchange-scope.js';
 import { preferExample } from '../mock-requests.js';
@@ -11,7 +12,6 @@ import { SHORT_TEXT, longJobSubmitted } from '../scenarios.js';
 /** A spread of answers of its own (success and several errors), so these rules mean something alone. */
 function probes(ctx: RuleContext): Promise<Exchange[]> {
   return ctx.scenario('meta-probes', async (s) => {
-    const key = s.fixtures.keys.active[0]!;
     if (s.profile === 'mock') {
       return [
         await s.send({ method: 'POST', url: API_PATH, json: { text: SHORT_TEXT }, label: 'no Authorization' }),
@@ -21,11 +21,14 @@ function probes(ctx: RuleContext): Promise<Exchange[]> {
         await preferExample(s, 'submit', 400, 'invalid_request'),
       ];
     }
+    // A key of its own, held while used: its GETs count against its bucket, and the invalid body is sent
+    // when its POST bucket has room (the API does not order a 400 against a 429).
+    const [key = ''] = await s.lease({ fresh: 'post' });
     return [
       await s.send({ method: 'POST', url: API_PATH, json: { text: SHORT_TEXT }, label: 'no Authorization' }),
       await s.getJob(key, randomUUID(), { label: 'unknown job' }),
       await s.send({ method: 'GET', url: `${API_PATH}?id=not-a-uuid`, key, label: 'malformed id' }),
-      await s.send({ method: 'POST', url: API_PATH, key, json: { text: '' }, throttle: false, label: 'invalid body' }),
+      await s.send({ method: 'POST', url: API_PATH, key, json: { text: '' }, label: 'invalid body' }),
       await s.send({ method: 'GET', url: '/v1/no-such-route', label: 'unknown route' }),
     ];
   });
@@ -50,9 +53,9 @@ async function serviceAnswers(ctx: RuleContext): Promise<Exchange[]> {
  * X-Request-Id is still checked.
  */
 function isEnvelope(ctx: RuleContext, e: Exchange): boolean {
-  if (!jsonBody(e)) return false;
+  if (!e.response || !jsonBody(e)) return false;
   const { path } = locate(ctx.target, e);
-  return !(e.response!.status < 300 && ctx.doc.match(e.request.method, path).operation?.operationId === 'downloadCaptions');
+  return !(e.response.status < 300 && ctx.doc.match(e.request.method, path).operation?.operationId === 'downloadCaptions');
 }
 
 function checkEvery(ctx: RuleContext, exchanges: Exchange[], check: (e: Exchange) => string | undefined): void {
@@ -78,6 +81,7 @@ export const metaRules: Rule[] = [
     id: 'versioning.api-version-everywhere',
     title: 'Every answer, errors included, carries meta.api_version "2026-04"',
     section: '§2.2 meta, §7, §9',
+    basis: { kind: 'api' },
     phase: 'final',
     full: apiVersionEverywhere,
     mock: apiVersionEverywhere,
@@ -86,10 +90,12 @@ export const metaRules: Rule[] = [
     id: 'versioning.v1-path',
     title: 'The API answers at /v1/agent-tts and the status_url it hands out carries /v1',
     section: '§4, §9',
+    basis: { kind: 'api' },
     async full(ctx) {
       const [unknown] = (await probes(ctx)).filter((e) => e.request.url.includes(`${API_PATH}?id=`));
-      mustAnswer(unknown!);
-      must(jsonBody(unknown!)?.success === false, 'GET /v1/agent-tts did not answer with a JSON body');
+      const probe = defined(unknown, `the probe GET of ${API_PATH}?id=`);
+      mustAnswer(probe);
+      must(jsonBody(probe)?.success === false, 'GET /v1/agent-tts did not answer with a JSON body');
       const { post } = await longJobSubmitted(ctx);
       mustStatus(post, 202);
       const statusUrl = mustJson(post).status_url;
@@ -107,6 +113,7 @@ export const metaRules: Rule[] = [
     id: 'meta.request-id',
     title: 'Every answer carries X-Request-Id, a UUID, and every JSON answer the same value as meta.request_id',
     section: '§2.2 meta, §7 (header decided in the OpenAPI document)',
+    basis: { kind: 'document', decision: 'meta-and-versioning' },
     phase: 'final',
     async full(ctx) {
       const answers = await serviceAnswers(ctx);
@@ -128,14 +135,17 @@ export const metaRules: Rule[] = [
     id: 'meta.request-id-fresh',
     title: 'meta.request_id is fresh: no two answers share one',
     section: '§2.2 meta',
+    basis: { kind: 'api' },
     phase: 'final',
     mockSkip: 'a mock repeats the request_id of its examples',
     async full(ctx) {
-      const answers = (await serviceAnswers(ctx)).filter((e) => typeof jsonBody(e)?.meta?.request_id === 'string');
+      const answers = (await serviceAnswers(ctx)).flatMap((e) => {
+        const id: unknown = jsonBody(e)?.meta?.request_id;
+        return typeof id === 'string' ? [{ e, id }] : [];
+      });
       const seen = new Map<string, Exchange>();
       const repeats: string[] = [];
-      for (const e of answers) {
-        const id = jsonBody(e)!.meta.request_id as string;
+      for (const { e, id } of answers) {
         const earlier = seen.get(id);
         if (earlier) {
           repeats.push(`${describe(e)} repeats ${id} of #${earlier.seq}`);

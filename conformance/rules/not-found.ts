@@ -14,9 +14,10 @@ export const notFoundRules: Rule[] = [
     id: 'not-found.unknown-id',
     title: 'GET of a job id that does not exist gets 404 NOT_FOUND',
     section: '§4.2, §7',
+    basis: { kind: 'api' },
     covers: { codes: ['NOT_FOUND'], statuses: [404] },
     async full(ctx) {
-      const key = ctx.fixtures.keys.active[0]!;
+      const key = ctx.activeKey();
       mustError(await ctx.getJob(key, randomUUID(), { label: 'unknown job id' }), 'NOT_FOUND');
     },
     async mock(ctx) {
@@ -27,6 +28,7 @@ export const notFoundRules: Rule[] = [
     id: 'not-found.other-account',
     title: 'GET of another account’s job gets the same 404 NOT_FOUND body as an unknown id',
     section: '§2.2 job_id, §4.2, §7',
+    basis: { kind: 'api' },
     covers: { codes: ['NOT_FOUND'], statuses: [404] },
     mockSkip: 'a mock has no accounts',
     async full(ctx) {
@@ -49,10 +51,11 @@ export const notFoundRules: Rule[] = [
     id: 'get.malformed-id',
     title: 'GET without id, or with an id that is not a UUID, gets 400 INVALID_REQUEST',
     section: '§4.2 (decided in the OpenAPI document)',
+    basis: { kind: 'document', decision: 'polling' },
     covers: { codes: ['INVALID_REQUEST'], statuses: [400] },
     mockSkip: 'Prism answers invalid parameters with the first 400 example, whatever they are',
     async full(ctx) {
-      const key = ctx.fixtures.keys.active[0]!;
+      const key = ctx.activeKey();
       for (const url of MALFORMED_JOB_ID_URLS) {
         mustError(await ctx.send({ method: 'GET', url, key, label: url.length > 40 ? `${url.slice(0, 40)}…` : url }), 'INVALID_REQUEST');
       }
@@ -62,6 +65,7 @@ export const notFoundRules: Rule[] = [
     id: 'routes.unknown-path',
     title: 'An unknown path gets 404 NOT_FOUND with the error body',
     section: 'OpenAPI document: unknown routes',
+    basis: { kind: 'document', decision: 'unknown-routes-and-methods' },
     mockSkip: MOCK_ROUTES,
     async full(ctx) {
       for (const url of ['/v1/no-such-route', '/v2/agent-tts', '/v1/agent-tts/extra']) {
@@ -73,10 +77,11 @@ export const notFoundRules: Rule[] = [
     id: 'routes.wrong-method',
     title: 'Another method on /v1/agent-tts gets 405 with Allow: GET, POST and the error body',
     section: 'OpenAPI document: wrong methods',
+    basis: { kind: 'document', decision: 'unknown-routes-and-methods' },
     covers: { statuses: [405] },
     mockSkip: MOCK_ROUTES,
     async full(ctx) {
-      const key = ctx.fixtures.keys.active[0]!;
+      const key = ctx.activeKey();
       for (const method of ['PUT', 'DELETE', 'PATCH']) {
         const exchange = await ctx.send({ method, url: API_PATH, key, json: {}, label: `${method} ${API_PATH}` });
         mustStatus(exchange, 405);

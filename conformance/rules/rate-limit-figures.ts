@@ -44,9 +44,10 @@ function quotaOf(exchange: Exchange, policy: 'post' | 'get', fallback: number): 
 export async function rateLimitFiguresAgree(ctx: RuleContext): Promise<void> {
   const { getLimit, postLimit, rateWindowSeconds } = ctx.settings;
   const windowMs = rateWindowSeconds * 1000;
-  const [key] = await ctx.lease({ fresh: 'post' });
-  const job = await submitAndFollow(ctx, key!, { text: SHORT_TEXT }, newIdempotencyKey(), 'a job to GET');
-  must(job.jobId, `${describe(job.post)}: no job_id to GET`);
+  const key = await ctx.leaseKey({ fresh: 'post' });
+  const job = await submitAndFollow(ctx, key, { text: SHORT_TEXT }, newIdempotencyKey(), 'a job to GET');
+  const { jobId } = job;
+  must(jobId, `${describe(job.post)}: no job_id to GET`);
   const postState = stateOf(job.post, 'post');
   const postQuota = quotaOf(job.post, 'post', postLimit);
   must(
@@ -61,9 +62,9 @@ export async function rateLimitFiguresAgree(ctx: RuleContext): Promise<void> {
     // GETs of this key still counted (the job's polls), by the deployment's time; one near the window's
     // edge may have left it already, so those are not counted (fewer earlier GETs only loosens the bound).
     // A GET refused as malformed (400) takes nothing either (fewer again).
-    earlier = getsSince(ctx, key!, ctx.time.now() - windowMs + 2_000, (e) => startOf(ctx, e)).counted;
+    earlier = getsSince(ctx, key, ctx.time.now() - windowMs + 2_000, (e) => startOf(ctx, e)).counted;
     for (let i = earlier; i <= getLimit; i++) {
-      const exchange = await ctx.getJob(key!, job.jobId!, { throttle: false, label: `GET number ${i + 1} of the window, for its RateLimit` });
+      const exchange = await ctx.getJob(key, jobId, { throttle: false, label: `GET number ${i + 1} of the window, for its RateLimit` });
       if (exchange.response?.status === 429) {
         limited = exchange;
         break;
@@ -72,8 +73,9 @@ export async function rateLimitFiguresAgree(ctx: RuleContext): Promise<void> {
       gets.push(exchange);
     }
   });
-  must(gets.length > 0, 'no GET of the window was admitted');
-  const quota = quotaOf(gets[0]!, 'get', getLimit);
+  const [firstGet] = gets;
+  must(firstGet, 'no GET of the window was admitted');
+  const quota = quotaOf(firstGet, 'get', getLimit);
   let previous: { exchange: Exchange; state: RateLimitState } | undefined;
   for (const exchange of gets) {
     const state = stateOf(exchange, 'get');
@@ -103,10 +105,10 @@ export async function rateLimitFiguresAgree(ctx: RuleContext): Promise<void> {
   const limitedState = stateOf(limited, 'get');
   must(limitedState.remaining === 0, `${describe(limited)}: a 429 with RateLimit r=${limitedState.remaining}, not 0`);
   // The first GET of these is counted until a window after it at the latest.
-  const leftOfWindow = Math.ceil((endOf(ctx, gets[0]!) + windowMs - startOf(ctx, limited)) / 1000);
+  const leftOfWindow = Math.ceil((endOf(ctx, firstGet) + windowMs - startOf(ctx, limited)) / 1000);
   must(
     retryAfter <= leftOfWindow + 1,
-    `${describe(limited)}: Retry-After ${retryAfter} s, but the first GET of this window (${describe(gets[0]!)}) leaves it within ${leftOfWindow} s: no longer wait is needed`,
+    `${describe(limited)}: Retry-After ${retryAfter} s, but the first GET of this window (${describe(firstGet)}) leaves it within ${leftOfWindow} s: no longer wait is needed`,
   );
 }
 

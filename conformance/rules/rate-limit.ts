@@ -55,8 +55,8 @@ function mustPolicy(exchange: Exchange, name: 'post' | 'get', limit: number, win
     policy.quota === limit && policy.windowSeconds === windowSeconds,
     `${at}: policy "${name}" is q=${policy.quota};w=${policy.windowSeconds}, not the ${limit} per ${windowSeconds} s of docs/api-rules.md#limits`,
   );
-  must(states.length === 1, `${at}: RateLimit "${stateValue}" has ${states.length} members; one per answer, for its policy`);
-  const state = states[0]!;
+  const [state] = states;
+  must(state && states.length === 1, `${at}: RateLimit "${stateValue}" has ${states.length} members; one per answer, for its policy`);
   must(state.name === name, `${at}: RateLimit names the policy "${state.name}", not "${name}"`);
   must(state.remaining <= limit, `${at}: RateLimit r=${state.remaining} exceeds the quota ${limit}`);
   must(
@@ -67,18 +67,19 @@ function mustPolicy(exchange: Exchange, name: 'post' | 'get', limit: number, win
 
 async function getUntilLimited(ctx: RuleContext): Promise<void> {
   const { getLimit, rateWindowSeconds } = ctx.settings;
-  const [key] = await ctx.lease({ fresh: 'post' });
-  const job = await submitAndFollow(ctx, key!, { text: SHORT_TEXT }, newIdempotencyKey(), 'a job to GET');
-  must(job.jobId, `${describe(job.post)}: no job_id to GET`);
+  const key = await ctx.leaseKey({ fresh: 'post' });
+  const job = await submitAndFollow(ctx, key, { text: SHORT_TEXT }, newIdempotencyKey(), 'a job to GET');
+  const { jobId } = job;
+  must(jobId, `${describe(job.post)}: no job_id to GET`);
   let admitted = 0;
   let earlier = { all: 0, counted: 0 };
   let limited: Exchange | undefined;
   // Every GET of the loop in one window: on a test clock no other rule's wait may move it meanwhile.
   await ctx.steady(async () => {
     // GETs of this key the deployment may still count (the job's polls), by the deployment's time.
-    earlier = getsSince(ctx, key!, ctx.time.now() - rateWindowSeconds * 1000, (e) => ctx.time.at(Date.parse(e.startedAt)));
+    earlier = getsSince(ctx, key, ctx.time.now() - rateWindowSeconds * 1000, (e) => ctx.time.at(Date.parse(e.startedAt)));
     for (let i = earlier.counted; i <= getLimit; i++) {
-      const exchange = await ctx.getJob(key!, job.jobId!, { throttle: false, label: `GET number ${i + 1} of the window` });
+      const exchange = await ctx.getJob(key, jobId, { throttle: false, label: `GET number ${i + 1} of the window` });
       if (exchange.response?.status === 429) {
         limited = exchange;
         break;
@@ -98,6 +99,7 @@ export const rateLimitRules: Rule[] = [
     id: 'rate-limit.post',
     title: 'A second POST on one key inside the window is refused with 429 RATE_LIMITED and Retry-After in whole seconds ≥ 1',
     section: '§7, §8',
+    basis: { kind: 'api' },
     covers: { codes: ['RATE_LIMITED'], statuses: [429] },
     async full(ctx) {
       const { first, limited } = await postLimited(ctx);
@@ -106,7 +108,8 @@ export const rateLimitRules: Rule[] = [
       const retryAfter = mustRetryAfter(limited);
       // The refusal's own headers agree: nothing remains of the "post" policy until Retry-After.
       mustPolicy(limited, 'post', ctx.settings.postLimit, ctx.settings.rateWindowSeconds);
-      const state = parseRateLimit(mustHeader(limited, 'ratelimit'))[0]!;
+      const [state] = parseRateLimit(mustHeader(limited, 'ratelimit'));
+      must(state, `${describe(limited)}: RateLimit names no policy state`);
       must(state.remaining === 0, `${describe(limited)}: a 429 with RateLimit r=${state.remaining}, not 0`);
       must(
         state.resetSeconds === undefined || Math.abs(state.resetSeconds - retryAfter) <= 1,
@@ -123,6 +126,7 @@ export const rateLimitRules: Rule[] = [
     id: 'rate-limit.separate-buckets',
     title: 'POST and GET use separate buckets: with POST exhausted, a GET on the same key still succeeds',
     section: '§8',
+    basis: { kind: 'api' },
     mockSkip: STATEFUL,
     async full(ctx) {
       const { limited, get } = await postLimited(ctx);
@@ -136,6 +140,7 @@ export const rateLimitRules: Rule[] = [
     id: 'rate-limit.get',
     title: 'GET is limited to 30 per minute per key: the 31st inside the window gets 429 with Retry-After',
     section: '§7, §8',
+    basis: { kind: 'api' },
     covers: { codes: ['RATE_LIMITED'], statuses: [429] },
     mockSkip: STATEFUL,
     full: getUntilLimited,
@@ -144,6 +149,7 @@ export const rateLimitRules: Rule[] = [
     id: 'rate-limit.retry-after-honest',
     title: 'After waiting Retry-After seconds, the refused POST is admitted',
     section: '§7 RATE_LIMITED suggested action, §8',
+    basis: { kind: 'api' },
     mockSkip: STATEFUL,
     async full(ctx) {
       const { limited, waitedSeconds, retry } = await rateLimitRecovery(ctx);
@@ -161,6 +167,7 @@ export const rateLimitRules: Rule[] = [
     title:
       'Authenticated answers carry RateLimit-Policy and RateLimit (draft-ietf-httpapi-ratelimit-headers-11) for their bucket: "post";q=1;w=60 and "get";q=30;w=60',
     section: '§8 (headers decided in the OpenAPI document)',
+    basis: { kind: 'document', decision: 'rate-limits' },
     mockSkip: 'Prism fabricates header values from their schemas',
     async full(ctx) {
       const job = await inlineJob(ctx);

@@ -59,9 +59,9 @@ async function mustRecover(ctx: RuleContext, from: IssuedCaptions): Promise<void
 
 /** Every message is the first one: the answers do not tell the cases apart. */
 function mustBeAlike(answers: [string, string][]): void {
-  const [first, ...rest] = answers;
+  const [[firstWhat, firstMessage] = ['', ''], ...rest] = answers;
   for (const [what, message] of rest) {
-    must(message === first![1], `a caption URL ${first![0]} answers "${first![1]}", one ${what} "${message}": the answer tells them apart`);
+    must(message === firstMessage, `a caption URL ${firstWhat} answers "${firstMessage}", one ${what} "${message}": the answer tells them apart`);
   }
 }
 
@@ -78,6 +78,7 @@ export const timingsUrlRules: Rule[] = [
     title:
       'A caption URL with an altered signature, another format’s query, the audio URL’s query or an unknown job gets 404 NOT_FOUND with one message, and the job hands out fresh URLs',
     section: SECTION,
+    basis: { kind: 'extension', decision: 'word-timings-and-captions' },
     covers: { codes: ['NOT_FOUND'], statuses: [404] },
     extension: 'word-timings',
     mockSkip: MOCK_SKIP,
@@ -101,6 +102,7 @@ export const timingsUrlRules: Rule[] = [
     title:
       'A caption URL whose expires or sig is missing or not of the issued form gets 404 NOT_FOUND whose message names the part at fault, and the job hands out fresh URLs',
     section: SECTION,
+    basis: { kind: 'extension', decision: 'word-timings-and-captions' },
     covers: { codes: ['NOT_FOUND'], statuses: [404] },
     extension: 'word-timings',
     mockSkip: MOCK_SKIP,
@@ -131,6 +133,7 @@ export const timingsUrlRules: Rule[] = [
     title:
       'A caption URL stops working at its expiry: an expiry moved later or earlier under the issued signature gets 404 NOT_FOUND, and on a test clock the URL itself does once it has passed',
     section: SECTION,
+    basis: { kind: 'extension', decision: 'word-timings-and-captions' },
     covers: { codes: ['NOT_FOUND'], statuses: [404] },
     phase: 'final',
     extension: 'word-timings',

@@ -1,8 +1,8 @@
 import { timingsProblems, toMillis } from '../../src/contract/captions.js';
 import { API_PATH, CAPTIONS_PATH_PREFIX } from '../../src/contract/limits.js';
-import { must, mustError, mustJson, mustStatus } from '../assertions.js';
+import { must, mustAnswer, mustError, mustJson, mustStatus } from '../assertions.js';
 import { cueDifferences, parseSrt, parseWebVtt } from '../caption-files.js';
-import { type Exchange, type JsonObject, describe } from '../exchange.js';
+import { type Exchange, type JsonObject, describe, jsonBody } from '../exchange.js';
 import { preferExample } from '../mock-requests.js';
 import type { Rule } from '../rule.js';
 import { SHORT_TEXT, completedBody, inlineJob } from '../scenarios.js';
@@ -64,6 +64,7 @@ export const timingsRules: Rule[] = [
     id: 'timings.absent-unless-asked',
     title: 'A completed job submitted without timestamps, or with "none", carries no timings, on POST and on GET',
     section: SECTION,
+    basis: { kind: 'extension', decision: 'word-timings-and-captions' },
     extension: 'word-timings',
     async full(ctx) {
       const inline = await inlineJob(ctx);
@@ -95,8 +96,9 @@ export const timingsRules: Rule[] = [
   {
     id: 'timings.present-when-asked',
     title:
-      'A completed job submitted with timestamps "word" carries timings with its JSON, WebVTT and SRT URLs, expiring with audio_url, on POST and on GET; another value is refused',
+      'A completed job submitted with timestamps "word" carries timings with its JSON, WebVTT and SRT URLs, expiring with audio_url, on POST, on GET and on a replay, never while processing; another value is refused',
     section: SECTION,
+    basis: { kind: 'extension', decision: 'word-timings-and-captions' },
     covers: { codes: ['INVALID_REQUEST'], statuses: [400] },
     extension: 'word-timings',
     async full(ctx) {
@@ -104,15 +106,29 @@ export const timingsRules: Rule[] = [
       mustCarryTimings(w.completed, w.body);
       mustCarryTimings(w.get, w.getBody);
       if (w.job.post !== w.completed) ctx.note('the job with timestamps "word" was answered 202; its completed poll and a GET were checked');
+      // Never on an answer of the job while it was processing.
+      for (const exchange of [w.job.post, ...w.job.polls]) {
+        const body = jsonBody(exchange);
+        if (body?.status === 'processing') must(!('timings' in body), `${describe(exchange)}: a processing job carries timings`);
+      }
+      // On a replay: the job the key made, with its timings. Unthrottled: a replay is answered before the rate limit and uses no quota.
+      await ctx.lease({ specific: w.job.key });
+      const replay = await ctx.post(
+        w.job.key,
+        { text: w.text, timestamps: 'word' },
+        { idempotencyKey: w.job.idempotencyKey, throttle: false, label: 'the job with timestamps "word" again, same Idempotency-Key' },
+      );
+      mustStatus(replay, 200);
+      mustCarryTimings(replay, mustJson(replay));
       // A deployment that offers timings knows the field: a value it does not define is refused, and takes no POST quota.
-      const [key] = await ctx.lease({ fresh: 'get' });
+      // Each is sent when the key's POST bucket has room: the API does not order the 400 and a 429.
+      const key = await ctx.leaseKey({ fresh: 'post' });
       for (const value of ['sentence', 'WORD', true]) {
         const exchange = await ctx.send({
           method: 'POST',
           url: API_PATH,
           key,
           json: { text: SHORT_TEXT, timestamps: value },
-          throttle: false,
           label: `timestamps ${JSON.stringify(value)}`,
         });
         mustError(exchange, 'INVALID_REQUEST');
@@ -132,6 +148,7 @@ export const timingsRules: Rule[] = [
     title:
       'The timings JSON matches WordTimingsFile and its text: every word once, offsets in code points and UTF-16 that cut the text back, rising times, the audio’s duration, cues on word boundaries',
     section: SECTION,
+    basis: { kind: 'extension', decision: 'word-timings-and-captions' },
     extension: 'word-timings',
     mockSkip: MOCK_SKIP,
     async full(ctx) {
@@ -156,6 +173,7 @@ export const timingsRules: Rule[] = [
     id: 'timings.captions-match',
     title: 'The WebVTT file starts with WEBVTT and the SRT file is numbered SubRip, and the cues of both equal the JSON file’s',
     section: SECTION,
+    basis: { kind: 'extension', decision: 'word-timings-and-captions' },
     extension: 'word-timings',
     mockSkip: MOCK_SKIP,
     async full(ctx) {
@@ -169,7 +187,7 @@ export const timingsRules: Rule[] = [
         const exchange = files[format];
         mustStatus(exchange, 200);
         mustConform(ctx, exchange);
-        const text = exchange.response!.bytes.toString('utf8');
+        const text = mustAnswer(exchange).bytes.toString('utf8');
         if (format === 'vtt')
           must(/^\uFEFF?WEBVTT(?:[ \t\r\n]|$)/.test(text), `${describe(exchange)}: does not start with WEBVTT: ${JSON.stringify(text.slice(0, 20))}`);
         const parsed = parse(text);

@@ -20,6 +20,7 @@ export const usageRules: Rule[] = [
     id: 'usage.limit-exceeded',
     title: 'An account with its monthly minutes exhausted gets 403 USAGE_LIMIT_EXCEEDED with details limit, used, tier and upgrade_url',
     section: '§7',
+    basis: { kind: 'api' },
     covers: { codes: ['USAGE_LIMIT_EXCEEDED'], statuses: [403] },
     async full(ctx) {
       const key = ctx.fixtureKey('usage_exhausted');
@@ -33,6 +34,7 @@ export const usageRules: Rule[] = [
     id: 'billing.grows-with-new-jobs',
     title: 'billing.monthly_minutes_used grows with each new job, by that job’s minutes',
     section: '§1, §2.2 billing',
+    basis: { kind: 'api' },
     mockSkip: 'a mock keeps no usage',
     async full(ctx) {
       const { first, second } = await twoJobsOneAccount(ctx);

@@ -1,10 +1,9 @@
-import { API_PATH, VOICES_PATH } from '../../src/contract/limits.js';
+import { VOICES_PATH } from '../../src/contract/limits.js';
 import { CURATED_VOICES, KOKORO_VOICE_PATTERN } from '../../src/contract/voices.js';
-import { must, mustError, mustJson, mustStatus, skip } from '../assertions.js';
+import { must, mustJson, mustStatus, skip } from '../assertions.js';
 import { type Exchange, describe } from '../exchange.js';
 import type { Rule } from '../rule.js';
 import type { RuleContext } from '../rule-context.js';
-import { SHORT_TEXT } from '../scenarios.js';
 
 /** The ids a catalog answer lists (the reference's `{voices: [{id}]}`, or a bare array of voices). */
 function listedIds(exchange: Exchange): Set<string> {
@@ -16,6 +15,14 @@ function listedIds(exchange: Exchange): Set<string> {
 /** GET {voices_url}/api/v1/voices, without a key. */
 function fetchCatalog(ctx: RuleContext, voicesUrl: string): Promise<Exchange> {
   return ctx.send({ method: 'GET', url: VOICES_PATH, base: voicesUrl.replace(/\/+$/, ''), label: 'voice catalog, no key' });
+}
+
+/** The ids of the deployment's voice catalog, when it publishes one (empty otherwise). */
+export async function catalogIds(ctx: RuleContext): Promise<Set<string>> {
+  const voicesUrl = ctx.target.voicesUrl;
+  if (!voicesUrl) return new Set();
+  const catalog = await fetchCatalog(ctx, voicesUrl);
+  return catalog.response?.status === 200 ? listedIds(catalog) : new Set();
 }
 
 /**
@@ -37,6 +44,7 @@ export const voiceRules: Rule[] = [
     id: 'voices.catalog-public',
     title: 'The voice catalog is public (no key) and lists the curated voices of §4.4 among its voices',
     section: '§4.3, §4.4',
+    basis: { kind: 'api' },
     mockSkip: 'the mock serves only the curated voices of its example',
     async full(ctx) {
       const voicesUrl = ctx.target.voicesUrl;
@@ -49,47 +57,6 @@ export const voiceRules: Rule[] = [
       if (ids.size <= 300) ctx.note(`${ids.size} voices listed; docs/api-rules.md#voice-catalog describes a catalog of more than 300`);
       const missing = CURATED_VOICES.map((v) => v.id).filter((id) => !ids.has(id));
       must(missing.length === 0, `${describe(exchange)}: curated voices missing from the catalog: ${missing.join(', ')}`);
-    },
-  },
-  {
-    id: 'voices.unlisted-refused',
-    title:
-      "A voice id of the right form that the deployment's voice catalog does not list (a typo) is refused at submission with 400 INVALID_REQUEST, not spoken in another voice and charged",
-    section: '§2.3, §4.3 (decided in the OpenAPI document: a deployment that publishes a catalog offers the voices it lists)',
-    covers: { codes: ['INVALID_REQUEST'], statuses: [400] },
-    mockSkip: "the mock checks a voice against the document's pattern only: it has no catalog of its own",
-    async full(ctx) {
-      const voicesUrl = ctx.target.voicesUrl;
-      // Without a catalog the deployment has not said which voices it offers: nothing to hold it to.
-      if (!voicesUrl)
-        skip(
-          'feature',
-          'the deployment publishes no voice catalog (no voices_url in the fixtures file or --voices-url), so which voices it offers is not known',
-        );
-      const catalog = await fetchCatalog(ctx, voicesUrl);
-      if (catalog.response?.status === 404) skip('feature', `${describe(catalog)}: the deployment publishes no voice catalog at ${VOICES_PATH}`);
-      mustStatus(catalog, 200);
-      const listed = listedIds(catalog);
-      if (listed.size === 0) skip('feature', `${describe(catalog)}: the catalog lists no voice ids`);
-      const voice = unlistedVoiceId(listed);
-      // A refused request takes no POST quota (OpenAPI submitTts), so this need not wait for the bucket.
-      const [key] = await ctx.lease({ fresh: 'get' });
-      const refused = await ctx.send({
-        method: 'POST',
-        url: API_PATH,
-        key,
-        json: { text: SHORT_TEXT, voice },
-        throttle: false,
-        label: `voice ${voice}, which the catalog does not list`,
-      });
-      const body = mustError(refused, 'INVALID_REQUEST');
-      must(
-        body.job_id === undefined && body.error?.details?.job_id === undefined,
-        `${describe(refused)}: the refusal names a job: a refused submission creates none`,
-      );
-      if (typeof body.error?.message === 'string' && !body.error.message.includes(voice)) {
-        ctx.note(`the message does not name the voice ${voice}: ${JSON.stringify(body.error.message)}`);
-      }
     },
   },
 ];

@@ -1,10 +1,11 @@
 import { type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse, createServer, request } from 'node:http';
 
-import { type Answer, type FaultSpec, type Json, type Seen, captionFile } from './faults/common.js';
+import { type Answer, type FaultSpec, type Json, type ProxyState, type Seen, captionFile } from './faults/common.js';
 import { JOB_AUDIO_AUTH_FAULTS } from './faults/jobs-audio-auth.js';
 import { LIMIT_AND_BILLING_FAULTS } from './faults/limits-and-billing.js';
 import { PROTOCOL_FAULTS } from './faults/protocol.js';
 import { REQUEST_FAULTS } from './faults/requests.js';
+import { CAPTION_FAULTS } from './faults/captions.js';
 import { TIMINGS_FAULTS } from './faults/timings.js';
 
 /**
@@ -14,7 +15,7 @@ import { TIMINGS_FAULTS } from './faults/timings.js';
  * non-conforming deployment would: refusing valid boundary values, wrong statuses, header syntax,
  * and interactions between rules (a replay that consumes quota, a Retry-After that lies).
  */
-export const FAULTS = { ...REQUEST_FAULTS, ...LIMIT_AND_BILLING_FAULTS, ...JOB_AUDIO_AUTH_FAULTS, ...PROTOCOL_FAULTS, ...TIMINGS_FAULTS };
+export const FAULTS = { ...REQUEST_FAULTS, ...LIMIT_AND_BILLING_FAULTS, ...JOB_AUDIO_AUTH_FAULTS, ...PROTOCOL_FAULTS, ...TIMINGS_FAULTS, ...CAPTION_FAULTS };
 
 export type Fault = keyof typeof FAULTS | 'generated-only';
 
@@ -31,7 +32,7 @@ function combined(specs: FaultSpec[]): FaultSpec {
   };
 }
 
-export class FaultyProxy {
+export class FaultyProxy implements ProxyState {
   private server?: Server;
   private origin = '';
   /** The last completed job seen, per Authorization header: what the leak fault serves to others. */
@@ -51,20 +52,26 @@ export class FaultyProxy {
   constructor(
     private readonly upstream: string,
     readonly fault: Fault,
-    options: { revokedKey?: string } = {},
+    options: { revokedKey?: string; spec?: FaultSpec } = {},
   ) {
     if (options.revokedKey) this.revokedAuth = `Bearer ${options.revokedKey}`;
+    this.ownSpec = options.spec;
   }
 
+  /** A spec of the caller's own in place of a named fault (the fairness self-test's choices, testing/fair-choices.ts). */
+  private readonly ownSpec?: FaultSpec;
+
   get spec(): FaultSpec {
+    if (this.ownSpec) return this.ownSpec;
     if (this.fault === 'generated-only') return combined(GENERATED_ONLY_FAULTS.map((f) => FAULTS[f]));
     return FAULTS[this.fault];
   }
 
   async listen(): Promise<string> {
-    this.server = createServer((req, res) => void this.handle(req, res));
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
-    this.origin = `http://127.0.0.1:${(this.server.address() as { port: number }).port}`;
+    const server = createServer((req, res) => void this.handle(req, res));
+    this.server = server;
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    this.origin = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
     return this.origin;
   }
 
@@ -74,7 +81,7 @@ export class FaultyProxy {
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     try {
-      const raw = await readAll(req);
+      let raw = await readAll(req);
       const url = new URL(req.url ?? '/', this.upstream);
       let json: Json;
       if (/json/.test(String(req.headers['content-type'] ?? ''))) {
@@ -101,6 +108,13 @@ export class FaultyProxy {
       else {
         if (spec.rewrite?.(seen, url, this)) this.injected++;
         const headers: IncomingHttpHeaders = { ...req.headers, host: new URL(this.upstream).host };
+        if (spec.rewriteHeaders?.(seen, headers)) this.injected++;
+        const replaced = spec.rewriteBody?.(seen);
+        if (replaced) {
+          this.injected++;
+          raw = replaced;
+          headers['content-length'] = String(replaced.length);
+        }
         if (this.stripRange) delete headers.range;
         answer = await this.forward(req.method ?? 'GET', url, headers, raw);
         const body = parseJson(answer);
@@ -111,7 +125,9 @@ export class FaultyProxy {
       if (/json/.test(String(answer.headers['content-type'] ?? ''))) {
         answer.body = Buffer.from(answer.body.toString('utf8').split(this.upstream).join(this.origin));
       }
-      const out: Record<string, string | string[]> = { ...answer.headers, 'content-length': String(answer.body.length) };
+      // A HEAD answer has no body: its Content-Length is the GET's, as the deployment sent it.
+      const length = seen.method === 'HEAD' && answer.headers['content-length'] !== undefined ? answer.headers['content-length'] : String(answer.body.length);
+      const out: Record<string, string | string[]> = { ...answer.headers, 'content-length': length };
       delete out['transfer-encoding'];
       res.writeHead(answer.status, out).end(answer.body);
     } catch (error) {

@@ -36,6 +36,16 @@ describe('AgentTtsClient options', () => {
     expect(new AgentTtsClient({ voicesUrl: 'http://127.0.0.1:8081' }).voicesUrl).toBe('http://127.0.0.1:8081');
     expect(new AgentTtsClient().baseUrl).toBe('http://127.0.0.1:8080');
   });
+
+  it('refuses a headers option that names a header the client sets itself, on the client and on a call', async () => {
+    expect(() => new AgentTtsClient({ headers: { authorization: 'Bearer x' } })).toThrow(
+      'headers may not set authorization: the client sets it (apiKey for Authorization, idempotencyKey for Idempotency-Key)',
+    );
+    const { fetch, calls } = answering(500, 'INTERNAL_ERROR', 'Internal server error. Retry with backoff.');
+    const client = new AgentTtsClient({ apiKey: KEY, fetch, headers: { Prefer: 'code=500' } });
+    await expect(client.submit({ text: 'Hi' }, { headers: { 'Idempotency-Key': 'mine' } })).rejects.toThrow(/^headers may not set Idempotency-Key/);
+    expect(calls).toEqual([]);
+  });
 });
 
 describe('a 404 where every deployment answers', () => {

@@ -4,10 +4,14 @@ import { assertJobBody, invalidJson, isObject } from './answers.js';
 import { systemClock, type ClientClock } from './clock.js';
 import { AgentTtsError, errorFromResponse, notThisApi, parseRetryAfter, stripQuery } from './errors.js';
 import type { paths } from './openapi-types.js';
+import { checkUrl, ownHeaders } from './options.js';
 import type { AgentTtsClientOptions, AudioDownload, CallOptions, SpeakOptions, SubmitOptions, SubmitResult } from './options.js';
-import { jobError, pollJob, type PollOptions } from './poll.js';
-import { backoffDelayMs, resolveRetryPolicy, type RetryPolicy } from './retry.js';
+import { DEFAULT_POLL_TIMEOUT_MS, jobError, pollJob, type PollOptions } from './poll.js';
+import { type ResponseInfo, responseInfo, type SpeakResult, type WithResponse, withResponse, withSubmitResponse } from './response.js';
+import { abortError, resolveRetryPolicy, type RetryPolicy } from './retry.js';
 import { withRetries } from './transport.js';
+import { openStream, type StreamableJob } from './stream.js';
+import { type Bounded, bounded, resubmitDelayMs } from './deadline.js';
 import {
   asTimingsFile,
   CAPTION_FORMATS,
@@ -22,24 +26,7 @@ import {
 import type { CompletedJob, JobStatus, RetryEvent, SpeechRequest, VoiceCatalog, WordTimingsFile } from './types.js';
 import { USER_AGENT } from './version.js';
 
-export type { AgentTtsClientOptions, AudioDownload, CallOptions, SpeakOptions, SubmitOptions, SubmitResult } from './options.js';
-export type { CaptionFormat } from './signed-download.js';
-
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:8080';
-
-/** An absolute http(s) URL without trailing slashes; anything else fails here, not as a network error on first use. */
-function checkUrl(value: string, option: string): string {
-  let protocol: string | undefined;
-  try {
-    protocol = new URL(value).protocol;
-  } catch {
-    // not an absolute URL
-  }
-  if (protocol !== 'http:' && protocol !== 'https:') {
-    throw new TypeError(`${option} must be an absolute http:// or https:// URL, got ${JSON.stringify(value)}`);
-  }
-  return value.replace(/\/+$/, '');
-}
 
 function newKey(): string {
   return globalThis.crypto.randomUUID();
@@ -73,7 +60,7 @@ export class AgentTtsClient {
     // Looked up per call so a fetch patched after construction (tests, polyfills) is honoured.
     this.fetchImpl = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
     const fetchForOpenapi = (request: Request) => this.fetchImpl(request);
-    const headers: Record<string, string> = {};
+    const headers: Record<string, string> = { ...ownHeaders(options.headers, 'headers') };
     if (options.apiKey) headers.Authorization = `Bearer ${options.apiKey}`;
     const userAgent = options.userAgent === undefined ? (isBrowser() ? null : USER_AGENT) : options.userAgent;
     if (userAgent) headers['User-Agent'] = userAgent;
@@ -91,14 +78,16 @@ export class AgentTtsClient {
    */
   async submit(request: SpeechRequest, options: SubmitOptions = {}): Promise<SubmitResult> {
     const target = `${this.baseUrl}${API_PATH}`;
+    const headers = ownHeaders(options.headers, 'headers');
+    const call = (options as Bounded).deadline === undefined ? bounded(options, options.clock ?? this.clock, `POST ${target}`) : options;
     return withRetries(
-      { ...this.attempts('POST', target, options), idempotencyKey: options.idempotencyKey ?? newKey(), newIdempotencyKey: newKey },
+      { ...this.attempts('POST', target, call), idempotencyKey: options.idempotencyKey ?? newKey(), newIdempotencyKey: newKey },
       async (signal, key) => {
         const { data, error, response } = await this.api
           .POST('/v1/agent-tts', {
             // `language` is widened to any string here: the service, not the client, judges an unknown code.
             body: request as paths['/v1/agent-tts']['post']['requestBody']['content']['application/json'],
-            headers: { 'Idempotency-Key': key },
+            headers: { ...headers, 'Idempotency-Key': key },
             signal,
           })
           .catch((e: unknown) => invalidJson(e, target));
@@ -106,29 +95,33 @@ export class AgentTtsClient {
         if (response.status === 404) throw notThisApi(response, error, this.baseUrl, `POST ${API_PATH}`, 'the agent-tts API');
         if (error !== undefined || !response.ok) throw errorFromResponse(response, error);
         assertJobBody(data, response);
+        const info = responseInfo(response, data);
         if (data.status !== 'completed' && data.status !== 'processing') {
-          throw jobError(data);
+          throw jobError(data, info);
         }
-        return { job: data, idempotencyKey: key!, replayed: response.headers.get('idempotent-replayed') === 'true' };
+        return { job: data, idempotencyKey: key!, replayed: response.headers.get('idempotent-replayed') === 'true', response: info };
       },
     );
   }
 
   /** GET the job in whatever status it is (failed and expired are answers, not exceptions). */
-  async getJob(jobId: string, options: CallOptions = {}): Promise<JobStatus> {
-    return (await this.getJobWithHeaders(jobId, options)).job;
+  async getJob(jobId: string, options: CallOptions = {}): Promise<WithResponse<JobStatus>> {
+    const { job, response } = await this.getJobWithHeaders(jobId, options);
+    return withResponse(job, response);
   }
 
-  /** As getJob, plus the Retry-After header when the service sent one with a processing job. */
-  async getJobWithHeaders(jobId: string, options: CallOptions = {}): Promise<{ job: JobStatus; retryAfterSeconds?: number }> {
+  /** As getJob, plus the Retry-After header when the service sent one with a processing job, and the answer's request id and rate-limit state. */
+  async getJobWithHeaders(jobId: string, options: CallOptions = {}): Promise<{ job: JobStatus; retryAfterSeconds?: number; response: ResponseInfo }> {
     const target = `${this.baseUrl}${API_PATH}`;
-    return withRetries(this.attempts('GET', target, options), async (signal) => {
+    const headers = ownHeaders(options.headers, 'headers');
+    const call = (options as Bounded).deadline === undefined ? bounded(options, options.clock ?? this.clock, `GET ${target}`) : options;
+    return withRetries(this.attempts('GET', target, call), async (signal) => {
       const { data, error, response } = await this.api
-        .GET('/v1/agent-tts', { params: { query: { id: jobId } }, signal })
+        .GET('/v1/agent-tts', { params: { query: { id: jobId } }, headers, signal })
         .catch((e: unknown) => invalidJson(e, target));
       if (error !== undefined || !response.ok) throw errorFromResponse(response, error, { jobId });
       assertJobBody(data, response);
-      return { job: data, retryAfterSeconds: parseRetryAfter(response.headers.get('retry-after')) };
+      return { job: data, retryAfterSeconds: parseRetryAfter(response.headers.get('retry-after')), response: responseInfo(response, data) };
     });
   }
 
@@ -136,35 +129,58 @@ export class AgentTtsClient {
    * Polls until the job completes, waiting `retry_after_seconds` (or a longer Retry-After) between
    * polls. Resolves with the completed job; a failed or expired job throws its error.
    */
-  async poll(jobId: string, options: PollOptions = {}): Promise<CompletedJob> {
+  async poll(jobId: string, options: PollOptions & Pick<CallOptions, 'headers'> = {}): Promise<WithResponse<CompletedJob>> {
     const clock = options.clock ?? this.clock;
-    return pollJob((id, call) => this.getJobWithHeaders(id, { ...call, clock }), jobId, { ...options, clock });
+    return pollJob((id, call) => this.getJobWithHeaders(id, { ...call, clock, headers: options.headers }), jobId, { ...options, clock });
   }
 
-  /** Submit, then poll when the service answered 202; resolves with the completed job. */
-  async speak(request: SpeechRequest, options: SpeakOptions = {}): Promise<CompletedJob> {
+  /**
+   * Submit, then poll when the service answered 202; resolves with the completed job, whose
+   * `lastResponse` is the answer it came from and `submitResponse` the POST's (request ids, rate limits).
+   * `timeoutMs` (default 30 minutes) covers all of it: Retry-After waits, retries, polls and a
+   * resubmission. A job that fails is thrown as it failed (its code, job id and suggested action); it is
+   * resubmitted with a fresh key only when `maxResubmits` asks for it, and never into a POST bucket
+   * the last answer said was empty (docs/clients.md#failure-policy).
+   */
+  async speak(request: SpeechRequest, options: SpeakOptions = {}): Promise<SpeakResult<CompletedJob>> {
     const clock = options.clock ?? this.clock;
     const startedAt = clock.now();
+    const timeoutMs = options.timeoutMs ?? DEFAULT_POLL_TIMEOUT_MS;
+    const call = bounded({ ...options, timeoutMs }, clock, `POST ${this.baseUrl}${API_PATH}`, startedAt);
     let idempotencyKey = options.idempotencyKey;
-    let resubmitsLeft = options.maxResubmits ?? 1;
+    let resubmitsLeft = options.maxResubmits ?? 0;
     for (;;) {
-      const { job, idempotencyKey: usedKey } = await this.submit(request, { ...options, idempotencyKey, clock });
-      if (job.status === 'completed') {
-        options.onProgress?.({ jobId: job.job_id, status: 'completed', percent: 100, elapsedMs: clock.now() - startedAt, polls: 0 });
-        return job;
-      }
+      let submitted: SubmitResult | undefined;
       try {
-        return await this.poll(job.job_id, { ...options, clock, startedAt, firstReport: job, initialDelayMs: job.retry_after_seconds * 1000 });
+        submitted = await this.submit(request, { ...call, idempotencyKey, clock });
+        const { job, response } = submitted;
+        if (job.status === 'completed') {
+          options.onProgress?.({ jobId: job.job_id, status: 'completed', percent: 100, elapsedMs: clock.now() - startedAt, polls: 0 });
+          return withSubmitResponse(withResponse(job, response), response);
+        }
+        const done = await this.poll(job.job_id, { ...options, timeoutMs, clock, startedAt, firstReport: job, initialDelayMs: job.retry_after_seconds * 1000 });
+        return withSubmitResponse(done, response);
       } catch (error) {
         if (!(error instanceof AgentTtsError)) throw error;
-        // A job that failed after acceptance asks for a fresh key (§4.7 rule 5): resubmit, a bounded number of times.
-        if (error.jobId === job.job_id && error.needsNewIdempotencyKey && resubmitsLeft > 0) {
-          resubmitsLeft--;
-          idempotencyKey = newKey();
-          const delayMs = backoffDelayMs(this.policy, 1, undefined);
-          (options.onRetry ?? this.onRetry)?.({ attempt: 1, delayMs, error, idempotencyKey, method: 'POST' });
-          await clock.sleep(delayMs, options.signal);
-          continue;
+        const usedKey = submitted?.idempotencyKey ?? error.retryIdempotencyKey;
+        if (error.jobFailed) {
+          // The job failed: the answer, unless the caller asked for resubmissions and one can be sent in time.
+          const fresh = newKey();
+          const delayMs = resubmitsLeft > 0 ? resubmitDelayMs(this.policy, error.rateLimit ?? submitted?.response.rateLimit) : undefined;
+          if (delayMs !== undefined && clock.now() + delayMs <= call.deadline!) {
+            resubmitsLeft--;
+            idempotencyKey = fresh;
+            (options.onRetry ?? this.onRetry)?.({ attempt: 1, delayMs, error, idempotencyKey, method: 'POST' });
+            try {
+              await clock.sleep(delayMs, options.signal);
+            } catch (caught) {
+              if (options.signal?.aborted) throw abortError(options.signal);
+              throw caught;
+            }
+            continue;
+          }
+          error.retryIdempotencyKey = fresh;
+          throw error;
         }
         // Polling errors carry no key of their own: retrying this speak with `usedKey` finds the same job.
         error.retryIdempotencyKey ??= error.needsNewIdempotencyKey ? newKey() : usedKey;
@@ -180,7 +196,7 @@ export class AgentTtsClient {
    * for a fresh URL once, as the service's download route advises.
    */
   async openAudio(job: JobLike | string, options: CallOptions = {}): Promise<AudioDownload> {
-    const response = await this.fetchFile(job, 'audio', options);
+    const response = await this.fetchFile(job, 'audio', bounded(options, options.clock ?? this.clock, 'The audio'));
     const length = response.headers.get('content-length');
     return {
       body: response.body ?? new ReadableStream({ start: (c) => c.close() }),
@@ -189,12 +205,19 @@ export class AgentTtsClient {
     };
   }
 
+  /** The audio of a job as it is made, from its `stream_url` (an extension; see stream.ts); an error, never a normal end, when the job fails. */
+  stream(job: StreamableJob | string, options: CallOptions = {}): Promise<ReadableStream<Uint8Array>> {
+    const attempts = (target: string, call: CallOptions) => ({ ...this.attempts('GET', target, call), attemptTimeoutMs: this.downloadTimeoutMs });
+    return openStream({ fetch: this.fetchImpl, attempts }, job, options);
+  }
+
   /** Downloads the whole audio into memory. A connection that drops mid-body is retried. */
   async download(job: JobLike | string, options: CallOptions = {}): Promise<Uint8Array> {
     const url = typeof job === 'string' ? job : job.audio_url;
-    return withRetries({ ...this.attempts('GET', stripQuery(url), options), attemptTimeoutMs: this.downloadTimeoutMs }, async (signal) => {
+    const call = bounded(options, options.clock ?? this.clock, `The download of ${stripQuery(url)}`);
+    return withRetries({ ...this.attempts('GET', stripQuery(url), call), attemptTimeoutMs: this.downloadTimeoutMs }, async (signal) => {
       // Inner retries off: this loop already retries the whole download, body included.
-      const response = await this.fetchFile(job, 'audio', { ...options, signal }, 1);
+      const response = await this.fetchFile(job, 'audio', { ...call, signal }, 1);
       return new Uint8Array(await response.arrayBuffer());
     });
   }
@@ -209,8 +232,9 @@ export class AgentTtsClient {
   async downloadCaptions(job: JobWithTimings | string, format: CaptionFormat, options: CallOptions = {}): Promise<WordTimingsFile | string> {
     if (!CAPTION_FORMATS.includes(format)) throw new TypeError(`format must be one of ${CAPTION_FORMATS.join(', ')}, got ${JSON.stringify(format)}`);
     const first = typeof job === 'string' ? job : urlOf(job, format, this.baseUrl);
-    return withRetries({ ...this.attempts('GET', stripQuery(first), options), attemptTimeoutMs: this.downloadTimeoutMs }, async (signal) => {
-      const response = await this.fetchFile(job, format, { ...options, signal }, 1);
+    const call = bounded(options, options.clock ?? this.clock, `The download of ${stripQuery(first)}`);
+    return withRetries({ ...this.attempts('GET', stripQuery(first), call), attemptTimeoutMs: this.downloadTimeoutMs }, async (signal) => {
+      const response = await this.fetchFile(job, format, { ...call, signal }, 1);
       const text = await response.text();
       if (format !== 'json') return text;
       let body: unknown;
@@ -228,7 +252,7 @@ export class AgentTtsClient {
     const { catalog, voicesUrl } = this;
     if (!catalog || voicesUrl === undefined) throw new TypeError('listVoices needs the voicesUrl option (the origin of the voice catalog)');
     const target = `${voicesUrl}/api/v1/voices`;
-    return withRetries(this.attempts('GET', target, options), async (signal) => {
+    return withRetries(this.attempts('GET', target, bounded(options, options.clock ?? this.clock, `GET ${target}`)), async (signal) => {
       const { data, error, response } = await catalog.GET('/api/v1/voices', { signal }).catch((e: unknown) => invalidJson(e, target));
       if (response.status === 404) throw notThisApi(response, error, voicesUrl, 'GET /api/v1/voices', 'the agent-tts voice catalog');
       if (error !== undefined || !response.ok) throw errorFromResponse(response, error);
@@ -255,8 +279,10 @@ export class AgentTtsClient {
   }
 
   /** The retry options every call shares: the client's policy, timeout, onRetry and clock, the call's own where it gives them. */
-  private attempts(method: 'GET' | 'POST', target: string, options: CallOptions) {
+  private attempts(method: 'GET' | 'POST', target: string, options: Bounded) {
     return {
+      deadline: options.deadline,
+      timedOut: options.timedOut,
       policy: this.policy,
       method,
       target,

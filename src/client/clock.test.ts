@@ -105,7 +105,7 @@ describe('the client on an injected clock', () => {
     expect(retries.map((e) => e.delayMs)).toEqual(clock.slept);
   });
 
-  it('waits on the clock before resubmitting a job that failed with "new Idempotency-Key"', async () => {
+  it('with maxResubmits, waits on the clock before resubmitting a job that failed with "new Idempotency-Key"', async () => {
     const clock = fakeClock();
     const server = scripted(
       () => accepted(5),
@@ -121,7 +121,7 @@ describe('the client on an injected clock', () => {
     );
     const client = new AgentTtsClient({ apiKey: KEY, fetch: server.fetch, clock, retry: { baseDelayMs: 60_000, maxDelayMs: 60_000 } });
     const started = performance.now();
-    const job = await client.speak({ text: 'Fails once.' });
+    const job = await client.speak({ text: 'Fails once.' }, { maxResubmits: 1 });
     expect(performance.now() - started).toBeLessThan(1_000);
     expect(job.status).toBe('completed');
     expect(server.calls).toEqual(['POST', 'GET', 'POST']);

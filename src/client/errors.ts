@@ -3,13 +3,15 @@ import { ERROR_TABLE, asksForNewIdempotencyKey, suggestedAction, type ErrorCode 
 
 /**
  * Codes the client itself raises when there is no error body from the service to report:
- * the service could not be reached, answered something that is not this API, a wait ran out, or a
+ * the service could not be reached, answered something that is not this API, the call's `timeoutMs`
+ * (or its AbortSignal's timeout) ran out (TIMEOUT), its AbortSignal aborted it (ABORTED), or a
  * completed job has no word timings to download.
  */
 export const CLIENT_ERROR_ACTIONS = {
   NETWORK_ERROR: 'Check the base URL and the network connection, then retry.',
   INVALID_RESPONSE: 'Check that the base URL points at the text-to-speech API.',
   TIMEOUT: 'The job may still finish: check it later with its job id.',
+  ABORTED: 'The call was cancelled by its AbortSignal; a job it submitted may still finish: check it with its job id.',
   NO_TIMINGS: 'Submit the text with timestamps: "word" to have word timings and captions; a service that still answers without them does not offer them.',
 } as const;
 
@@ -40,6 +42,8 @@ export interface AgentTtsErrorInit {
    */
   retryIdempotencyKey?: string;
   attempts?: number;
+  /** True when the answer came from an agent-tts sandbox (its `Agent-TTS-Sandbox: 1` header). */
+  sandbox?: boolean;
   cause?: unknown;
 }
 
@@ -62,6 +66,8 @@ export class AgentTtsError extends Error {
   retryIdempotencyKey?: string;
   /** Set by the retry loop: how many attempts were made. */
   attempts?: number;
+  /** True when the answer came from an agent-tts sandbox (its `Agent-TTS-Sandbox: 1` header), so advice can fit it. */
+  readonly sandbox?: boolean;
   /** The API's suggested action for this code (§7), or the client's own for client-side codes. */
   readonly suggestedAction: string;
 
@@ -76,6 +82,7 @@ export class AgentTtsError extends Error {
     this.rateLimit = init.rateLimit;
     this.retryIdempotencyKey = init.retryIdempotencyKey;
     this.attempts = init.attempts;
+    this.sandbox = init.sandbox;
     this.suggestedAction = suggestedAction(init.code) ?? CLIENT_ERROR_ACTIONS[init.code as ClientErrorCode] ?? 'Retry later.';
   }
 
@@ -84,6 +91,24 @@ export class AgentTtsError extends Error {
     if (this.code === 'NETWORK_ERROR' || this.code === 'RATE_LIMITED') return true;
     if (this.code === 'INTERNAL_ERROR' || this.code === 'TTS_PROVIDER_ERROR') return true;
     return this.status !== undefined && (this.status === 429 || this.status >= 500);
+  }
+
+  /**
+   * A job that failed: the service accepted it and its synthesis failed (a 502 or 500 naming
+   * `details.job_id`, a message asking for a new Idempotency-Key, or a polled job whose status is
+   * `failed`). That is the caller's answer: the client never retries it by itself (docs/clients.md#failure-policy).
+   */
+  get jobFailed(): boolean {
+    if (this.code !== 'TTS_PROVIDER_ERROR' && this.code !== 'INTERNAL_ERROR') return false;
+    return typeof this.details?.job_id === 'string' || this.status === 200 || this.needsNewIdempotencyKey;
+  }
+
+  /**
+   * The HTTP status the API's error table gives this code (502 for TTS_PROVIDER_ERROR…), whatever the
+   * answer that carried it (a polled job's failure comes in a 200); undefined for the client's own codes.
+   */
+  get tableStatus(): number | undefined {
+    return isServiceCode(this.code) ? ERROR_TABLE[this.code].status : undefined;
   }
 
   /** Spec §4.7 rule 5: the job was accepted but failed downstream, so a retry needs a fresh key. */
@@ -143,6 +168,7 @@ export function errorFromResponse(response: Response, body: unknown, extra: Part
   const code = obj?.error?.code;
   const message = obj?.error?.message;
   const requestId = typeof obj?.meta?.request_id === 'string' ? obj.meta.request_id : headerRequestId;
+  const sandbox = response.headers.get('agent-tts-sandbox') === '1' ? true : undefined;
   if (typeof code === 'string' && isServiceCode(code) && typeof message === 'string') {
     return new AgentTtsError({
       code,
@@ -150,8 +176,10 @@ export function errorFromResponse(response: Response, body: unknown, extra: Part
       status: response.status,
       requestId,
       details: asObject(obj?.error?.details),
+      ...(typeof asObject(obj?.error?.details)?.job_id === 'string' ? { jobId: asObject(obj?.error?.details)!.job_id as string } : {}),
       retryAfterSeconds,
       rateLimit,
+      sandbox,
       ...extra,
     });
   }
@@ -162,6 +190,7 @@ export function errorFromResponse(response: Response, body: unknown, extra: Part
     requestId,
     retryAfterSeconds,
     rateLimit,
+    sandbox,
     ...extra,
   });
 }

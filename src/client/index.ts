@@ -2,17 +2,10 @@
  * Typed client of the text-to-speech job API. Runs in Node 20+ and browsers; Node-only file helpers
  * are in `./node.js`.
  */
-export {
-  AgentTtsClient,
-  DEFAULT_BASE_URL,
-  type AgentTtsClientOptions,
-  type AudioDownload,
-  type CallOptions,
-  type CaptionFormat,
-  type SpeakOptions,
-  type SubmitOptions,
-  type SubmitResult,
-} from './client.js';
+export { AgentTtsClient, DEFAULT_BASE_URL } from './client.js';
+export type { AgentTtsClientOptions, AudioDownload, CallOptions, SpeakOptions, SubmitOptions, SubmitResult } from './options.js';
+export type { CaptionFormat } from './signed-download.js';
+export type { ResponseInfo, SpeakResult, WithResponse } from './response.js';
 export {
   AgentTtsError,
   CLIENT_ERROR_ACTIONS,
@@ -30,6 +23,7 @@ export { systemClock, type ClientClock } from './clock.js';
 export { DEFAULT_POLL_TIMEOUT_MS, type PollOptions } from './poll.js';
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry.js';
 export { CAPTION_FORMATS, type JobWithTimings } from './signed-download.js';
+export type { StreamableJob } from './stream.js';
 export type {
   CaptionCue,
   CatalogVoice,

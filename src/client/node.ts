@@ -5,7 +5,9 @@ import { basename, dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
-import type { AgentTtsClient, CallOptions, CaptionFormat } from './client.js';
+import type { AgentTtsClient } from './client.js';
+import type { CallOptions } from './options.js';
+import type { CaptionFormat } from './signed-download.js';
 import type { JobWithTimings } from './signed-download.js';
 import type { CompletedJob } from './types.js';
 

@@ -24,7 +24,7 @@ export interface paths {
          * Submit a TTS request
          * @description Submits text for synthesis. The server waits up to an inline budget (10 s by default) for the job: if it completes, the answer is 200 with `audio_url`; otherwise 202 with `job_id`, `status_url` and `retry_after_seconds`, and the client polls.
          *
-         *     Order of checks: authentication (401/403) → body (400, TEXT_TOO_LONG) → idempotent replay → rate limit (429) → monthly minutes (403 USAGE_LIMIT_EXCEEDED) → new job. A rejected or replayed request consumes no POST quota.
+         *     Order of checks: authentication (401/403) → Idempotency-Key syntax (400) → idempotent replay (decided from the header; the body is not read) → rate limit (429; the body is not read) → body (400, TEXT_TOO_LONG; nesting deeper than 64 levels is refused unparsed) → monthly minutes (403 USAGE_LIMIT_EXCEEDED) → new job. A rejected or replayed request consumes no POST quota.
          *
          *     Rate limit: 1 POST per rolling 60 s per API key (a bucket separate from GET).
          *
@@ -53,6 +53,26 @@ export interface paths {
          *     Every refusal of an audio URL answers **404 NOT_FOUND**, the status the error table of docs/api-rules.md#errors gives that code, and has one remedy: GET the job (its status URL), which answers with a fresh `audio_url`, or NOT_FOUND when the job is gone (then submit the text again). A URL that is malformed or cut short (`expires` or `sig` missing, or not of the form the server issues) says which part is at fault; a URL that is well formed but does not work (its signature tampered with, its expiry passed, a job that does not exist, or audio deleted by retention) answers with the message "This audio URL is not valid or has expired. GET the job again for a fresh audio_url." Why 404 and not 400/401/403: the signed URL is a capability, and an invalid capability names no resource; a client that refetches on 404 recovers from all of them, a truncated URL included. Tampered, expired, unknown and deleted answer alike, so the URL reveals nothing. Two answers are exceptions to the table, each where HTTP has a status clients act on: a valid `Range` that cannot be satisfied (it starts at or past the end of the file) is HTTP 416 (the range protocol, RFC 9110) with the INVALID_REQUEST body, and, in a deployment that keeps audio in an object store, a store that cannot be reached at that moment is HTTP 503 with `Retry-After` and the INTERNAL_ERROR body (the outage passes; players and proxies retry a 503).
          */
         get: operations["downloadAudio"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/stream/{job_id}.mp3": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Stream the audio of a job while it is made
+         * @description Extension beyond the base API (docs/api-rules.md#streaming-audio). The `stream_url` of a processing job (the 202 and every processing poll) points here. Signed like `audio_url` (HMAC-SHA256 over the job id, the word `stream` and the expiry, so that it opens neither the audio URL nor a caption URL), with the same expiry. The answer is `audio/mpeg` with chunked transfer (no Content-Length): the audio already made at once, then each next piece as the synthesis writes it; the body ends, normally, with exactly the bytes `audio_url` serves once the job is completed. Of a completed job it serves the file. Every listener gets the audio from its first byte, however late it joins. **A job that fails ends the stream abnormally**: the connection is closed without the chunked body’s last chunk, so a client sees a read error, never a short body that looks whole; GET the job for its error. Where the job runs in another process (the distributed mode), the audio is not streamed yet: the answer waits, sending nothing, until the job is done, then serves the file (or ends abnormally when it failed). Refusals are those of the audio URL: 404 NOT_FOUND for a URL that is malformed, tampered with, expired, of an unknown job, of a failed job, or whose audio is gone; 503 with `Retry-After` when the object store is unreachable.
+         */
+        get: operations["streamAudio"];
         put?: never;
         post?: never;
         delete?: never;
@@ -236,6 +256,11 @@ export interface components {
             retry_after_seconds: number;
             /** @description Share of the text synthesized so far, where the server knows it. */
             progress_percent?: number;
+            /**
+             * Format: uri
+             * @description Extension (docs/api-rules.md#streaming-audio): absolute, signed, temporary URL (the expiry of `audio_url`) that serves the audio while it is made, chunk by chunk, ending with exactly the bytes `audio_url` serves once the job is completed. Each answer issues a fresh one.
+             */
+            stream_url?: string;
             meta: components["schemas"]["Meta"];
         };
         /** @description Error body. The HTTP status follows the error table. (Named ErrorBody, not Error, so that generated clients do not shadow the built-in Error type.) */
@@ -272,7 +297,7 @@ export interface components {
             timestamps?: components["schemas"]["Timestamps"];
         };
         /**
-         * @description Kokoro-style `<language letter><gender letter>_<name>` (language from the first letter: a en-US, b en-GB, e es, f fr, h hi, i it, j ja, p pt-BR, z zh; gender f or m), or Supertonic `st_f1`…`st_f5`, `st_m1`…`st_m5`. The id must also be one the deployment offers: a voice its voice catalog (`GET {voices_url}/api/v1/voices`) does not list, such as a typo of a listed id, is refused with 400 INVALID_REQUEST naming the closest listed ids, and nothing is synthesized or charged (docs/api-rules.md#voices-and-languages). Default af_heart.
+         * @description Kokoro-style `<language letter><gender letter>_<name>` (language from the first letter: a en-US, b en-GB, e es, f fr, h hi, i it, j ja, p pt-BR, z zh; gender f or m), or Supertonic `st_f1`…`st_f5`, `st_m1`…`st_m5`. Any id of this pattern is accepted (§2.3). An id the voice catalog (`GET {voices_url}/api/v1/voices`) does not list, such as a typo of a listed id, is spoken by the closest listed voice of the same family, gender and language, and `audio.voice` names the voice used; a deployment may be set to refuse such ids with 400 INVALID_REQUEST naming the closest listed ids, a departure from the API (docs/api-rules.md#voices-and-languages). Default af_heart.
          * @default af_heart
          * @example af_heart
          */
@@ -1064,6 +1089,110 @@ export interface operations {
                     "Access-Control-Allow-Origin"?: string;
                     /**
                      * @description Whole seconds to wait before retrying the download.
+                     * @example 5
+                     */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    streamAudio: {
+        parameters: {
+            query: {
+                /** @description Unix time (seconds) at which the URL stops working. */
+                expires: string;
+                /** @description HMAC-SHA256 signature (base64url). */
+                sig: string;
+            };
+            header?: never;
+            path: {
+                job_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The MP3 audio, as it is made (chunked transfer). */
+            200: {
+                headers: {
+                    /**
+                     * @description The request id, as in meta.request_id.
+                     * @example c4d5e6f7-a8b9-4c0d-9e1f-2a3b4c5d6e7f
+                     */
+                    "X-Request-Id": string;
+                    /**
+                     * @description The request’s Origin, when it is the first-party origin or a preview origin; absent otherwise.
+                     * @example https://app.example.com
+                     */
+                    "Access-Control-Allow-Origin"?: string;
+                    /**
+                     * @description `no-store`: the body grows while the job runs.
+                     * @example no-store
+                     */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "audio/mpeg": string;
+                };
+            };
+            /** @description `NOT_FOUND`: the URL does not work, for the reasons the audio URL does not, or the job failed. GET the job again for a fresh `stream_url` (or its audio_url, or its error); if that answers NOT_FOUND too, the job is gone. */
+            404: {
+                headers: {
+                    /**
+                     * @description The request id, as in meta.request_id.
+                     * @example c4d5e6f7-a8b9-4c0d-9e1f-2a3b4c5d6e7f
+                     */
+                    "X-Request-Id": string;
+                    /**
+                     * @description The request’s Origin, when it is the first-party origin or a preview origin; absent otherwise.
+                     * @example https://app.example.com
+                     */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: Server error. Retry with backoff. */
+            500: {
+                headers: {
+                    /**
+                     * @description The request id, as in meta.request_id.
+                     * @example c4d5e6f7-a8b9-4c0d-9e1f-2a3b4c5d6e7f
+                     */
+                    "X-Request-Id": string;
+                    /**
+                     * @description The request’s Origin, when it is the first-party origin or a preview origin; absent otherwise.
+                     * @example https://app.example.com
+                     */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: the object store that keeps the deployment’s files cannot be reached at the moment. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /**
+                     * @description The request id, as in meta.request_id.
+                     * @example c4d5e6f7-a8b9-4c0d-9e1f-2a3b4c5d6e7f
+                     */
+                    "X-Request-Id": string;
+                    /**
+                     * @description The request’s Origin, when it is the first-party origin or a preview origin; absent otherwise.
+                     * @example https://app.example.com
+                     */
+                    "Access-Control-Allow-Origin"?: string;
+                    /**
+                     * @description Whole seconds to wait before retrying.
                      * @example 5
                      */
                     "Retry-After": string;

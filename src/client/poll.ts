@@ -1,5 +1,7 @@
 import { systemClock, type ClientClock } from './clock.js';
 import { AgentTtsError } from './errors.js';
+import { abortError } from './retry.js';
+import { type ResponseInfo, type WithResponse, withResponse } from './response.js';
 import type { CompletedJob, JobStatus, ProcessingJob, ProgressEvent, RetryEvent } from './types.js';
 
 export interface PollOptions {
@@ -7,7 +9,11 @@ export interface PollOptions {
   onRetry?: (event: RetryEvent) => void;
   /** Called after every answer while the job is waited for. */
   onProgress?: (event: ProgressEvent) => void;
-  /** Give up (TIMEOUT) once this long has passed since `startedAt`. Default 30 minutes. */
+  /**
+   * Give up (TIMEOUT) once this long has passed since `startedAt`, on the call's clock: it covers the
+   * waits between polls, Retry-After waits and retries (a wait that would pass it is not begun), and
+   * the requests themselves. Default 30 minutes.
+   */
   timeoutMs?: number;
   /** Epoch ms the wait is measured from (speak passes its submission time). Default: now. */
   startedAt?: number;
@@ -25,10 +31,11 @@ const MIN_POLL_INTERVAL_MS = 250;
 
 type GetJob = (
   jobId: string,
-  call: { signal?: AbortSignal; onRetry?: (event: RetryEvent) => void },
+  call: { signal?: AbortSignal; onRetry?: (event: RetryEvent) => void; deadline: number; timedOut: (cause: unknown) => AgentTtsError },
 ) => Promise<{
   job: JobStatus;
   retryAfterSeconds?: number;
+  response: ResponseInfo;
 }>;
 
 /** Time to wait after a processing answer: the body's estimate, or a longer Retry-After header. */
@@ -38,13 +45,14 @@ function nextPollDelayMs(job: ProcessingJob, retryAfterHeader?: number): number 
 }
 
 /** The failure a failed or expired job reports (HTTP 200 on GET), as an error a caller can act on. */
-export function jobError(job: Extract<JobStatus, { success: false }>): AgentTtsError {
+export function jobError(job: Extract<JobStatus, { success: false }>, response?: ResponseInfo): AgentTtsError {
   return new AgentTtsError({
     code: job.error.code,
     message: job.error.message,
     status: 200,
     requestId: job.meta?.request_id,
     jobId: job.job_id,
+    ...(response?.rateLimit ? { rateLimit: response.rateLimit } : {}),
   });
 }
 
@@ -53,7 +61,7 @@ function seconds(ms: number): string {
   return ms < 60_000 ? (ms / 1000).toFixed(1) : String(Math.round(ms / 1000));
 }
 
-export async function pollJob(getJob: GetJob, jobId: string, options: PollOptions): Promise<CompletedJob> {
+export async function pollJob(getJob: GetJob, jobId: string, options: PollOptions): Promise<WithResponse<CompletedJob>> {
   const clock = options.clock ?? systemClock;
   const startedAt = options.startedAt ?? clock.now();
   const timeoutMs = options.timeoutMs ?? DEFAULT_POLL_TIMEOUT_MS;
@@ -63,12 +71,13 @@ export async function pollJob(getJob: GetJob, jobId: string, options: PollOption
   // The request id of the last answer about the job, so a timeout can still be traced in the service's logs.
   let requestId = options.firstReport?.meta?.request_id;
   let lastLook = false;
-  const timedOut = () =>
+  const timedOut = (cause?: unknown) =>
     new AgentTtsError({
       code: 'TIMEOUT',
       message: `Job ${jobId} was still processing after ${seconds(clock.now() - startedAt)} s (timeout ${timeoutMs / 1000} s)`,
       requestId,
       jobId,
+      cause,
     });
   const report = (job: ProcessingJob | CompletedJob, nextPollMs?: number) =>
     options.onProgress?.({
@@ -87,21 +96,26 @@ export async function pollJob(getJob: GetJob, jobId: string, options: PollOption
       if (lastLook || remainingMs <= 0) throw timedOut();
       // A wait that would pass the deadline is cut short for a last look at the job: never give up early.
       lastLook = waitMs >= remainingMs;
-      await clock.sleep(Math.min(waitMs, remainingMs), options.signal);
+      try {
+        await clock.sleep(Math.min(waitMs, remainingMs), options.signal);
+      } catch (caught) {
+        if (options.signal?.aborted) throw abortError(options.signal);
+        throw caught;
+      }
     }
-    const { job, retryAfterSeconds } = await getJob(jobId, { signal: options.signal, onRetry: options.onRetry });
+    const { job, retryAfterSeconds, response } = await getJob(jobId, { signal: options.signal, onRetry: options.onRetry, deadline, timedOut });
     polls++;
     requestId = job.meta?.request_id ?? requestId;
     switch (job.status) {
       case 'completed':
         report(job);
-        return job;
+        return withResponse(job, response);
       case 'processing':
         waitMs = nextPollDelayMs(job, retryAfterSeconds);
         report(job, lastLook ? undefined : waitMs);
         break;
       default:
-        throw jobError(job);
+        throw jobError(job, response);
     }
   }
 }

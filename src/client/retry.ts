@@ -1,3 +1,5 @@
+import { AgentTtsError } from './errors.js';
+
 /** How the client retries: bounded attempts, exponential backoff with full jitter, Retry-After respected. */
 export interface RetryPolicy {
   /** Attempts per request, the first included. 1 disables retries. */
@@ -39,6 +41,23 @@ export function backoffDelayMs(policy: RetryPolicy, attempt: number, retryAfterS
   }
   const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
   return Math.floor(random() * ceiling);
+}
+
+/**
+ * What a call rejects with when the caller's AbortSignal ends it: an AgentTtsError the signal gave as
+ * its reason as it is; otherwise TIMEOUT for a signal that timed out (`AbortSignal.timeout`) and
+ * ABORTED for any other, the signal's reason kept as `cause`. Never a raw DOMException.
+ */
+export function abortError(signal: AbortSignal): AgentTtsError {
+  const reason: unknown = signal.reason;
+  if (reason instanceof AgentTtsError) return reason;
+  const timedOut = reason instanceof Error && reason.name === 'TimeoutError';
+  const why = reason instanceof Error && reason.message ? `: ${reason.message}` : '';
+  return new AgentTtsError({
+    code: timedOut ? 'TIMEOUT' : 'ABORTED',
+    message: timedOut ? `The call's AbortSignal timed out${why}` : `The call was aborted by its AbortSignal${why}`,
+    cause: reason,
+  });
 }
 
 /** The reason a signal was aborted, as a throwable (DOMException AbortError when none was given). */

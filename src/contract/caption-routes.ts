@@ -6,7 +6,9 @@ import { CAPTIONS_PATH_PREFIX } from './limits.js';
 import { audioUrlMessage } from './messages.js';
 import { header, publicHeaders, text } from './response-headers.js';
 import { json, publicError } from './route-responses.js';
-import { AudioQuery, CaptionPathParams, ErrorBody, WordTimingsFile } from './schemas.js';
+import { ErrorBody } from './envelope-schemas.js';
+import { AudioQuery, CaptionPathParams } from './parameter-schemas.js';
+import { WordTimingsFile } from './timing-schemas.js';
 import { renderSrt, renderWebVtt } from './captions.js';
 
 const EXAMPLE_VTT = renderWebVtt(wordTimingsFileExample);

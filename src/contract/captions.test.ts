@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildCues, renderSrt, renderWebVtt, textWords, timingsProblems } from './captions.js';
 import { TIMINGS_EXAMPLE_TEXT, wordTimingsFileExample } from './examples.js';
-import { WordTimingsFile } from './schemas.js';
+import { WordTimingsFile } from './timing-schemas.js';
 
 describe('textWords', () => {
   it('finds the words of a text, with offsets in UTF-16 units and code points that cut the text back into them', () => {

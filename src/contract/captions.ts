@@ -101,20 +101,24 @@ export function buildCues(text: string, words: readonly TimedWord[]): Cue[] {
   const cues: Cue[] = [];
   let first = 0;
   for (let i = 0; i < words.length; i++) {
+    const word = words[i];
+    const head = words[first];
+    // i < words.length and first <= i: both are words of the list.
+    if (word === undefined || head === undefined) throw new Error(`buildCues: word ${first} or ${i} outside ${words.length} words`);
     const next = words[i + 1];
     const tailEnd = next ? next.utf16_start : text.length;
-    const tail = text.slice(words[i]!.utf16_end, tailEnd);
+    const tail = text.slice(word.utf16_end, tailEnd);
     const punctuation = /^[^\s]*/u.exec(tail)![0];
     const sentenceEnds = SENTENCE_END.test(tail);
-    const cueText = text.slice(words[first]!.utf16_start, words[i]!.utf16_end + punctuation.length);
+    const cueText = text.slice(head.utf16_start, word.utf16_end + punctuation.length);
     const grown = next
-      ? text.slice(words[first]!.utf16_start, next.utf16_end).length > MAX_CUE_CHARS ||
+      ? text.slice(head.utf16_start, next.utf16_end).length > MAX_CUE_CHARS ||
         i + 1 - first >= MAX_CUE_WORDS ||
-        next.end - words[first]!.start > MAX_CUE_SECONDS ||
-        next.start - words[i]!.end > CUE_GAP_SECONDS
+        next.end - head.start > MAX_CUE_SECONDS ||
+        next.start - word.end > CUE_GAP_SECONDS
       : true;
     if (sentenceEnds || grown) {
-      cues.push({ start: words[first]!.start, end: words[i]!.end, text: cueText.replace(/\s+/gu, ' ').trim() });
+      cues.push({ start: head.start, end: word.end, text: cueText.replace(/\s+/gu, ' ').trim() });
       first = i + 1;
     }
   }

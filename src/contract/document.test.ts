@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import { ERROR_TABLE } from './errors.js';
-import { UsageLimitDetails } from './schemas.js';
+import { UsageLimitDetails } from './envelope-schemas.js';
 import {
   collectExamples,
   collectRefs,
@@ -145,7 +145,8 @@ describe('errors (docs/api-rules.md#errors)', () => {
   });
 
   for (const { code, status } of SPEC_ERROR_TABLE) {
-    for (const method of OPERATIONS_BY_CODE[code]) {
+    for (const method of OPERATIONS_BY_CODE[code] ?? []) {
+      expect(OPERATIONS_BY_CODE[code], code).toBeDefined();
       it(`${code} is a named example under ${method.toUpperCase()} ${JOBS} response ${status}`, () => {
         const examples = namedExamples(operation(method, JOBS), String(status));
         const carrying = Object.entries(examples).filter(([, value]) => errorCodeOf(value) === code);
@@ -180,6 +181,8 @@ describe('errors (docs/api-rules.md#errors)', () => {
       'GET /v1/audio/{job_id}.mp3 503 INTERNAL_ERROR',
       // The captions are served like the audio, behind a signed URL, from the same store.
       'GET /v1/captions/{job_id}.{format} 503 INTERNAL_ERROR',
+      // The stream of a job's audio is served like the audio, behind a signed URL, from the same store.
+      'GET /v1/stream/{job_id}.mp3 503 INTERNAL_ERROR',
     ]);
     const unexpected: string[] = [];
     for (const { path, method, operation: op } of operations(document)) {
@@ -207,7 +210,7 @@ describe('errors (docs/api-rules.md#errors)', () => {
   });
 
   it('USAGE_LIMIT_EXCEEDED details hold limit, used, tier and upgrade_url (docs/api-rules.md#errors)', () => {
-    const example = namedExamples(operation('post', JOBS), '403').usage_limit_exceeded;
+    const example = namedExamples(operation('post', JOBS), '403').usage_limit_exceeded!;
     const details = (example.error as JsonObject).details as JsonObject;
     expect(Object.keys(details).sort()).toEqual(['limit', 'tier', 'upgrade_url', 'used']);
     expect(typeof details.limit).toBe('number');
@@ -295,8 +298,8 @@ describe('job fields (docs/api-rules.md#jobs, §7)', () => {
   });
 
   it('processing_time_ms appears in the POST completed example and not in the GET one (docs/api-rules.md#jobs: on POST)', () => {
-    const post = namedExamples(operation('post', JOBS), '200').completed;
-    const get = namedExamples(operation('get', JOBS), '200').completed;
+    const post = namedExamples(operation('post', JOBS), '200').completed!;
+    const get = namedExamples(operation('get', JOBS), '200').completed!;
     expect(Object.keys(post.meta as JsonObject)).toContain('processing_time_ms');
     expect(Object.keys(get.meta as JsonObject)).not.toContain('processing_time_ms');
   });

@@ -2,20 +2,24 @@ import { ERROR_TABLE, type ErrorCode } from './errors.js';
 import { API_VERSION, LIMITS } from './limits.js';
 import { rateLimitedMessage, speedMessage } from './messages.js';
 import { buildCues } from './captions.js';
-import type { CompletedJobBody, ErrorBodyT, ExpiredJobBody, FailedJobBody, ProcessingJobBody, WordTimingsFileBody } from './schemas.js';
+import type { ErrorBodyT } from './envelope-schemas.js';
+import type { CompletedJobBody, ExpiredJobBody, FailedJobBody, ProcessingJobBody } from './job-schemas.js';
+import type { WordTimingsFileBody } from './timing-schemas.js';
 
 /**
  * Named examples for every response and job state. The mock (Prism) serves them, selected with
  * `Prefer: code=<status>, example=<name>`; tests validate each against its schema.
  */
 const JOB_ID = '3f1c2d4e-5a6b-4c7d-8e9f-0a1b2c3d4e5f';
+/** The origin of the examples' signed file URLs (the mock moves them to its own: mock/own-origin.ts). */
+export const EXAMPLE_ORIGIN = 'https://tts.example.com';
 const meta = (requestId: string) => ({ request_id: requestId, api_version: API_VERSION }) as const;
 
 export const completedJobExample: CompletedJobBody = {
   success: true,
   status: 'completed',
   job_id: JOB_ID,
-  audio_url: `https://tts.example.com/v1/audio/${JOB_ID}.mp3?expires=1775000000&sig=Jm3cV0Hk8G5wq0n1d3bXb1Cq7h9o0W5YtI2m4Yk1aZ0`,
+  audio_url: `${EXAMPLE_ORIGIN}/v1/audio/${JOB_ID}.mp3?expires=1775000000&sig=Jm3cV0Hk8G5wq0n1d3bXb1Cq7h9o0W5YtI2m4Yk1aZ0`,
   audio: { duration_seconds: 2.35, format: 'mp3', voice: 'af_heart', speed: 1.2, language: 'en-US' },
   billing: {
     mode: 'subscription',
@@ -34,9 +38,9 @@ export const completedJobWithTimingsExample: CompletedJobBody = {
   ...completedJobExample,
   timings: {
     granularity: 'word',
-    json_url: `https://tts.example.com/v1/captions/${JOB_ID}.json${SIGNED_QUERY}`,
-    vtt_url: `https://tts.example.com/v1/captions/${JOB_ID}.vtt${SIGNED_QUERY}`,
-    srt_url: `https://tts.example.com/v1/captions/${JOB_ID}.srt${SIGNED_QUERY}`,
+    json_url: `${EXAMPLE_ORIGIN}/v1/captions/${JOB_ID}.json${SIGNED_QUERY}`,
+    vtt_url: `${EXAMPLE_ORIGIN}/v1/captions/${JOB_ID}.vtt${SIGNED_QUERY}`,
+    srt_url: `${EXAMPLE_ORIGIN}/v1/captions/${JOB_ID}.srt${SIGNED_QUERY}`,
   },
 };
 

@@ -5,7 +5,9 @@ import { API_PATH, LIMITS } from './limits.js';
 import { jobIdMessage } from './messages.js';
 import { commonHeaders, header } from './response-headers.js';
 import { authErrors, errorResponse, internalError, json, rateLimited } from './route-responses.js';
-import { CompletedJob, JobIdQuery, JobStatus, PostHeaders, ProcessingJob, TtsRequest } from './schemas.js';
+import { CompletedJob, JobStatus, ProcessingJob } from './job-schemas.js';
+import { JobIdQuery, PostHeaders } from './parameter-schemas.js';
+import { TtsRequest } from './request-schemas.js';
 
 const replayedHeader = {
   'Idempotent-Replayed': header(
@@ -24,7 +26,7 @@ export const postJobRoute = createRoute({
   description: [
     'Submits text for synthesis. The server waits up to an inline budget (10 s by default) for the job: if it completes, the answer is 200 with `audio_url`; otherwise 202 with `job_id`, `status_url` and `retry_after_seconds`, and the client polls.',
     '',
-    'Order of checks: authentication (401/403) → body (400, TEXT_TOO_LONG) → idempotent replay → rate limit (429) → monthly minutes (403 USAGE_LIMIT_EXCEEDED) → new job. A rejected or replayed request consumes no POST quota.',
+    'Order of checks: authentication (401/403) → Idempotency-Key syntax (400) → idempotent replay (decided from the header; the body is not read) → rate limit (429; the body is not read) → body (400, TEXT_TOO_LONG; nesting deeper than 64 levels is refused unparsed) → monthly minutes (403 USAGE_LIMIT_EXCEEDED) → new job. A rejected or replayed request consumes no POST quota.',
     '',
     `Rate limit: ${LIMITS.postPerMinute} POST per rolling ${LIMITS.rateWindowSeconds} s per API key (a bucket separate from GET).`,
     '',

@@ -84,6 +84,10 @@ export const ProcessingJob = z
       .max(30)
       .openapi({ format: 'int32', description: 'Seconds to wait before polling again: an estimate from the job’s progress, 1 to 30.' }),
     progress_percent: z.number().min(0).max(100).optional().openapi({ description: 'Share of the text synthesized so far, where the server knows it.' }),
+    stream_url: z.string().url().max(4096).optional().openapi({
+      description:
+        'Extension (docs/api-rules.md#streaming-audio): absolute, signed, temporary URL (the expiry of `audio_url`) that serves the audio while it is made, chunk by chunk, ending with exactly the bytes `audio_url` serves once the job is completed. Each answer issues a fresh one.',
+    }),
     meta: Meta,
   })
   .openapi('ProcessingJob', { description: 'Still generating.' });

@@ -4,6 +4,8 @@ export const API_PATH = '/v1/agent-tts';
 export const AUDIO_PATH_PREFIX = '/v1/audio/';
 /** Where a job's timings are served: `<prefix><job_id>.<json|vtt|srt>` (an extension beyond the base API). */
 export const CAPTIONS_PATH_PREFIX = '/v1/captions/';
+/** Where a job's audio is streamed while it is made: `<prefix><job_id>.mp3` (an extension beyond the base API). */
+export const STREAM_PATH_PREFIX = '/v1/stream/';
 export const VOICES_PATH = '/api/v1/voices';
 
 export const LIMITS = {

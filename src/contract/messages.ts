@@ -75,7 +75,7 @@ function editDistance(a: string, b: string): number {
 }
 
 /** The `count` ids of `ids` closest to `id` by edit distance (case ignored); ties keep the catalog's order. */
-function closestVoiceIds(id: string, ids: readonly string[], count = 3): string[] {
+export function closestVoiceIds(id: string, ids: readonly string[], count = 3): string[] {
   const wanted = id.trim().toLowerCase();
   return ids
     .map((candidate, index) => ({ candidate, index, distance: editDistance(wanted, candidate) }))

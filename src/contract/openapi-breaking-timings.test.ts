@@ -10,7 +10,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { findBreakingChanges, main, OWN_RULES, type Finding, type OpenApiDocument } from '../../scripts/openapi-breaking.js';
+import { findBreakingChanges, main } from '../../scripts/openapi-breaking.js';
+import { OWN_RULES, type Finding, type OpenApiDocument } from '../../scripts/openapi-breaking/document.js';
 import { REPO_ROOT } from './__fixtures__/openapi-helpers.js';
 
 const BEFORE_FILE = join(REPO_ROOT, 'src/contract/__fixtures__/breaking/openapi-before-timings.json');

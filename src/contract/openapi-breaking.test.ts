@@ -8,7 +8,9 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { applyExceptions, findBreakingChanges, loadExceptions, main, OWN_RULES, type Finding, type OpenApiDocument } from '../../scripts/openapi-breaking.js';
+import { findBreakingChanges, main } from '../../scripts/openapi-breaking.js';
+import { applyExceptions, loadExceptions } from '../../scripts/openapi-breaking/exceptions.js';
+import { OWN_RULES, type Finding, type OpenApiDocument } from '../../scripts/openapi-breaking/document.js';
 import { REPO_ROOT } from './__fixtures__/openapi-helpers.js';
 
 const FIXTURES = join(REPO_ROOT, 'src/contract/__fixtures__/breaking');

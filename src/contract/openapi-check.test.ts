@@ -67,6 +67,7 @@ describe('openapi:check', () => {
 
     // Three runs at once: each spends ~2 s loading openapi-typescript (and TypeScript).
     const [clean, schema, generated] = await Promise.all([unchanged, schemaEdit, generatedEdit].map(runCheck));
+    if (!clean || !schema || !generated) throw new Error('three runs give three results');
 
     expect(clean, clean.output).toMatchObject({ code: 0 });
     expect(clean.output).toContain('match the contract');

@@ -6,7 +6,9 @@ import { VOICES_PATH } from './limits.js';
 import { audioUrlMessage } from './messages.js';
 import { corsHeader, header, publicHeaders, requestIdHeader, text } from './response-headers.js';
 import { json, publicError } from './route-responses.js';
-import { AudioPathParams, AudioQuery, ErrorBody, VoiceCatalog } from './schemas.js';
+import { VoiceCatalog } from './catalog-schemas.js';
+import { ErrorBody } from './envelope-schemas.js';
+import { AudioPathParams, AudioQuery } from './parameter-schemas.js';
 import { CURATED_VOICES } from './voices.js';
 
 export const getAudioRoute = createRoute({

@@ -9,7 +9,7 @@ import { DEFAULT_VOICE, VOICE_PATTERN } from './voices.js';
 export const TEXT_TOO_LONG_REASON = 'TEXT_TOO_LONG';
 
 const VOICE_ID_DESCRIPTION =
-  'Kokoro-style `<language letter><gender letter>_<name>` (language from the first letter: a en-US, b en-GB, e es, f fr, h hi, i it, j ja, p pt-BR, z zh; gender f or m), or Supertonic `st_f1`…`st_f5`, `st_m1`…`st_m5`. The id must also be one the deployment offers: a voice its voice catalog (`GET {voices_url}/api/v1/voices`) does not list, such as a typo of a listed id, is refused with 400 INVALID_REQUEST naming the closest listed ids, and nothing is synthesized or charged (docs/api-rules.md#voices-and-languages).';
+  'Kokoro-style `<language letter><gender letter>_<name>` (language from the first letter: a en-US, b en-GB, e es, f fr, h hi, i it, j ja, p pt-BR, z zh; gender f or m), or Supertonic `st_f1`…`st_f5`, `st_m1`…`st_m5`. Any id of this pattern is accepted (§2.3). An id the voice catalog (`GET {voices_url}/api/v1/voices`) does not list, such as a typo of a listed id, is spoken by the closest listed voice of the same family, gender and language, and `audio.voice` names the voice used; a deployment may be set to refuse such ids with 400 INVALID_REQUEST naming the closest listed ids, a departure from the API (docs/api-rules.md#voices-and-languages).';
 
 export const VoiceId = z.string().regex(VOICE_PATTERN).max(35).openapi('VoiceId', {
   description: VOICE_ID_DESCRIPTION,

@@ -6,7 +6,7 @@ import { errorExamples } from './examples.js';
 import { LIMITS } from './limits.js';
 import { rateLimitedMessage } from './messages.js';
 import type { PolicyName } from './ratelimit-headers.js';
-import { ErrorBody } from './schemas.js';
+import { ErrorBody } from './envelope-schemas.js';
 import {
   type Headers,
   POLICIES,

@@ -8,7 +8,9 @@ import type { z } from '@hono/zod-openapi';
 import { completedJobExample, errorExample, expiredJobExample, failedJobExample, processingJobExample } from './examples.js';
 import { LANGUAGE_CODES } from './languages.js';
 import { LIMITS } from './limits.js';
-import { Audio, Billing, CompletedJob, ErrorBody, ExpiredJob, FailedJob, JobStatus, Meta, ProcessingJob, TEXT_TOO_LONG_REASON, TtsRequest } from './schemas.js';
+import { ErrorBody, Meta } from './envelope-schemas.js';
+import { Audio, Billing, CompletedJob, ExpiredJob, FailedJob, JobStatus, ProcessingJob } from './job-schemas.js';
+import { TEXT_TOO_LONG_REASON, TtsRequest } from './request-schemas.js';
 import { CURATED_VOICES, DEFAULT_VOICE } from './voices.js';
 import { createValidator, deref, loadDocument, type JsonObject } from './__fixtures__/openapi-helpers.js';
 import { SPEC_BODIES, SPEC_CURATED_VOICES, SPEC_ERROR_TABLE, SPEC_LANGUAGE_CODES, SPEC_REQUEST } from './__fixtures__/spec-tables.js';
@@ -247,7 +249,7 @@ describe('response bodies in zod: required and optional fields (docs/api-rules.m
   for (const [name, schema, valid] of cases) {
     it(`${name}`, () => {
       expect(schema.safeParse(valid).success, `${name} example`).toBe(true);
-      for (const [field, spec] of Object.entries(SPEC_BODIES[name])) {
+      for (const [field, spec] of Object.entries(SPEC_BODIES[name]!)) {
         expect(Object.hasOwn(valid, field), `${name} fixture carries ${field}`).toBe(true);
         const without = { ...valid };
         delete without[field];

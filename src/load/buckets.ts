@@ -27,13 +27,14 @@ export function chooseBucketSeconds(opts: {
   const duration = Math.max(0, opts.durationS);
   const steps: number[] = BUCKET_STEPS_S.filter((s) => s >= base && s % base === 0);
   if (steps.length === 0 || steps[0] !== base) steps.unshift(base);
-  if (!(duration > 0)) return steps[0]!;
+  // steps now begins with base.
+  if (!(duration > 0)) return base;
   const active = opts.activeS !== undefined && opts.activeS > 0 ? Math.min(opts.activeS, duration) : duration;
   const rate = Math.max(0, opts.events) / active;
   const fits = steps.find((s) => rate * s >= minPer && duration / s <= maxBuckets && s <= duration);
   if (fits !== undefined) return fits;
   // Too few events for the average: the largest step inside the run (but still no more than maxBuckets buckets).
   const inside = steps.filter((s) => s <= duration);
-  const enough = steps.find((s) => duration / s <= maxBuckets) ?? steps[steps.length - 1]!;
-  return Math.max(enough, inside[inside.length - 1] ?? steps[0]!);
+  const enough = steps.find((s) => duration / s <= maxBuckets) ?? steps.at(-1) ?? base;
+  return Math.max(enough, inside.at(-1) ?? base);
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { chooseBucketSeconds, lineChart, logTicks } from './charts.js';
+import { lineChart, logTicks } from './charts.js';
+import { chooseBucketSeconds } from './buckets.js';
 
 /** Each series' path in a rendered chart, in painting order. */
 function seriesPaths(svg: string): { name: string; d: string; stroke: string; dash: string; width: string }[] {

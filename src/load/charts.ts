@@ -4,12 +4,17 @@
  * differ by dash pattern as well as by colour (Okabe–Ito palette, legible to colour-blind readers).
  */
 
-export { BUCKET_STEPS_S, chooseBucketSeconds } from './buckets.js';
+import { defined } from './defined.js';
 
 const PALETTE = ['#0072B2', '#E69F00', '#009E73', '#D55E00', '#CC79A7', '#56B4E9', '#999999', '#000000'] as const;
 
 /** Dash patterns by series index ('' is solid), so series differ even where colours are hard to tell apart. */
 const DASHES = ['', '6 3', '2 3', '9 3 2 3', '1 4', '12 4'] as const;
+
+/** The style of series `i`: the list repeats when there are more series than styles. */
+function cycle<T>(list: readonly [T, ...T[]], i: number): T {
+  return list[i % list.length] ?? list[0];
+}
 
 const W = 720;
 const H = 300;
@@ -18,7 +23,7 @@ const PW = W - M.left - M.right;
 const PH = H - M.top - M.bottom;
 
 export function escapeXml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
 }
 
 /** Round tick steps (1, 2, 5 × 10ⁿ) covering 0..max with about `count` ticks. */
@@ -26,10 +31,12 @@ export function niceTicks(max: number, count = 5): number[] {
   if (!(max > 0) || !Number.isFinite(max)) return [0, 1];
   const raw = max / count;
   const power = 10 ** Math.floor(Math.log10(raw));
-  const step = [1, 2, 5, 10].map((m) => m * power).find((s) => s >= raw)!;
+  // raw / power is in [1, 10), so one of these is at least raw.
+  const step = [1, 2, 5, 10].map((m) => m * power).find((s) => s >= raw) ?? 10 * power;
   const ticks: number[] = [];
   for (let v = 0; v <= max + step * 1e-9; v += step) ticks.push(Number(v.toPrecision(12)));
-  if (ticks[ticks.length - 1]! < max) ticks.push(Number((ticks[ticks.length - 1]! + step).toPrecision(12)));
+  const last = ticks.at(-1) ?? 0;
+  if (last < max) ticks.push(Number((last + step).toPrecision(12)));
   return ticks;
 }
 
@@ -58,13 +65,13 @@ export function logTicks(min: number, max: number): number[] {
   for (let e = lo; e <= hi; e++) for (const m of steps) ticks.push(Number((m * 10 ** e).toPrecision(12)));
   // Keep one tick at or below min and one at or above max.
   let first = 0;
-  while (first + 1 < ticks.length && ticks[first + 1]! <= min) first++;
+  for (const [i, tick] of ticks.entries()) if (tick <= min) first = i;
   const lastAbove = ticks.findIndex((t) => t >= max);
   return ticks.slice(first, lastAbove === -1 ? ticks.length : lastAbove + 1);
 }
 
 type Marker = 'circle' | 'square' | 'triangle' | 'diamond';
-const MARKERS: Marker[] = ['circle', 'square', 'triangle', 'diamond'];
+const MARKERS: readonly [Marker, ...Marker[]] = ['circle', 'square', 'triangle', 'diamond'];
 
 export interface LineSeries {
   name: string;
@@ -119,9 +126,9 @@ export function lineChart(opts: {
   const log = positive.length > 0 && (opts.yScale === 'log' || (opts.yScale === 'auto' && yMax / yMin > 20));
   const styled = opts.series.map((s, i) => ({
     ...s,
-    color: s.color ?? PALETTE[i % PALETTE.length]!,
-    dash: s.dash ?? DASHES[i % DASHES.length]!,
-    marker: s.marker ?? MARKERS[i % MARKERS.length]!,
+    color: s.color ?? cycle(PALETTE, i),
+    dash: s.dash ?? cycle(DASHES, i),
+    marker: s.marker ?? cycle(MARKERS, i),
     width: s.width ?? 2,
   }));
   const painted = [...styled.filter((s) => !s.onTop), ...styled.filter((s) => s.onTop)];
@@ -171,7 +178,7 @@ export function stackedBarChart(opts: {
   const totals = opts.xs.map((_, i) => opts.stacks.reduce((sum, s) => sum + (s.values[i] ?? 0), 0));
   const xMax = Math.max(1, ...opts.xs.map((x) => x + opts.width));
   const yMax = Math.max(0, ...totals);
-  const colored = opts.stacks.map((s, i) => ({ ...s, color: s.color ?? PALETTE[i % PALETTE.length]! }));
+  const colored = opts.stacks.map((s, i) => ({ ...s, color: s.color ?? cycle(PALETTE, i) }));
   return renderFrame(
     { ...opts, xMax, yMax: yMax || 1 },
     (x, y) => {
@@ -203,17 +210,17 @@ function noData(): string {
 
 function renderFrame(f: Frame, body: (x: (v: number) => number, y: (v: number) => number) => string, legend: LegendEntry[]): string {
   const xTicks = niceTicks(f.xMax, 8);
-  const xScale = xTicks[xTicks.length - 1]!;
+  const xScale = defined(xTicks.at(-1), 'the last tick of the x axis');
   const x = (v: number) => M.left + (v / xScale) * PW;
   if (f.yMin !== undefined) {
     const yTicks = logTicks(f.yMin, f.yMax);
-    const lo = Math.log10(yTicks[0]!);
-    const hi = Math.log10(yTicks[yTicks.length - 1]!);
+    const lo = Math.log10(defined(yTicks[0], 'the first tick of the y axis'));
+    const hi = Math.log10(defined(yTicks.at(-1), 'the last tick of the y axis'));
     const y = (v: number) => M.top + PH - ((Math.log10(v) - lo) / (hi - lo || 1)) * PH;
     return frameWith({ ...f, yLabel: `${f.yLabel} (log scale)` }, xTicks, yTicks, x, y, body(x, y), legend);
   }
   const yTicks = niceTicks(f.yMax, 5);
-  const yScale = yTicks[yTicks.length - 1]!;
+  const yScale = defined(yTicks.at(-1), 'the last tick of the y axis');
   const y = (v: number) => M.top + PH - (v / yScale) * PH;
   return frameWith(f, xTicks, yTicks, x, y, body(x, y), legend);
 }

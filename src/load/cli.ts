@@ -4,9 +4,10 @@ import { FixturesError, isHttpUrl, loadFixturesFile } from '../../conformance/fi
 import { API_PATH, redactKeys } from '../contract/limits.js';
 import { UsageError } from './errors.js';
 import { Progress } from './progress.js';
-import { describeMachine, describeTimings, writeReports, type LoadResults } from './report.js';
-import { EXIT, NAME, resultsOf } from './results.js';
-import { type RunResult, USER_AGENT, runLoad } from './runner.js';
+import { describeMachine, describeTimings, writeReports } from './report.js';
+import { EXIT, type LoadResults, NAME, resultsOf } from './results.js';
+import { type RunResult, runLoad } from './runner.js';
+import { USER_AGENT } from './exchange.js';
 import { Schedule, allowedRate } from './schedule.js';
 import { helpText, readSettings, type LoadSettings } from './settings.js';
 import { describeResult } from './thresholds.js';
@@ -14,7 +15,7 @@ import { describeResult } from './thresholds.js';
 /** `tts_<public_id>`: never the secret. */
 function displayKey(key: string): string {
   const m = /^(tts_[0-9a-f]{8})_/.exec(key);
-  return m ? m[1]! : `${key.slice(0, 8)}…`;
+  return m?.[1] ?? `${key.slice(0, 8)}…`;
 }
 
 function checkUrl(value: string, where: string): string {
@@ -58,7 +59,9 @@ async function prepare(
   let baseUrl: string;
   let keys: string[];
   try {
-    const fixtures = loadFixturesFile(settings.fixturesPath!);
+    // readSettings refuses a run without --fixtures; only --help goes without one.
+    if (settings.fixturesPath === undefined) throw new UsageError('--fixtures <file> is required: the fixtures file of the deployment');
+    const fixtures = loadFixturesFile(settings.fixturesPath);
     baseUrl = settings.baseUrl !== undefined ? checkUrl(settings.baseUrl, '--base-url') : checkUrl(fixtures.base_url, 'base_url of the fixtures file');
     keys = [...new Set(fixtures.keys.active)];
   } catch (error) {
@@ -178,9 +181,10 @@ function fmtRate(r: number): string {
 }
 
 function describeSchedule(settings: LoadSettings, schedule: Schedule): string {
-  const flat = settings.stages.length === 1 && settings.startRate === settings.stages[0]!.target;
+  const [only] = settings.stages;
+  const flat = only !== undefined && settings.stages.length === 1 && settings.startRate === only.target;
   const shape = flat
-    ? `${settings.stages[0]!.target}/s for ${schedule.totalMs / 1000} s`
+    ? `${only.target}/s for ${schedule.totalMs / 1000} s`
     : `stages ${settings.stages.map((s) => `${s.durationMs / 1000}s:${s.target}`).join(',')}`;
   return `${shape}, about ${Math.round(schedule.expectedCount)} submissions`;
 }

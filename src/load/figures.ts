@@ -1,6 +1,8 @@
 /** The figures of a run as the report and its JSON give them, and the flat metrics thresholds are judged against. */
 import type { LatencySummary } from './histogram.js';
-import type { RequestKind } from './recorder.js';
+
+/** What one HTTP exchange of a kind came to: its status, or a client-side failure. */
+export type RequestKind = 'post' | 'poll' | 'download';
 
 export interface Figures {
   submissions: {

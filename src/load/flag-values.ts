@@ -1,7 +1,19 @@
 /** The values of the load tool's flags: durations, rates, stages, the text mix and lengths, voices, speeds and counts, each refused with a UsageError saying what is allowed. */
 import { LIMITS } from '../contract/limits.js';
 import { UsageError } from './errors.js';
-import type { MixEntry, Stage } from './settings.js';
+
+/** One stage of the arrival rate: over `durationMs` the rate moves linearly to `target` requests per second. */
+export interface Stage {
+  durationMs: number;
+  target: number;
+}
+
+/** One class of text in the mix: how often it is drawn and how long it is. */
+export interface MixEntry {
+  name: string;
+  weight: number;
+  chars: number;
+}
 
 /** Default lengths (characters) of the named text classes; a mix entry may also be a plain number. */
 const DEFAULT_LENGTHS: Readonly<Record<string, number>> = { short: 100, medium: 1_000, long: 5_000 };
@@ -20,7 +32,10 @@ export function parseDuration(text: string, what: string): number {
   while (rest.length > 0) {
     const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)/.exec(rest);
     if (!m) throw new UsageError(`${what}: ${JSON.stringify(text)} is not a duration (use e.g. 500ms, 30s, 2m, 1m30s)`);
-    total += Number(m[1]) * unit[m[2]!]!;
+    const [, amount, unitName = ''] = m;
+    const factor = unit[unitName];
+    if (factor === undefined) throw new UsageError(`${what}: ${JSON.stringify(unitName)} is not a unit of duration (ms, s, m or h)`);
+    total += Number(amount) * factor;
     rest = rest.slice(m[0].length);
   }
   return total;
@@ -50,7 +65,8 @@ export function parseStages(text: string): Stage[] {
   return parts.map((part) => {
     const m = /^([^:]+):(.+)$/.exec(part);
     if (!m) throw new UsageError(`--stages: ${JSON.stringify(part)} is not <duration>:<rate> (e.g. 30s:2)`);
-    return { durationMs: positiveDuration(m[1]!, `--stages ${part}`), target: parseRate(m[2]!, `--stages ${part}`) };
+    const [, duration = '', rate = ''] = m;
+    return { durationMs: positiveDuration(duration, `--stages ${part}`), target: parseRate(rate, `--stages ${part}`) };
   });
 }
 
@@ -78,12 +94,14 @@ export function parseMix(text: string, lengths: Readonly<Record<string, number>>
   const entries = parts.map((part) => {
     const m = /^([^=]+)=(.+)$/.exec(part);
     if (!m) throw new UsageError(`--mix: ${JSON.stringify(part)} is not <class>=<weight> (e.g. short=80)`);
-    const name = m[1]!.trim();
-    const weight = Number(m[2]);
-    if (!Number.isFinite(weight) || weight < 0) throw new UsageError(`--mix: the weight of ${name} must be a number ≥ 0, got ${JSON.stringify(m[2])}`);
+    const [, className = '', weightText] = m;
+    const name = className.trim();
+    const weight = Number(weightText);
+    if (!Number.isFinite(weight) || weight < 0) throw new UsageError(`--mix: the weight of ${name} must be a number ≥ 0, got ${JSON.stringify(weightText)}`);
+    const named = lengths[name];
     let chars: number;
     if (/^\d+$/.test(name)) chars = parseChars(name, `--mix ${part}`);
-    else if (lengths[name] !== undefined) chars = lengths[name]!;
+    else if (named !== undefined) chars = named;
     else throw new UsageError(`--mix: unknown class ${JSON.stringify(name)} (use ${Object.keys(lengths).join(', ')} or a number of characters)`);
     return { name, weight, chars };
   });
@@ -105,7 +123,8 @@ export function parseLengths(values: readonly string[]): Record<string, number> 
     .filter((p) => p !== '')) {
     const m = /^([a-z][a-z0-9-]*)=(.+)$/i.exec(part);
     if (!m) throw new UsageError(`--length: ${JSON.stringify(part)} is not <class>=<characters> (e.g. long=20000)`);
-    lengths[m[1]!] = parseChars(m[2]!, `--length ${part}`);
+    const [, name = '', chars = ''] = m;
+    lengths[name] = parseChars(chars, `--length ${part}`);
   }
   return lengths;
 }

@@ -1,4 +1,5 @@
 /** One submission of a load run, followed from its POST to its audio (or its error). */
+import { defined } from './defined.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { API_PATH } from '../contract/limits.js';
 import { type Answer, type ExchangeFailure, USER_AGENT, apiError, download, exchange } from './exchange.js';
@@ -30,7 +31,7 @@ export async function follow(run: RunContext, sub: Submission, dueMs: number): P
   const sentAt = now();
   const { key, withinLimit } = spreader.take(sentAt);
   recorder.onSent(sentAt, sentAt - dueMs, key, withinLimit, sub.asksTimings);
-  const apiKey = run.keys[key]!;
+  const apiKey = defined(run.keys[key], `key ${key} of the spreader`);
   const fail = (code: string, message: string) => recorder.onError(now(), code, message);
   try {
     let answer: Answer;

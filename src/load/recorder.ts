@@ -1,13 +1,7 @@
-import { chooseBucketSeconds } from './charts.js';
-import type { Figures } from './figures.js';
+import { chooseBucketSeconds } from './buckets.js';
+import type { Figures, RequestKind } from './figures.js';
 import { LatencyHistogram } from './histogram.js';
 import { type Bucket, type TimelinePoint, emptyBucket, mergedTimeline, round, statusGroup } from './timeline.js';
-
-export { type Figures, flatMetrics } from './figures.js';
-export { STATUS_GROUPS, type TimelinePoint } from './timeline.js';
-
-/** What one HTTP exchange of a kind came to: its status, or a client-side failure. */
-export type RequestKind = 'post' | 'poll' | 'download';
 
 /** How a submission ended. */
 export type Ending = 'completed' | 'rate_limited' | 'error' | 'interrupted';
@@ -63,10 +57,11 @@ export class Recorder {
 
   private bucket(ms: number): Bucket {
     const i = Math.max(0, Math.floor(ms / this.bucketMs));
-    while (this.buckets.length <= i) {
+    for (;;) {
+      const bucket = this.buckets[i];
+      if (bucket) return bucket;
       this.buckets.push(emptyBucket());
     }
-    return this.buckets[i]!;
   }
 
   onDue(dueMs: number): void {
@@ -90,7 +85,7 @@ export class Recorder {
     this.inFlight++;
     this.lastSentAtMs = Math.max(this.lastSentAtMs, atMs);
     if (!withinLimit) this.sentOverLimit++;
-    this.keyPosts[key]!++;
+    this.keyPosts[key] = (this.keyPosts[key] ?? 0) + 1;
     this.lag.record(lagMs);
     const b = this.bucket(atMs);
     b.sent++;
@@ -105,7 +100,7 @@ export class Recorder {
 
   onPostAnswer(atMs: number, status: number | undefined, ms: number | undefined, key: number): void {
     this.bucket(atMs).statuses[statusGroup(status)]++;
-    if (status === 429) this.keyRefused[key]!++;
+    if (status === 429) this.keyRefused[key] = (this.keyRefused[key] ?? 0) + 1;
     if (status === undefined || ms === undefined) return;
     this.submitLatency.record(ms);
     const label = String(status);
@@ -267,7 +262,7 @@ export class Recorder {
         mean_bytes: this.downloads > 0 ? Math.round(this.bytes / this.downloads) : null,
         missing_duration: this.audioMissingDuration,
       },
-      keys: this.keyDisplays.map((display, i) => ({ display, posts: this.keyPosts[i]!, refused: this.keyRefused[i]! })),
+      keys: this.keyDisplays.map((display, i) => ({ display, posts: this.keyPosts[i] ?? 0, refused: this.keyRefused[i] ?? 0 })),
       timings: { ...this.timings },
       elapsed_s: round(opts.elapsedMs / 1000, 3),
     };

@@ -1,7 +1,7 @@
 /** The timeline charts of report.html, drawn from the results' timeline. */
 import { lineChart, stackedBarChart } from './charts.js';
-import type { LoadResults } from './report.js';
-import { STATUS_GROUPS } from './recorder.js';
+import type { LoadResults } from './results.js';
+import { STATUS_GROUPS } from './timeline.js';
 
 /** Colours of the status groups: successes cool, refusals amber, errors warm. */
 const STATUS_COLORS: Record<string, string> = { '200': '#009E73', '202': '#56B4E9', '429': '#E69F00', '4xx': '#CC79A7', '5xx': '#D55E00', network: '#000000' };

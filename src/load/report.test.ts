@@ -3,9 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { niceTicks } from './charts.js';
-import { Recorder, flatMetrics } from './recorder.js';
+import { flatMetrics } from './figures.js';
+import { Recorder } from './recorder.js';
 import { Schedule } from './schedule.js';
-import { describeMachine, renderHtml, renderMarkdown, writeReports, type LoadResults } from './report.js';
+import { describeMachine, renderHtml, renderMarkdown, writeReports } from './report.js';
+import type { LoadResults } from './results.js';
 import { evaluateThresholds, parseThreshold } from './thresholds.js';
 
 const FULL_KEY = `tts_0123abcd_${'e'.repeat(48)}`;

@@ -3,21 +3,11 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { redactKeys } from '../contract/limits.js';
 import { escapeXml } from './charts.js';
+import type { Figures } from './figures.js';
 import type { LatencySummary } from './histogram.js';
-import type { Figures, TimelinePoint } from './recorder.js';
 import { renderCharts } from './report-charts.js';
-import { describeResult, type ThresholdResult } from './thresholds.js';
-
-export interface MachineInfo {
-  node: string;
-  os: string;
-  arch: string;
-  cpus: number;
-  cpu_model: string;
-  memory_total_mb: number;
-  memory_free_mb: number;
-  loadavg_at_start: number[];
-}
+import type { LoadResults, MachineInfo } from './results.js';
+import { describeResult } from './thresholds.js';
 
 export function describeMachine(): MachineInfo {
   const list = cpus();
@@ -31,34 +21,6 @@ export function describeMachine(): MachineInfo {
     memory_free_mb: Math.round(freemem() / 2 ** 20),
     loadavg_at_start: loadavg().map((x) => Math.round(x * 100) / 100),
   };
-}
-
-/** Everything results.json holds: every figure and parameter, the machine and the target. */
-export interface LoadResults {
-  tool: { name: 'agent-tts-load'; version: string };
-  run: {
-    id: string;
-    started_at: string;
-    ended_at: string;
-    elapsed_s: number;
-    interrupted: boolean;
-    stopped_by: string;
-    /** pass: every threshold held; fail: one did not; none: no threshold given; interrupted: not judged. */
-    verdict: 'pass' | 'fail' | 'none' | 'interrupted';
-    exit_code: number;
-  };
-  parameters: Record<string, unknown>;
-  target: { base_url: string; keys: number };
-  machine: MachineInfo;
-  client: { http: string; user_agent: string };
-  figures: Figures;
-  metrics: Record<string, number | null>;
-  thresholds: ThresholdResult[];
-  notes: string[];
-  error_samples: { message: string; count: number }[];
-  timeline: { bucket_s: number; points: TimelinePoint[] };
-  /** HdrHistogram compressed base64 (microseconds) of each latency, for merging runs or other percentiles. */
-  histograms: Record<string, string>;
 }
 
 const ms = (v: number | null | undefined) =>
@@ -97,9 +59,10 @@ function describeWorkload(results: LoadResults): string {
     start_rate_per_s: number;
     mix: { name: string; weight: number; chars: number }[];
   };
+  const [only] = p.stages;
   const stages =
-    p.stages.length === 1 && p.start_rate_per_s === p.stages[0]!.target_per_s
-      ? `${p.stages[0]!.target_per_s}/s for ${p.stages[0]!.duration_s} s`
+    only !== undefined && p.stages.length === 1 && p.start_rate_per_s === only.target_per_s
+      ? `${only.target_per_s}/s for ${only.duration_s} s`
       : `stages ${p.stages.map((s) => `${s.duration_s}s:${s.target_per_s}`).join(', ')} (from ${p.start_rate_per_s}/s)`;
   const total = p.mix.reduce((sum, m) => sum + m.weight, 0);
   return `${stages}; mix ${p.mix.map((m) => `${m.name} (${m.chars.toLocaleString('en-US')} chars) ${Math.round((m.weight / total) * 100)}%`).join(', ')}`;
@@ -195,6 +158,7 @@ export function renderHtml(results: LoadResults): string {
   const e = escapeXml;
   const row = (k: string, v: string) => `<tr><th scope="row">${e(k)}</th><td>${e(v)}</td></tr>`;
   const s = f.submissions;
+  const timings = describeTimings(f.timings);
   const summary = [
     row('Submissions sent / due', `${s.sent} / ${s.due}`),
     row('Audio delivered', `${s.completed} (${pct(f.success_rate)})`),
@@ -207,7 +171,7 @@ export function renderHtml(results: LoadResults): string {
     row('Generator lag p99 / max', `${ms(f.generator.lag.p99_ms)} / ${ms(f.generator.lag.max_ms)}`),
     row('Audio produced', `${num(f.audio.seconds, 1)} s (${num(f.audio.seconds_per_second, 3)} audio s per s)`),
     row('Polls per 202 job', `mean ${num(f.polls_per_job.mean)}, max ${num(f.polls_per_job.max, 0)}`),
-    describeTimings(f.timings) ? row('Word timings (timestamps: "word")', describeTimings(f.timings)!) : '',
+    timings ? row('Word timings (timestamps: "word")', timings) : '',
   ].join('');
   const latencies = latencyRows(results)
     .map(

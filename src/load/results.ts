@@ -1,11 +1,52 @@
 /** The results of a run as the reports carry them: its parameters, figures, thresholds and notes. */
 import type { Figures } from './figures.js';
-import { flatMetrics } from './recorder.js';
-import type { LoadResults } from './report.js';
-import { USER_AGENT, type RunResult } from './runner.js';
+import type { ThresholdResult } from './thresholds.js';
+import type { TimelinePoint } from './timeline.js';
+import { flatMetrics } from './figures.js';
+import type { RunResult } from './runner.js';
+import { USER_AGENT } from './exchange.js';
 import { type Schedule, allowedRate } from './schedule.js';
 import type { LoadSettings } from './settings.js';
 import { evaluateThresholds } from './thresholds.js';
+
+export interface MachineInfo {
+  node: string;
+  os: string;
+  arch: string;
+  cpus: number;
+  cpu_model: string;
+  memory_total_mb: number;
+  memory_free_mb: number;
+  loadavg_at_start: number[];
+}
+
+/** Everything results.json holds: every figure and parameter, the machine and the target. */
+export interface LoadResults {
+  tool: { name: 'agent-tts-load'; version: string };
+  run: {
+    id: string;
+    started_at: string;
+    ended_at: string;
+    elapsed_s: number;
+    interrupted: boolean;
+    stopped_by: string;
+    /** pass: every threshold held; fail: one did not; none: no threshold given; interrupted: not judged. */
+    verdict: 'pass' | 'fail' | 'none' | 'interrupted';
+    exit_code: number;
+  };
+  parameters: Record<string, unknown>;
+  target: { base_url: string; keys: number };
+  machine: MachineInfo;
+  client: { http: string; user_agent: string };
+  figures: Figures;
+  metrics: Record<string, number | null>;
+  thresholds: ThresholdResult[];
+  notes: string[];
+  error_samples: { message: string; count: number }[];
+  timeline: { bucket_s: number; points: TimelinePoint[] };
+  /** HdrHistogram compressed base64 (microseconds) of each latency, for merging runs or other percentiles. */
+  histograms: Record<string, string>;
+}
 
 export const NAME = 'agent-tts-load';
 const VERSION = '0.1.0';

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { flatMetrics } from './recorder.js';
+import { flatMetrics } from './figures.js';
 import { runLoad, sleepUntil } from './runner.js';
 import { readSettings } from './settings.js';
 

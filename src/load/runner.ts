@@ -2,14 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { BUCKET_STEPS_S } from './charts.js';
+import { BUCKET_STEPS_S } from './buckets.js';
 import { follow } from './follow.js';
 import { Recorder } from './recorder.js';
 import { KeySpreader, Schedule } from './schedule.js';
 import type { LoadSettings } from './settings.js';
 import { Workload } from './workload.js';
-
-export { USER_AGENT } from './exchange.js';
 
 export interface RunOptions {
   settings: LoadSettings;
@@ -58,7 +56,9 @@ export async function runLoad(opts: RunOptions): Promise<RunResult> {
   setMaxListeners(0, signal);
   const schedule = new Schedule(settings.stages, settings.startRate);
   // The recorder's own bucket: at most ~600 of them; a step of the charts' list, so theirs are multiples of it.
-  const bucketMs = (BUCKET_STEPS_S.find((s) => schedule.totalMs / 1000 / s <= 600) ?? BUCKET_STEPS_S[BUCKET_STEPS_S.length - 1]) * 1000;
+  const bucketS = BUCKET_STEPS_S.find((s) => schedule.totalMs / 1000 / s <= 600) ?? BUCKET_STEPS_S.at(-1);
+  if (bucketS === undefined) throw new Error("BUCKET_STEPS_S is empty; it lists the charts' bucket steps");
+  const bucketMs = bucketS * 1000;
   const recorder = new Recorder(bucketMs, opts.keyDisplays);
   const spreader = new KeySpreader(opts.keys.length, settings.postLimit, settings.rateWindowSeconds * 1000);
   const workload = new Workload(settings.mix, settings.voices, settings.speeds, settings.language, settings.seed, settings.timingsShare);

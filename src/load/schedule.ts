@@ -1,4 +1,5 @@
-import type { Stage } from './settings.js';
+import { defined } from './defined.js';
+import type { Stage } from './flag-values.js';
 
 /**
  * The open-loop arrival schedule: the rate r(t) ramps linearly within each stage from the previous
@@ -94,9 +95,14 @@ export class KeySpreader {
     this.sent = Array.from({ length: keyCount }, () => []);
   }
 
+  /** The send times of key `i` still in its window, oldest first. */
+  private log(i: number): number[] {
+    return defined(this.sent[i], `the send times of key ${i}`);
+  }
+
   private used(i: number, now: number): number {
-    const log = this.sent[i]!;
-    while (log.length > 0 && log[0]! <= now - this.windowMs) log.shift();
+    const log = this.log(i);
+    for (let oldest = log[0]; oldest !== undefined && oldest <= now - this.windowMs; oldest = log[0]) log.shift();
     return log.length;
   }
 
@@ -110,19 +116,19 @@ export class KeySpreader {
       const i = (this.next + step) % this.keyCount;
       if (this.used(i, now) < this.limit) {
         this.next = (i + 1) % this.keyCount;
-        this.sent[i]!.push(now);
+        this.log(i).push(now);
         return { key: i, withinLimit: true };
       }
     }
     const key = this.next;
-    this.sent[key]!.push(now);
+    this.log(key).push(now);
     this.next = (key + 1) % this.keyCount;
     return { key, withinLimit: false };
   }
 
   /** The POST at `at` on `key` was refused (429): it did not count against the key's window. */
   giveBack(key: number, at: number): void {
-    const log = this.sent[key]!;
+    const log = this.log(key);
     const i = log.indexOf(at);
     if (i >= 0) log.splice(i, 1);
   }

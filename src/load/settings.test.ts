@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { UsageError, parseDuration, parseLengths, parseMix, parseRate, parseStages, readSettings } from './settings.js';
+import { UsageError } from './errors.js';
+import { parseDuration, parseLengths, parseMix, parseRate, parseStages } from './flag-values.js';
+import { readSettings } from './settings.js';
 
 const base = ['--fixtures', 'fx.json'];
 

@@ -2,24 +2,20 @@ import { parseArgs } from 'node:util';
 import { LIMITS } from '../contract/limits.js';
 import { renameOldFlags } from '../contract/flag-names.js';
 import { UsageError } from './errors.js';
-import { parseLengths, parseMix, parseRate, parseShare, parseSpeeds, parseStages, parseVoices, positiveDuration, positiveInt } from './flag-values.js';
+import {
+  type MixEntry,
+  type Stage,
+  parseLengths,
+  parseMix,
+  parseRate,
+  parseShare,
+  parseSpeeds,
+  parseStages,
+  parseVoices,
+  positiveDuration,
+  positiveInt,
+} from './flag-values.js';
 import { parseThreshold, type Threshold } from './thresholds.js';
-
-export { UsageError };
-export { parseDuration, parseLengths, parseMix, parseRate, parseStages } from './flag-values.js';
-
-/** One stage of the arrival rate: over `durationMs` the rate moves linearly to `target` requests per second. */
-export interface Stage {
-  durationMs: number;
-  target: number;
-}
-
-/** One class of text in the mix: how often it is drawn and how long it is. */
-export interface MixEntry {
-  name: string;
-  weight: number;
-  chars: number;
-}
 
 export interface LoadSettings {
   fixturesPath?: string;
@@ -85,7 +81,7 @@ export function readSettings(argv: readonly string[], notice: (line: string) => 
   try {
     ({ values } = parseArgs({ args: renameOldFlags(argv, FORMER_NAMES, notice), options: OPTIONS, strict: true, allowPositionals: false }));
   } catch (error) {
-    throw new UsageError((error as Error).message.split('\n')[0]!);
+    throw new UsageError((error as Error).message.split('\n')[0] ?? '');
   }
   const help = values.help ?? false;
   const base = {
@@ -99,6 +95,8 @@ export function readSettings(argv: readonly string[], notice: (line: string) => 
   if (!values.fixtures) throw new UsageError('--fixtures <file> is required: the fixtures file of the deployment (same schema as the conformance suite)');
 
   let stages: Stage[];
+  /** The one rate of --rate, which is also the rate the run starts at; none with --stages. */
+  let steadyRate: number | undefined;
   if (values.stages !== undefined) {
     if (values.rate !== undefined || values.duration !== undefined) throw new UsageError('give either --stages or --rate with --duration, not both');
     stages = parseStages(values.stages);
@@ -108,8 +106,9 @@ export function readSettings(argv: readonly string[], notice: (line: string) => 
     if (!(rate > 0)) throw new UsageError('--rate must be above 0');
     const durationMs = positiveDuration(values.duration ?? '60s', '--duration');
     stages = [{ durationMs, target: rate }];
+    steadyRate = rate;
   }
-  const startRate = values['start-rate'] !== undefined ? parseRate(values['start-rate'], '--start-rate') : values.stages !== undefined ? 0 : stages[0]!.target;
+  const startRate = values['start-rate'] !== undefined ? parseRate(values['start-rate'], '--start-rate') : (steadyRate ?? 0);
   if (values.stages !== undefined && Math.max(startRate, ...stages.map((s) => s.target)) <= 0)
     throw new UsageError('--stages: every rate is 0, so nothing would be sent');
   const lengths = parseLengths(values.length ?? []);

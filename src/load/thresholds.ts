@@ -1,3 +1,4 @@
+import { defined } from './defined.js';
 import { UsageError } from './errors.js';
 
 /**
@@ -58,11 +59,12 @@ export function parseThreshold(expression: string): Threshold {
   const m = /^\s*([a-z0-9_]+)\s*(<=|>=|==|!=|<|>)\s*(.+?)\s*$/i.exec(expression);
   if (!m)
     throw new ThresholdSyntaxError(`--threshold ${JSON.stringify(expression)}: expected <metric><op><value>, e.g. time_to_audio_p95<15s (op: < <= > >= == !=)`);
-  const metric = m[1]!.toLowerCase();
+  const [, name = '', op, valueText = ''] = m;
+  const metric = name.toLowerCase();
   const def = METRICS[metric];
   if (!def)
     throw new ThresholdSyntaxError(`--threshold ${JSON.stringify(expression)}: unknown metric ${JSON.stringify(metric)} (agent-tts-load --help lists them)`);
-  return { expression, metric, op: m[2] as Operator, value: parseValue(m[3]!, def.kind, expression) };
+  return { expression, metric, op: op as Operator, value: parseValue(valueText, def.kind, expression) };
 }
 
 function parseValue(text: string, kind: MetricKind, expression: string): number {
@@ -108,7 +110,7 @@ export function evaluateThresholds(thresholds: readonly Threshold[], metrics: Re
 
 /** `time_to_audio_p95 < 15000 ms: 812 ms ✓` — for the console and the reports. */
 export function describeResult(r: ThresholdResult): string {
-  const kind = METRICS[r.metric]!.kind;
+  const { kind } = defined(METRICS[r.metric], `the metric ${r.metric}`);
   const fmt = (v: number) => (kind === 'time' ? `${round(v)} ms` : String(round(v, 4)));
   const actual = r.actual === null ? 'no samples' : fmt(r.actual);
   return `${r.pass ? 'pass' : 'FAIL'}  ${r.expression.trim()}  (${r.metric} ${r.op} ${fmt(r.value)}; measured ${actual})`;

@@ -1,5 +1,7 @@
 /** The run's timeline: per bucket of time, counts and the raw samples of its percentiles. */
 
+import { defined } from './defined.js';
+
 /** Status groups of the status-mix chart. */
 export const STATUS_GROUPS = ['200', '202', '429', '4xx', '5xx', 'network'] as const;
 export type StatusGroup = (typeof STATUS_GROUPS)[number];
@@ -48,7 +50,8 @@ export const round = (v: number, d = 3) => Math.round(v * 10 ** d) / 10 ** d;
 function nearestRank(samples: number[], p: number): number | null {
   if (samples.length === 0) return null;
   const sorted = [...samples].sort((a, b) => a - b);
-  return round(sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!, 1);
+  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return round(defined(sorted[rank], `sample ${rank + 1} of ${sorted.length}`), 1);
 }
 
 /** A bucket with nothing in it yet. */

@@ -1,5 +1,6 @@
+import { defined } from './defined.js';
 import { codePointLength } from '../contract/limits.js';
-import type { MixEntry } from './settings.js';
+import type { MixEntry } from './flag-values.js';
 
 /** Everyday prose with numbers and punctuation, so the deployment's text splitting sees real sentences. */
 export const PROSE_SENTENCES = [
@@ -24,7 +25,7 @@ export function textOfLength(chars: number, n: number): string {
   const parts: string[] = [head];
   let total = head.length;
   for (let i = n % PROSE_SENTENCES.length; total < chars; i++) {
-    const sentence = PROSE_SENTENCES[i % PROSE_SENTENCES.length]!;
+    const sentence = defined(PROSE_SENTENCES[i % PROSE_SENTENCES.length], `sentence ${i % PROSE_SENTENCES.length} of the prose`);
     const separator = total === head.length ? '' : ' ';
     parts.push(separator + sentence);
     total += separator.length + sentence.length;
@@ -83,7 +84,10 @@ export class Workload {
 
   next(n: number): Submission {
     let pick = this.random() * this.totalWeight;
-    let entry = this.mix.find((e) => e.weight > 0)!;
+    let entry = defined(
+      this.mix.find((e) => e.weight > 0),
+      'a class of the mix with a weight above 0',
+    );
     for (const e of this.mix) {
       if (e.weight <= 0) continue;
       if (pick < e.weight) {
@@ -94,8 +98,8 @@ export class Workload {
     }
     const body: Submission['body'] = {
       text: textOfLength(entry.chars, n),
-      voice: this.voices[n % this.voices.length]!,
-      speed: this.speeds[Math.floor(n / this.voices.length) % this.speeds.length]!,
+      voice: defined(this.voices[n % this.voices.length], `voice ${n % this.voices.length} of the workload`),
+      speed: defined(this.speeds[Math.floor(n / this.voices.length) % this.speeds.length], 'a speed of the workload'),
     };
     if (this.language !== undefined) body.language = this.language;
     const timings = asksTimings(n, this.timingsShare);

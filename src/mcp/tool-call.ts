@@ -7,7 +7,7 @@ import type { ClientClock } from '@agent-tts/client/clock.js';
 import { AgentTtsError } from '@agent-tts/client/errors.js';
 import type { RetryEvent } from '@agent-tts/client/types.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { type CallExtra, type CallProgress, type CallState, pacedClock, startProgress } from './call-progress.js';
+import { type CallExtra, type CallProgress, type CallState, notePercent, pacedClock, startProgress } from './call-progress.js';
 import type { TtsToolServerOptions } from './options.js';
 import { completedResult, processingResult, toolError } from './tool-results.js';
 import { type ToolInput, parseToolInput } from './tool-schema.js';
@@ -20,6 +20,9 @@ export interface ToolServerState {
   nextPollOf: Map<string, number>;
 }
 
+/** What a request in flight at the call's deadline still gets (the call then stays below the MCP client's 60 s). */
+const IN_FLIGHT_GRACE_MS = 5_000;
+
 /** Ends a call whose time is up; the reason of the abort that stops the client's waits. */
 class CallTimeUp extends Error {
   constructor(ms: number) {
@@ -30,6 +33,7 @@ class CallTimeUp extends Error {
 /** A call's own means: its clock, its deadline, its state, and the controller that ends it. */
 interface Call {
   clock: ClientClock;
+  startedAt: number;
   deadline: number;
   state: CallState;
   /** Aborted when the call's time is up, or with the error to answer when a wait is not to be taken. */
@@ -57,11 +61,13 @@ export async function runToolCall(args: unknown, extra: CallExtra, options: TtsT
   const deadline = startedAt + maxCallMs;
   const state: CallState = { jobId: input.job_id };
   const stop = new AbortController();
-  // In real time: a request in flight takes real time whatever the clock (on the default clock, this is the call's limit).
-  const timeUp = setTimeout(() => stop.abort(new CallTimeUp(maxCallMs)), maxCallMs);
+  // In real time, for a request in flight (a request takes real time whatever the clock): the call's own
+  // deadline is on its clock (pacedClock), and a request begun before it gets IN_FLIGHT_GRACE_MS more to
+  // be answered, so that the job's next poll is known from the answer the service did give.
+  const timeUp = setTimeout(() => stop.abort(new CallTimeUp(maxCallMs)), maxCallMs + IN_FLIGHT_GRACE_MS);
   const signal = AbortSignal.any([extra.signal, stop.signal]);
   const progress = startProgress(extra, { clock, startedAt, signal, state, intervalMs: progressIntervalMs });
-  const call: Call = { clock, deadline, state, stop, progress };
+  const call: Call = { clock, startedAt, deadline, state, stop, progress };
   const callClock = pacedClock(clock, {
     deadline,
     intervalMs: progressIntervalMs,
@@ -73,7 +79,7 @@ export async function runToolCall(args: unknown, extra: CallExtra, options: TtsT
   });
   try {
     const job = await speakOrPoll(client, input, call, { signal, callClock, options, server });
-    return completedResult(job, options.redact, input.timestamps === 'word');
+    return completedResult(job, options.redact, input.timestamps === 'word', input.voice);
   } catch (caught) {
     const error = signal.aborted && !extra.signal.aborted ? stop.signal.reason : caught;
     return failureResult(error, client, call, options, server);
@@ -95,9 +101,11 @@ async function speakOrPoll(
   const { clock, state } = call;
   const onRetry = retryHandler(input, call, options);
   const onProgress = (event: { jobId: string; status: string; percent?: number; nextPollMs?: number }) => {
+    const now = clock.now();
     state.jobId = event.jobId;
-    state.percent = event.percent;
-    state.nextPollAt = event.nextPollMs === undefined ? undefined : clock.now() + event.nextPollMs;
+    // The job's own time is known when this call submitted it: it began with the call.
+    if (event.percent !== undefined) notePercent(state, now, event.percent, event.nextPollMs, input.job_id === undefined ? call.startedAt : undefined);
+    state.nextPollAt = event.nextPollMs === undefined ? undefined : now + event.nextPollMs;
     state.waitingUntil = undefined;
     if (event.status === 'processing') call.progress.send();
   };
@@ -119,15 +127,18 @@ async function speakOrPoll(
 }
 
 /**
- * Told before each retry of the client: ends the call with the error when the wait is one the caller
- * did not ask for (a rate limit without wait_for_rate_limit) or would outlast the call; otherwise says so in the progress.
+ * Told before each retry of the client: every answer of the API that is an error is the call's answer at
+ * once (§4.9 step 3), so the call ends with it; only a transport failure (no answer) is retried, and a
+ * rate limit waited out when the caller asked (wait_for_rate_limit), each when the wait fits in the
+ * call. While it waits, the progress says so.
  */
 function retryHandler(input: ToolInput, call: Call, options: TtsToolServerOptions) {
   const { clock, deadline, state, stop } = call;
   return (event: RetryEvent) => {
     const { error, delayMs } = event;
     const rateLimited = error.code === 'RATE_LIMITED';
-    if ((rateLimited && !input.wait_for_rate_limit) || clock.now() + delayMs > deadline) {
+    const waitAsked = error.code === 'NETWORK_ERROR' || (rateLimited && input.wait_for_rate_limit);
+    if (!waitAsked || clock.now() + delayMs > deadline) {
       // Answered now rather than after a wait the caller did not ask for, or that would outlast the call.
       stop.abort(error);
       return;

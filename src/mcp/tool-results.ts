@@ -7,7 +7,10 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 import { type ERROR_OUTPUT, TOOL_NAME } from './tool-schema.js';
 
-/** The structured error of §4.9 step 3: code, message, suggested action and request id. */
+/**
+ * The structured error of §4.9 step 3, in one shape (ERROR_OUTPUT): code, message, suggested action,
+ * request id, status, job id and Retry-After, each null when it does not apply.
+ */
 export function toolError(error: unknown, redact: (text: string) => string): CallToolResult {
   const body: z.output<typeof ERROR_OUTPUT> =
     error instanceof AgentTtsError
@@ -16,9 +19,10 @@ export function toolError(error: unknown, redact: (text: string) => string): Cal
           message: error.message,
           suggested_action: error.suggestedAction,
           request_id: error.requestId ?? null,
-          status: error.status ?? null,
-          ...(error.jobId ? { job_id: error.jobId } : {}),
-          ...(error.retryAfterSeconds !== undefined ? { retry_after_seconds: error.retryAfterSeconds } : {}),
+          // A job that failed while polled is reported in a 200 (GET): its status is the code's, as a POST of it answers.
+          status: error.status === 200 && error.jobId ? (error.tableStatus ?? null) : (error.status ?? null),
+          job_id: error.jobId ?? null,
+          retry_after_seconds: error.retryAfterSeconds ?? null,
           ...(error.details ? { details: error.details } : {}),
         }
       : {
@@ -27,6 +31,8 @@ export function toolError(error: unknown, redact: (text: string) => string): Cal
           suggested_action: 'Retry with backoff.',
           request_id: null,
           status: null,
+          job_id: null,
+          retry_after_seconds: null,
         };
   // The message may quote what the caller sent; the same redacted text goes in both places.
   const structured = JSON.parse(redact(JSON.stringify({ error: body }))) as { error: typeof body };
@@ -37,8 +43,9 @@ export function toolError(error: unknown, redact: (text: string) => string): Cal
  * The answer for a completed job: its audio URL and what the audio is; with `timestamps: "word"`
  * asked, its caption URLs, or a message saying the service returned none.
  */
-export function completedResult(job: CompletedJob, redact: (text: string) => string, askedTimings = false): CallToolResult {
+export function completedResult(job: CompletedJob, redact: (text: string) => string, askedTimings = false, askedVoice?: string): CallToolResult {
   const t = job.timings;
+  const substituted = askedVoice !== undefined && job.audio.voice !== askedVoice;
   const structured = {
     status: 'completed' as const,
     audio_url: job.audio_url,
@@ -56,9 +63,14 @@ export function completedResult(job: CompletedJob, redact: (text: string) => str
             'or job_id names a job submitted without timestamps "word".',
         }
       : {}),
+    ...(substituted ? { warning: substitutedVoiceWarning(askedVoice, job.audio.voice) } : {}),
   };
   return { content: [{ type: 'text', text: redact(JSON.stringify(structured, null, 2)) }], structuredContent: structured };
 }
+
+/** The warning of a job spoken in another voice than the one asked for (docs/api-rules.md#voices-and-languages). */
+const substitutedVoiceWarning = (asked: string, spoken: string) =>
+  `The audio was spoken by ${spoken}, not ${asked}: the service's voice catalog does not list ${asked}, so it used the closest listed voice of the same language and gender. Choose a listed voice (agent-tts voices) to hear the one you ask for.`;
 
 /** The answer for a job still processing when the call's time ran out: how to wait for it in a later call. */
 export function processingResult(

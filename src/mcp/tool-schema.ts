@@ -72,14 +72,21 @@ export function parseToolInput(args: unknown): ToolInput | AgentTtsError {
   return new AgentTtsError({ code: 'INVALID_REQUEST', message: `Invalid ${TOOL_NAME} arguments: ${issues}` });
 }
 
+/**
+ * The one error shape of the tool (src/mcp/README.md, "Errors"): every key present on every error.
+ * `status` is the HTTP status the API gives the code (for a job that failed while polled, the status a
+ * POST of it answers, never the 200 of the GET) and null for an error of the tool itself, with no
+ * answer from the API behind it; `request_id` likewise; `job_id` and `retry_after_seconds` are null
+ * when the error names no job or carries no Retry-After.
+ */
 export const ERROR_OUTPUT = z.object({
   code: z.string(),
   message: z.string(),
   suggested_action: z.string(),
   request_id: z.string().nullable(),
   status: z.number().nullable(),
-  job_id: z.string().optional(),
-  retry_after_seconds: z.number().optional(),
+  job_id: z.string().nullable(),
+  retry_after_seconds: z.number().nullable(),
   details: z.record(z.string(), z.unknown()).optional(),
 });
 
@@ -109,6 +116,12 @@ export const TOOL_OUTPUT = z
       .string()
       .optional()
       .describe('Processing: what to do next. Completed: present only when timestamps "word" was asked and the service returned no timings.'),
+    warning: z
+      .string()
+      .optional()
+      .describe(
+        "Completed: present when the voice that spoke the audio (voice) is not the one asked for: the service's catalog does not list that id, so it spoke the closest listed voice.",
+      ),
     error: ERROR_OUTPUT.optional().describe('Present instead of the rest when the call failed (isError is then true).'),
   })
   .meta({

@@ -1,9 +1,7 @@
 import { isIPv6 } from 'node:net';
 import { parseArgs } from 'node:util';
 import { API_PATH } from '@agent-tts/contract/limits.js';
-import { ConfigError } from '@agent-tts/server/config.js';
-import { redactText } from '@agent-tts/server/redact.js';
-import { writeFixtures } from '@agent-tts/server/seed.js';
+import { ConfigError, redactText, writeFixtures } from '@agent-tts/server';
 import { renameOldFlags } from '@agent-tts/contract/flag-names.js';
 import { type RunningSandbox, SANDBOX_HEADER, type StartSandboxOptions, isLoopbackHost, startSandbox } from './index.js';
 import { SANDBOX_SETTINGS, flagOf, notForTheSandbox, parsePort, settingsFromEnvironment } from './settings.js';

@@ -5,22 +5,10 @@
 import { asksForNewIdempotencyKey, NEW_IDEMPOTENCY_KEY_PHRASE } from '@agent-tts/contract/errors.js';
 import { API_PATH } from '@agent-tts/contract/limits.js';
 import { canonicalBody } from './journal-body.js';
-import type { JournalEntry, RecordedRequest } from './journal.js';
+import type { Flag, JournalEntry, RecordedRequest } from './journal-entry.js';
 
 /** A POST resent without an Idempotency-Key this soon (sandbox seconds) after the same POST counts as a retry. */
 const RETRY_WINDOW_SECONDS = 30;
-
-export interface Flag {
-  code:
-    | 'POLLED_TOO_SOON'
-    | 'RETRIED_BEFORE_RETRY_AFTER'
-    | 'RETRY_WITHOUT_IDEMPOTENCY_KEY'
-    | 'IDEMPOTENCY_KEY_REUSED_AFTER_NEW_KEY_ASKED'
-    | 'IDEMPOTENCY_KEY_REUSED_WITH_DIFFERENT_BODY'
-    /** Not the client's: the sandbox's answer broke the OpenAPI document (with validation on). */
-    | 'RESPONSE_VIOLATES_DOCUMENT';
-  message: string;
-}
 
 /** What the journal remembers of earlier requests, per API key, to see the mistakes of later ones. */
 export class ClientMistakes {

@@ -3,8 +3,7 @@
  * and the options of a new test clock (POST /sandbox/clocks), each refused with a 400 saying what is allowed.
  */
 import { z } from 'zod';
-import { BODY_CUT_SHORT_MESSAGE, ClientClosedError, invalidRequest } from '@agent-tts/server/domain/errors.js';
-import type { AppEnv } from '@agent-tts/server/http/context.js';
+import { BODY_CUT_SHORT_MESSAGE, ClientClosedError, invalidRequest, type AppEnv } from '@agent-tts/server';
 import type { Context } from 'hono';
 import { ClockError, MAX_MOVE_SECONDS, type SandboxClock } from './clock.js';
 

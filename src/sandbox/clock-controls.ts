@@ -3,7 +3,8 @@ import type { ClientClock } from '@agent-tts/client/clock.js';
 import { clientClockFor } from '@agent-tts/client/sandbox-clock.js';
 import { ClockError, type ClockState, type SandboxClock } from './clock.js';
 import { MAX_CLOCKS } from './clocks.js';
-import type { SandboxCore, SandboxKeys } from './sandbox.js';
+import type { SandboxCore } from './sandbox.js';
+import type { SandboxKeys } from './test-keys.js';
 
 /** Moves a sandbox clock (the global one or a test clock); each move resolves with the clock's state once the work it made due has run. */
 export interface ClockControls {

@@ -1,12 +1,9 @@
 /** The test clocks as objects of the HTTP interface: /sandbox/clocks and /sandbox/clocks/<id>. */
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import { ApiError, invalidRequest } from '@agent-tts/server/domain/errors.js';
-import { type AppEnv, sendJson } from '@agent-tts/server/http/context.js';
-import { answerOtherMethods } from '@agent-tts/server/http/create-app.js';
+import { ApiError, invalidRequest, type AppEnv, sendJson, answerOtherMethods } from '@agent-tts/server';
 import { moveClock, newClockOptions } from './clock-bodies.js';
 import { ClockError, type SandboxClock } from './clock.js';
 import { GLOBAL_CLOCK_ID, MAX_CLOCKS } from './clocks.js';
-import type { SandboxRouteDeps } from './routes.js';
 
 /** A test clock and its keys (sandbox.ts's TestClockRecord; sandbox.ts imports the routes, so they do not import it). */
 interface TestClockRecord {
@@ -32,7 +29,13 @@ const describeClock = (clock: SandboxClock) => ({ id: clock.id, ...clock.state()
  * POST|GET /sandbox/clocks, GET|POST|DELETE /sandbox/clocks/<id>: test clocks as objects, each with the
  * keys of its own accounts (clocks.ts). `global` names the global clock (the one of /sandbox/clock).
  */
-export function registerClockObjectRoutes(app: OpenAPIHono<AppEnv>, deps: SandboxRouteDeps, clocks: TestClockDeps): void {
+/** The global clock and its keys, which the test clocks' routes serve as the clock `global`. */
+export interface GlobalClock {
+  clock: SandboxClock;
+  keys: Readonly<Record<string, string>> | object;
+}
+
+export function registerClockObjectRoutes(app: OpenAPIHono<AppEnv>, deps: GlobalClock, clocks: TestClockDeps): void {
   const unknownClock = (id: string) =>
     new ApiError(
       'NOT_FOUND',

@@ -1,4 +1,4 @@
-import type { Clock } from '@agent-tts/server/ports/index.js';
+import type { Clock } from '@agent-tts/server';
 
 interface Timer {
   at: number;

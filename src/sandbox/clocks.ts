@@ -2,8 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomBytes } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
 import { API_KEY_PATTERN, AUDIO_PATH_PREFIX } from '@agent-tts/contract/limits.js';
-import type { AppEnv } from '@agent-tts/server/http/context.js';
-import type { Clock } from '@agent-tts/server/ports/index.js';
+import type { AppEnv, Clock } from '@agent-tts/server';
 import { SandboxClock } from './clock.js';
 
 /** The id of the sandbox's default clock: every key the sandbox made at start, and every account it did not make for a test clock. */

@@ -1,6 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
-import { ApiError, invalidRequest } from '@agent-tts/server/domain/errors.js';
-import type { AppEnv } from '@agent-tts/server/http/context.js';
+import { ApiError, invalidRequest, type AppEnv } from '@agent-tts/server';
 
 const SANDBOX_PATH = /^\/sandbox(?:\/|$)/i;
 const READS = new Set(['GET', 'HEAD']);

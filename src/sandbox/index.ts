@@ -1,20 +1,22 @@
 import type { ConformanceFixturesT } from '@agent-tts/contract/fixtures.js';
-import { closeServer } from '@agent-tts/server/http/listen.js';
-import type { Logger } from '@agent-tts/server/log.js';
-import type { SeedCounts } from '@agent-tts/server/seed.js';
+import { closeServer, type Logger, type SeedCounts } from '@agent-tts/server';
 import { type ClockControls, type CreateClockOptions, type TestClock, controlsOf, testClockOf } from './clock-controls.js';
-import type { FlaggedRequest, JournalEntry, JournalFilter } from './journal.js';
+import type { FlaggedRequest, JournalEntry } from './journal-entry.js';
+import type { JournalFilter } from './journal.js';
 import { checkHost, notReadyRouting, openListeners, originsOf } from './listeners.js';
-import { createSandbox, type SandboxKeys } from './sandbox.js';
+import { createSandbox } from './sandbox.js';
+import type { SandboxKeys } from './test-keys.js';
 import { checkSettingNames, parsePort } from './settings.js';
 
 export { MAGIC_INPUTS, type MagicInput } from './outcomes.js';
-export { SANDBOX_HEADER, type SandboxKeys } from './sandbox.js';
+export { SANDBOX_HEADER } from './sandbox.js';
+export type { SandboxKeys } from './test-keys.js';
 export { ClockError, type ClockState } from './clock.js';
 export { MAX_CLOCKS } from './clocks.js';
 export { SandboxClockError, clientClockFor, remoteClientClock, type MovableClock } from '@agent-tts/client/sandbox-clock.js';
 export type { ClientClock } from '@agent-tts/client/clock.js';
-export type { Flag, FlaggedRequest, JournalEntry, JournalFilter } from './journal.js';
+export type { Flag, FlaggedRequest, JournalEntry } from './journal-entry.js';
+export type { JournalFilter } from './journal.js';
 export type { ClockControls, CreateClockOptions, TestClock } from './clock-controls.js';
 export { isLoopbackHost } from './listeners.js';
 
@@ -122,7 +124,15 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<R
   const { ownUrl, ownVoicesUrl, listening } = originsOf(host, servers);
   let core;
   try {
-    core = await createSandbox({ baseUrl: ownUrl, voicesUrl: ownVoicesUrl, env, log: options.log, validateResponses: options.validateResponses });
+    core = await createSandbox({
+      baseUrl: ownUrl,
+      voicesUrl: ownVoicesUrl,
+      // The addresses it listens on, each with the API's port (ALLOWED_HOSTS in `env` adds names).
+      allowedHosts: listening.urls,
+      env,
+      log: options.log,
+      validateResponses: options.validateResponses,
+    });
   } catch (error) {
     await Promise.all(servers.map(closeServer));
     throw error;

@@ -1,7 +1,9 @@
 /** How requests reach the journal: the API's exchanges once answered, and requests the HTTP parser refused. */
+import { API_PATH, CAPTIONS_PATH_PREFIX } from '@agent-tts/contract/limits.js';
 import type { MiddlewareHandler } from 'hono';
-import type { AppEnv } from '@agent-tts/server/http/context.js';
-import type { Journal, JournalEntry } from './journal.js';
+import type { AppEnv } from '@agent-tts/server';
+import type { Journal } from './journal.js';
+import type { JournalEntry } from './journal-entry.js';
 
 const isSandboxPath = (path: string) => path === '/sandbox' || path.startsWith('/sandbox/');
 
@@ -20,6 +22,37 @@ export function journalClientError(journal: Journal, requestLine: string | undef
   journal.record({ method: line?.[1]?.toUpperCase() ?? '', path, query, headers: {} }, { status: 400, error_code: 'INVALID_REQUEST' });
 }
 
+/** The most of a body the API did not read that the journal reads for itself. */
+const UNREAD_BODY_LIMIT = 1024 * 1024;
+
+/**
+ * The body of a submission the API answered without reading it (a replay, a 429: decided from the
+ * headers, docs/api-rules.md#order-of-checks), read by the journal for itself: it judges a resend by
+ * its body (RETRY_WITHOUT_IDEMPOTENCY_KEY, IDEMPOTENCY_KEY_REUSED_WITH_DIFFERENT_BODY). Up to 1 MiB;
+ * a larger body is not journaled, as the API would not have read it either.
+ */
+async function unreadBody(request: Request, path: string): Promise<string | undefined> {
+  if (request.method !== 'POST' || path !== API_PATH || !request.body || request.bodyUsed) return undefined;
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > UNREAD_BODY_LIMIT) {
+        await reader.cancel().catch(() => undefined);
+        return undefined;
+      }
+      chunks.push(value);
+    }
+  } catch {
+    return undefined;
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks));
+}
+
 /** Records every API exchange (not /sandbox ones) once it is answered. */
 export function journalMiddleware(journal: Journal): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
@@ -28,7 +61,8 @@ export function journalMiddleware(journal: Journal): MiddlewareHandler<AppEnv> {
     const res = c.res;
     const response: JournalEntry['response'] = { status: res.status };
     let errorMessage: string | undefined;
-    if ((res.headers.get('content-type') ?? '').includes('application/json')) {
+    // A JSON answer of the API is read for the journal; a word-timings file (12 MB for a long text) is a download, not an answer to read.
+    if ((res.headers.get('content-type') ?? '').includes('application/json') && !c.req.path.startsWith(CAPTIONS_PATH_PREFIX)) {
       const body = (await res
         .clone()
         .json()
@@ -45,13 +79,14 @@ export function journalMiddleware(journal: Journal): MiddlewareHandler<AppEnv> {
     if (retryAfter !== null && /^\d+$/.test(retryAfter)) response.retry_after_header = Number(retryAfter);
     if (res.headers.get('idempotent-replayed') === 'true') response.replayed = true;
     const cached = (c.req.bodyCache as { text?: Promise<string> }).text;
+    const bodyText = cached ? await cached.catch(() => undefined) : await unreadBody(c.req.raw, c.req.path);
     const entry = journal.record(
       {
         method: c.req.method,
         path: c.req.path,
         query: c.req.query(),
         headers: c.req.header(),
-        bodyText: cached ? await cached.catch(() => undefined) : undefined,
+        bodyText,
       },
       response,
       errorMessage,

@@ -1,61 +1,11 @@
 import { API_KEY_PATTERN } from '@agent-tts/contract/limits.js';
-import type { Clock } from '@agent-tts/server/ports/index.js';
-import { ClientMistakes, type Flag } from './client-mistakes.js';
+import type { Clock } from '@agent-tts/server';
+import { ClientMistakes } from './client-mistakes.js';
+import type { Flag, FlaggedRequest, JournalEntry, RecordedRequest } from './journal-entry.js';
 import { journalBody, redact, redactRecord } from './journal-body.js';
-
-export type { Flag } from './client-mistakes.js';
-export { journalClientError, journalMiddleware } from './journal-middleware.js';
 
 /** Entries kept; the oldest leave first. */
 export const JOURNAL_SIZE = 1_000;
-
-/** One flag with the request that earned it, as `flagged()` and GET /sandbox/requests/flags list them. */
-export interface FlaggedRequest {
-  id: number;
-  at: string;
-  method: string;
-  path: string;
-  code: Flag['code'];
-  message: string;
-}
-/** A request as the journal records it. */
-export interface RecordedRequest {
-  method: string;
-  path: string;
-  query: Record<string, string>;
-  headers: Record<string, string>;
-  bodyText?: string;
-}
-
-export interface JournalEntry {
-  id: number;
-  /** Time of the request on its clock (`clock`). */
-  at: string;
-  /** The id of the clock the request was on: `global`, or a test clock's `clk_…` (its key's clock). */
-  clock: string;
-  method: string;
-  path: string;
-  query: Record<string, string>;
-  /**
-   * Request headers; Authorization shows only the key's public part (`Bearer tts_<public_id>`). A full
-   * key anywhere else in the entry (query, path, another header, a cookie, the body) is shown the same way.
-   */
-  headers: Record<string, string>;
-  /** The API key's public part, when the request had a well-formed one. */
-  key?: string;
-  /** The JSON body as sent (text cut to JOURNAL_TEXT_CHARS); absent when the API read none. */
-  body?: unknown;
-  response: {
-    status: number;
-    error_code?: string;
-    job_id?: string;
-    retry_after_seconds?: number;
-    retry_after_header?: number;
-    /** The answer carried `Idempotent-Replayed: true`: it is an earlier job of the same Idempotency-Key. */
-    replayed?: true;
-  };
-  flags: Flag[];
-}
 
 export interface JournalFilter {
   method?: string;

@@ -2,9 +2,9 @@
 import type { Server } from 'node:http';
 import { isIPv6 } from 'node:net';
 import { networkInterfaces } from 'node:os';
-import { ConfigError } from '@agent-tts/server/config.js';
-import { closeServer, listen } from '@agent-tts/server/http/listen.js';
-import { journalClientError, type Journal } from './journal.js';
+import { ConfigError, isLoopbackHost, closeServer, listen } from '@agent-tts/server';
+import type { Journal } from './journal.js';
+import { journalClientError } from './journal-middleware.js';
 import { SANDBOX_HEADER } from './sandbox.js';
 
 type Handler = (req: Request) => Response | Promise<Response>;
@@ -66,21 +66,7 @@ export function originsOf(host: string, servers: Server[]) {
 }
 
 /** Whether listening on `host` keeps the sandbox on this machine: 127.0.0.0/8, ::1 (or ::ffff:127.x.y.z) and localhost. */
-export function isLoopbackHost(host: string): boolean {
-  const bare = host
-    .trim()
-    .toLowerCase()
-    .replace(/^\[(.*)\]$/, '$1');
-  if (bare === 'localhost') return true;
-  let hostname: string;
-  try {
-    // WHATWG URL writes an address one way: 127.1 → 127.0.0.1, 0:0:0:0:0:0:0:1 → [::1], ::ffff:127.0.0.1 → [::ffff:7f00:1].
-    hostname = new URL(`http://${isIPv6(bare) ? `[${bare}]` : bare}`).hostname;
-  } catch {
-    return false;
-  }
-  return /^127\.\d+\.\d+\.\d+$/.test(hostname) || hostname === '[::1]' || /^\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\]$/.test(hostname);
-}
+export { isLoopbackHost };
 
 /** The URLs of the API: on a wildcard address one per address of this machine's interfaces, else `baseUrl`. */
 function reachableUrls(host: string, baseUrl: string, port: number): string[] {

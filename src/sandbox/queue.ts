@@ -1,4 +1,4 @@
-import type { JobQueue, JobRun, QueueStats, Store } from '@agent-tts/server/ports/index.js';
+import type { JobQueue, JobRun, QueueStats, Store } from '@agent-tts/server';
 import type { SandboxClock } from './clock.js';
 import type { SandboxClocks } from './clocks.js';
 import { endSeconds } from './outcomes.js';

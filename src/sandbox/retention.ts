@@ -1,7 +1,4 @@
-import type { AudioStorage } from '@agent-tts/server/ports/index.js';
-import type { SqliteStore } from '@agent-tts/server/adapters/sqlite-store.js';
-import { scheduleSweeps, sweepExpiredJobs, type ScheduledSweeps } from '@agent-tts/server/domain/retention.js';
-import type { Logger } from '@agent-tts/server/log.js';
+import { type AudioStorage, type JobRepository, scheduleSweeps, sweepExpiredJobs, type ScheduledSweeps, type Logger } from '@agent-tts/server';
 import type { SandboxClock } from './clock.js';
 import type { SandboxClocks } from './clocks.js';
 
@@ -13,7 +10,12 @@ const SWEEP_INTERVAL_MS = 60_000;
  * every account not on a test clock), so a clock ahead or behind never deletes another's audio.
  * Swept when a clock moves (a failure logged) and every minute on the scheduler of the server's sweeps.
  */
-export async function sweepPerClock(clocks: SandboxClocks, store: SqliteStore, audio: AudioStorage, log: Logger): Promise<ScheduledSweeps> {
+export async function sweepPerClock(
+  clocks: SandboxClocks,
+  store: Pick<JobRepository, 'deleteExpiredJobs'>,
+  audio: AudioStorage,
+  log: Logger,
+): Promise<ScheduledSweeps> {
   const sweep = (on: SandboxClock, now = on.now()) =>
     sweepExpiredJobs(
       {
@@ -31,7 +33,12 @@ export async function sweepPerClock(clocks: SandboxClocks, store: SqliteStore, a
 }
 
 /** Deletes every job (and its audio) of `accountIds`, whatever its retention: a deleted test clock's. */
-export async function deleteJobsOf(accountIds: readonly string[], store: SqliteStore, audio: AudioStorage, log: Logger): Promise<void> {
+export async function deleteJobsOf(
+  accountIds: readonly string[],
+  store: Pick<JobRepository, 'deleteExpiredJobs'>,
+  audio: AudioStorage,
+  log: Logger,
+): Promise<void> {
   const end = Number.MAX_SAFE_INTEGER;
   await sweepExpiredJobs({ deleteExpiredJobs: (_at, limit) => store.deleteExpiredJobs(end, limit, { ids: accountIds }) }, audio, log, end);
 }

@@ -1,8 +1,6 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { z } from 'zod';
-import { ApiError } from '@agent-tts/server/domain/errors.js';
-import { type AppEnv, sendJson } from '@agent-tts/server/http/context.js';
-import { answerOtherMethods } from '@agent-tts/server/http/create-app.js';
+import { ApiError, type AppEnv, sendJson, answerOtherMethods } from '@agent-tts/server';
 import { moveClock } from './clock-bodies.js';
 import { type TestClockDeps, registerClockObjectRoutes } from './clock-routes.js';
 import type { SandboxClock } from './clock.js';

@@ -4,35 +4,41 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { ConformanceFixturesT } from '@agent-tts/contract/fixtures.js';
-import { voiceCatalog } from '@agent-tts/server/synth/index.js';
-import { LocalAudioStorage } from '@agent-tts/server/adapters/local-audio-storage.js';
-import { MemoryRateLimiter } from '@agent-tts/server/adapters/memory-rate-limiter.js';
-import { SqliteStore } from '@agent-tts/server/adapters/sqlite-store.js';
-import { composeApi, type ApiServices } from '@agent-tts/server/compose.js';
-import { type Config, loadConfig } from '@agent-tts/server/config.js';
-import { AccountAdmin } from '@agent-tts/server/domain/accounts.js';
-import { createApiApp, createVoicesApp } from '@agent-tts/server/http/apps.js';
-import type { AppEnv } from '@agent-tts/server/http/context.js';
-import { createLogger, type Logger } from '@agent-tts/server/log.js';
-import { seed, type SeedCounts } from '@agent-tts/server/seed.js';
+import {
+  AccountAdmin,
+  type ApiServices,
+  type AppEnv,
+  type Config,
+  createApi,
+  createLogger,
+  hostGuard,
+  JobFiles,
+  LocalBlobStorage,
+  type Logger,
+  loadConfig,
+  MemoryRateLimiter,
+  MemoryStore,
+  seed,
+  type SeedCounts,
+  type Store,
+} from '@agent-tts/server';
 import type { SandboxClock } from './clock.js';
 import { clockMiddleware, SandboxClocks } from './clocks.js';
 import { sandboxGuard } from './guard.js';
-import { Journal, journalMiddleware } from './journal.js';
+import { Journal } from './journal.js';
+import { journalMiddleware } from './journal-middleware.js';
 import { runOnAccountClock, SandboxQueue } from './queue.js';
 import { registerSandboxRoutes } from './routes.js';
 import { checkSettingNames } from './settings.js';
 import { sweepPerClock } from './retention.js';
 import { InstantSynthesizer } from './synthesizer.js';
-import { testClocks, type TestClockRecord } from './test-clocks.js';
+import { type TestClockRecord, type TestClocks, testClocks } from './test-clocks.js';
 import { createKeys, type SandboxKeys } from './test-keys.js';
 import type { Violation } from './validation.js';
 
 /** The header on every answer of the sandbox, so that it cannot be mistaken for a deployment. */
 export const SANDBOX_HEADER = 'Agent-TTS-Sandbox';
 const MARK = { [SANDBOX_HEADER]: '1' } as const;
-
-export type { SandboxKeys } from './test-keys.js';
 
 export interface SandboxCoreOptions {
   /** Origin clients reach the API on (audio URLs are built on it). */
@@ -52,6 +58,12 @@ export interface SandboxCoreOptions {
    * unless LOG_LEVEL or `log` say otherwise), and the answer goes out unchanged.
    */
   validateResponses?: boolean;
+  /**
+   * Host values the API answers besides the loopback names, `baseUrl`'s, PUBLIC_BASE_URL's and
+   * ALLOWED_HOSTS': URLs, `name:port`, or bare names (any port). Any other Host is refused 403 (a
+   * DNS-rebinding page must not read the test keys or the journal; docs/sandbox.md).
+   */
+  allowedHosts?: readonly string[];
   /** Jobs run at once (default 10,000: held jobs wait on the clock, not on a thread). For tests of the queue. */
   jobConcurrency?: number;
 }
@@ -86,45 +98,19 @@ export interface SandboxCore {
 
 /**
  * The sandbox: the reference server's own API (its app, routes, domain rules and adapters, assembled
- * by compose.ts) over in-memory state — SQLite `:memory:`, the in-process rate limiter and queue, audio
- * in a temporary directory removed on close — with an instant synthesizer, a test clock every
- * time-dependent rule reads, a request journal and test keys. Nothing here can be switched on in
- * `agent-tts-server`: this is a composition root of its own.
+ * by compose.ts) over in-memory state — the memory store (MemoryStore), the in-process rate limiter
+ * and queue, audio in a temporary directory removed on close — with an instant synthesizer, a test
+ * clock every time-dependent rule reads, a request journal and test keys. Nothing here can be switched
+ * on in `agent-tts-server`: this is a composition root of its own.
  */
 export async function createSandbox(options: SandboxCoreOptions): Promise<SandboxCore> {
   checkSettingNames(options.env ?? {});
   const dir = mkdtempSync(join(tmpdir(), 'agent-tts-sandbox-'));
   try {
-    const { config, log, clocks, store, audio, services, queue } = await composeSandbox(options, dir);
-    const clock = clocks.global;
+    const { config, log, clocks, store, audio, api, shutdown, sandbox } = await composeSandbox(options, dir);
+    const { app, voicesApp, services } = api;
+    const { clock, keys, journal, tests } = sandbox;
     const sweeps = await sweepPerClock(clocks, store, audio, log);
-
-    const admin = new AccountAdmin(store, clock);
-    const keys = (await createKeys(admin, config.plans)).keys;
-    const journal = new Journal(clocks, () => clocks.clock().id);
-    const tests = testClocks({ clocks, store, audio, log, admin, plans: config.plans, queue });
-    const shutdown = new AbortController();
-    const app = createApiApp({
-      services,
-      log,
-      shutdown: shutdown.signal,
-      withOps: true,
-      extend: {
-        headers: MARK,
-        // Its own origin, and the one clients reach it on (a proxy in front).
-        guards: [sandboxGuard([options.baseUrl, config.publicBaseUrl])],
-        // The clock first: the journal stamps an entry with the time of the request's clock.
-        middleware: [clockMiddleware(clocks, async (id) => (await store.getJob(id))?.accountId), journalMiddleware(journal)],
-        routes: (a) =>
-          registerSandboxRoutes(a, {
-            clock,
-            journal,
-            keys,
-            testClocks: { all: () => clocks.all(), create: tests.create, get: tests.get, delete: tests.delete, current: () => clocks.clock() },
-          }),
-      },
-    });
-    const voicesApp = createVoicesApp(voiceCatalog(config.engine, config.upstream), log, config.cors, MARK);
     const { fetch, voicesFetch } = options.validateResponses
       ? // Loud by default, though the sandbox's log is silent: only LOG_LEVEL or a logger of the caller's quiet it.
         await validatedFetches(app, voicesApp, journal, options.log || options.env?.LOG_LEVEL !== undefined ? log : log.child({}, { level: 'error' }))
@@ -150,7 +136,7 @@ export async function createSandbox(options: SandboxCoreOptions): Promise<Sandbo
         shutdown.abort();
         sweeps.stop();
         clocks.close();
-        await services.close();
+        await api.close();
         rmSync(dir, { recursive: true, force: true });
       },
     };
@@ -185,8 +171,9 @@ async function validatedFetches(app: OpenAPIHono<AppEnv>, voicesApp: OpenAPIHono
 }
 
 /**
- * The server's parts over in-memory state, on the sandbox's clocks (composeApi with the sandbox's
- * store, audio directory under `dir`, instant synthesizer, rate limiter and queue).
+ * The server's API (createApi) over in-memory state, on the sandbox's clocks: the sandbox's store,
+ * audio directory under `dir`, instant synthesizer, rate limiter and queue, with its mark, guards,
+ * clock and journal middleware and routes added to the API app.
  */
 async function composeSandbox(options: SandboxCoreOptions, dir: string) {
   const config = loadConfig({
@@ -201,17 +188,24 @@ async function composeSandbox(options: SandboxCoreOptions, dir: string) {
   config.jobConcurrency = options.jobConcurrency ?? 10_000;
   const log = options.log ?? createLogger(config.logLevel, 'agent-tts-sandbox');
   const clocks = new SandboxClocks();
-  const store = new SqliteStore(':memory:');
-  const audio = new LocalAudioStorage(join(dir, 'audio'));
+  const clock = clocks.global;
+  const store = new MemoryStore();
+  const audio = new JobFiles(new LocalBlobStorage(join(dir, 'audio')));
   const synth = new InstantSynthesizer(config.inlineWaitMs / 1000, config.synthThreads);
   let queue: SandboxQueue | undefined;
+  let sandbox: SandboxParts | undefined;
+  const shutdown = new AbortController();
   // The rate limiter's sweep of idle buckets (a timer it starts when made) reads the earliest clock, so
   // that a bucket is dropped only once it is idle on every clock; its checks read the request's clock.
-  // Nothing else runs under `background`: composeApi's own timers and chains read the clock of the
+  // Nothing else runs under `background`: the server's own timers and chains read the clock of the
   // request or job at hand, the global clock outside any.
   const limiter = clocks.background(() => new MemoryRateLimiter(() => clocks.now()));
   // The server's parts read `clocks`: the clock of the request or job at hand (clocks.ts).
-  const services = await composeApi(config, log, {
+  const api = await createApi({
+    config,
+    log,
+    withOps: true,
+    shutdown: shutdown.signal,
     clock: clocks,
     synth,
     limiter,
@@ -219,21 +213,52 @@ async function composeSandbox(options: SandboxCoreOptions, dir: string) {
     // Each job runs on its account's clock, whichever run's chain the queue started it from.
     wrapRunner: (run) => runOnAccountClock(run, store, clocks),
     wrapQueue: (inner) => (queue = new SandboxQueue(inner, store, synth, clocks)),
+    extend: async () => {
+      const admin = new AccountAdmin(store, clock);
+      const keys = (await createKeys(admin, config.plans)).keys;
+      const journal = new Journal(clocks, () => clocks.clock().id);
+      const tests = testClocks({ clocks, store, audio, log, admin, plans: config.plans, queue: () => queue });
+      sandbox = { clock, keys, journal, tests };
+      return {
+        headers: MARK,
+        // Its own origin, and the one clients reach it on (a proxy in front).
+        // Every path, reads included: GET /sandbox holds every full test key (docs/sandbox.md, "Host names").
+        hostGuard: hostGuard({
+          allowed: [options.baseUrl, config.publicBaseUrl, ...(options.allowedHosts ?? []), ...config.allowedHosts],
+          subject: 'this sandbox',
+          remedy: 'start it with --allowed-hosts <name> (ALLOWED_HOSTS)',
+        }),
+        guards: [sandboxGuard([options.baseUrl, config.publicBaseUrl])],
+        // The clock first: the journal stamps an entry with the time of the request's clock.
+        middleware: [clockMiddleware(clocks, async (id) => (await store.getJob(id))?.accountId), journalMiddleware(journal)],
+        routes: (a) =>
+          registerSandboxRoutes(a, {
+            clock,
+            journal,
+            keys,
+            testClocks: { all: () => clocks.all(), create: tests.create, get: tests.get, delete: tests.delete, current: () => clocks.clock() },
+          }),
+      };
+    },
   }).catch(async (error: unknown) => {
     await limiter.close();
     throw error;
   });
-  return { config, log, clocks, store, audio, services, queue: () => queue };
+  // createApi calls extend before it returns.
+  if (!sandbox) throw new Error('createApi returned without calling extend');
+  return { config, log, clocks, store, audio, api, shutdown, sandbox };
+}
+
+/** What the sandbox adds to the server's parts: its global clock, test keys, journal and test clocks. */
+interface SandboxParts {
+  clock: SandboxClock;
+  keys: SandboxKeys;
+  journal: Journal;
+  tests: TestClocks;
 }
 
 /** agent-tts-admin seed's accounts on the sandbox's store, with the conformance fixtures the sandbox adds. */
-async function sandboxFixtures(
-  store: SqliteStore,
-  audio: LocalAudioStorage,
-  config: Config,
-  clock: SandboxClock,
-  counts?: SeedCounts,
-): Promise<ConformanceFixturesT> {
+async function sandboxFixtures(store: Store, audio: JobFiles, config: Config, clock: SandboxClock, counts?: SeedCounts): Promise<ConformanceFixturesT> {
   const fixtures = await seed(store, audio, config, counts, clock);
   return {
     ...fixtures,

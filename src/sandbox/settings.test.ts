@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { CONFIG_VARIABLES, ConfigError } from '../server/config.js';
+import { ConfigError } from '../server/config.js';
+import { CONFIG_VARIABLES } from '../server/config/settings.js';
 import { type RunningSandbox, startSandbox } from './index.js';
 import { SANDBOX_SETTINGS, checkSettingNames, settingsFromEnvironment, unclassifiedSettings } from './settings.js';
 
@@ -29,7 +30,9 @@ describe('sandbox settings', () => {
   });
 
   it('refuses a bad value with the server’s message (what is wrong and what is allowed)', async () => {
-    await expect(startSandbox({ env: { RATE_POST_LIMIT: '0' } })).rejects.toThrow('Invalid configuration:\n  RATE_POST_LIMIT: must be at least 1');
+    await expect(startSandbox({ env: { RATE_POST_LIMIT: '0' } })).rejects.toThrow(
+      'Invalid configuration:\n  RATE_POST_LIMIT: must be a whole number from 1 to 1000000000 (requests a window); it is below 1',
+    );
     await expect(startSandbox({ env: { PORT: '99999' } })).rejects.toThrow('PORT: expected a port 0-65535, got "99999"');
     await expect(startSandbox({ publicBaseUrl: 'ftp://proxy.test' })).rejects.toThrow(
       'PUBLIC_BASE_URL: expected an http(s) URL such as https://tts.example.com',

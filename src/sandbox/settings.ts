@@ -1,4 +1,4 @@
-import { CONFIG_VARIABLES, ConfigError } from '@agent-tts/server/config.js';
+import { ConfigError, CONFIG_VARIABLES } from '@agent-tts/server';
 
 /**
  * The sandbox's settings: the reference server's configuration variables (docs/configuration.md) that
@@ -27,6 +27,13 @@ export const SANDBOX_SETTINGS: readonly SandboxSetting[] = [
     meaning: 'origin clients reach the API on, e.g. a proxy in front: audio URLs, the fixtures and the printed URL use it',
   },
   { name: 'PUBLIC_VOICES_URL', value: '<url>', default: 'the catalog listener', meaning: 'origin clients reach the voice catalog on' },
+  {
+    name: 'ALLOWED_HOSTS',
+    value: '<names>',
+    default: 'none',
+    meaning:
+      'Host values the API answers besides localhost, 127.0.0.1, [::1], the address it listens on and PUBLIC_BASE_URL’s (name or name:port, comma-separated; * for any); others are refused 403',
+  },
   { name: 'RATE_POST_LIMIT', value: '<n>', default: '1', meaning: 'POSTs per key per window' },
   { name: 'RATE_GET_LIMIT', value: '<n>', default: '30', meaning: 'GETs per key per window' },
   { name: 'RATE_WINDOW_SECONDS', value: '<s>', default: '60', meaning: 'the rate limits’ rolling window (1-3600), on the sandbox clock' },
@@ -55,7 +62,7 @@ const NOT_FOR_THE_SANDBOX: Readonly<Record<string, string>> = (() => {
     [['RETENTION_SWEEP_SECONDS'], 'expired jobs are swept whenever the sandbox clock moves, and every minute'],
     [['JOB_CONCURRENCY'], 'jobs wait on the sandbox clock, any number at once'],
     [
-      ['TTS_ENGINE', 'UPSTREAM_KOKORO_URL', 'UPSTREAM_SUPERTONIC_URL', 'UPSTREAM_MODEL', 'UPSTREAM_API_KEY', 'UPSTREAM_TIMEOUT_MS'],
+      ['TTS_ENGINE', 'SYNTH_ENGINE', 'UPSTREAM_KOKORO_URL', 'UPSTREAM_SUPERTONIC_URL', 'UPSTREAM_MODEL', 'UPSTREAM_API_KEY', 'UPSTREAM_TIMEOUT_MS'],
       'the sandbox has no speech engine: its audio is silence and its voice catalog the embedded engine’s',
     ],
     [['REDIS_URL', 'REDIS_PREFIX', 'LOCAL_WORKERS'], 'the distributed mode’s; the sandbox’s store, queue and rate limiter are in-process'],
@@ -64,6 +71,10 @@ const NOT_FOR_THE_SANDBOX: Readonly<Record<string, string>> = (() => {
       'the object store’s; the sandbox keeps audio in a temporary directory',
     ],
     [['SHUTDOWN_GRACE_MS'], 'the sandbox stops at once'],
+    [
+      ['VOICES_UNLISTED'],
+      'the sandbox follows the API’s letter: an unlisted voice id of the pattern is spoken by the closest listed voice; refusing it is a departure of a deployment',
+    ],
   ];
   return Object.fromEntries(reasons.flatMap(([names, why]) => names.map((name) => [name, why])));
 })();

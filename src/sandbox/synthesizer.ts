@@ -1,53 +1,37 @@
 import { availableParallelism } from 'node:os';
 import { setTimeout as delay } from 'node:timers/promises';
-import { encodeChunk, type EncodedChunk } from '@agent-tts/server/synth/mp3-encode.js';
-import {
-  type AudioSink,
-  SynthesisError,
-  type SynthesisRequest,
-  type SynthesisResult,
-  type SynthesisRunOptions,
-  type Synthesizer,
-} from '@agent-tts/server/ports/index.js';
-import { Estimator } from '@agent-tts/server/synth/index.js';
+import { Estimator } from '@agent-tts/server/synth';
+import { type AudioSink, SynthesisError, type SynthesisRequest, type SynthesisResult, type SynthesisRunOptions, type Synthesizer } from '@agent-tts/server';
 import { outcomeOf, type Outcome } from './outcomes.js';
 import { instantWordTimings } from './word-timings.js';
 
 const RATE = 24_000;
 const BITRATE = 48;
-/** Independent MP3 streams of silence (they concatenate into one valid file), longest first. */
-const BLOCK_SECONDS = [30, 5, 1, 0.25, 0.05] as const;
+/** Samples of one MPEG-2 Layer III frame. */
+const FRAME_SAMPLES = 576;
 
-let blocks: Promise<EncodedChunk[]> | undefined;
+/**
+ * Frames of silence, precomputed: no encoder runs. MPEG-2 Layer III at 24 kHz, 48 kbit/s, mono
+ * (the reference's speech format): a 4-byte header (sync, MPEG-2, Layer III, no CRC; bitrate index 6,
+ * 24 kHz, no padding; mono, original), then zeroed side information and main data (144 bytes in all,
+ * 72 × 48,000 / 24,000), which every decoder plays as 576 samples of silence. Frames concatenate into
+ * one valid stream.
+ */
+const FRAME_BYTES = (72 * BITRATE * 1000) / RATE;
+/** 30 seconds of silent frames, written as many times as a job's audio needs (and a prefix of it for the rest). */
+const BLOCK_FRAMES = 1_250;
+const SILENT_BLOCK = (() => {
+  const block = new Uint8Array(BLOCK_FRAMES * FRAME_BYTES);
+  for (let i = 0; i < BLOCK_FRAMES; i++) block.set([0xff, 0xf3, 0x64, 0xc4], i * FRAME_BYTES);
+  return block;
+})();
 
-/** The silent blocks, encoded once per process by the project's own MP3 encoder. */
-function silentBlocks(): Promise<EncodedChunk[]> {
-  blocks ??= Promise.all(
-    BLOCK_SECONDS.map((s) => encodeChunk({ samples: new Float32Array(0), sampleRate: RATE, outputRate: RATE, pauseSamples: s * RATE, bitrateKbps: BITRATE })),
-  );
-  return blocks;
-}
-
-/** An MP3 of silence lasting about `seconds` (within the shortest block), and its exact duration. */
-async function silence(seconds: number): Promise<{ mp3: Uint8Array[]; durationSeconds: number; bytes: number }> {
-  const all = await silentBlocks();
-  const parts: Uint8Array[] = [];
-  let samples = 0;
-  const target = Math.max(0, seconds) * RATE;
-  for (const [i, block] of all.entries()) {
-    // Whole blocks while they fit; the shortest also rounds to the nearest.
-    const fits = i === all.length - 1 ? 0.5 : 1;
-    while (target - samples >= block.decodedSamples * fits) {
-      parts.push(block.mp3);
-      samples += block.decodedSamples;
-    }
-  }
-  if (parts.length === 0) {
-    const shortest = all[all.length - 1]!;
-    parts.push(shortest.mp3);
-    samples = shortest.decodedSamples;
-  }
-  return { mp3: parts, durationSeconds: samples / RATE, bytes: parts.reduce((n, p) => n + p.length, 0) };
+/** An MP3 of silence of the whole frames nearest to `seconds` (at least one), in parts, and its exact duration. */
+function silence(seconds: number): { mp3: Uint8Array[]; durationSeconds: number; bytes: number } {
+  const frames = Math.max(1, Math.round((Math.max(0, seconds) * RATE) / FRAME_SAMPLES));
+  const mp3: Uint8Array[] = [];
+  for (let left = frames; left > 0; left -= BLOCK_FRAMES) mp3.push(SILENT_BLOCK.subarray(0, Math.min(left, BLOCK_FRAMES) * FRAME_BYTES));
+  return { mp3, durationSeconds: (frames * FRAME_SAMPLES) / RATE, bytes: frames * FRAME_BYTES };
 }
 
 /**
@@ -92,7 +76,7 @@ export class InstantSynthesizer implements Synthesizer {
         throw new SynthesisError('TTS_PROVIDER_ERROR', 'sandbox: the speech engine failed, as the text asked (sandbox:provider_error)');
       throw new Error('sandbox: synthesis failed, as the text asked (sandbox:internal_error)');
     }
-    const audio = await silence(this.estimateAudioSeconds(req.text, req.speed, req.language));
+    const audio = silence(this.estimateAudioSeconds(req.text, req.speed, req.language));
     for (const part of audio.mp3) await sink.write(part);
     const elapsedMs = Date.now() - started;
     opts.onProgress?.({ completedChunks: 1, totalChunks: 1, fraction: 1, audioSeconds: audio.durationSeconds, elapsedMs });
@@ -109,10 +93,6 @@ export class InstantSynthesizer implements Synthesizer {
       elapsedMs,
       ...(req.timestamps === 'word' ? { words: instantWordTimings(req.text, req.language, audio.durationSeconds) } : {}),
     };
-  }
-
-  async synthesizeToFile(): Promise<SynthesisResult> {
-    throw new Error('the sandbox synthesizes into the audio storage only');
   }
 
   async close(): Promise<void> {}

@@ -1,8 +1,5 @@
 import type { PlanId } from '@agent-tts/contract/plans.js';
-import type { SqliteStore } from '@agent-tts/server/adapters/sqlite-store.js';
-import { AccountAdmin } from '@agent-tts/server/domain/accounts.js';
-import type { Logger } from '@agent-tts/server/log.js';
-import type { AudioStorage } from '@agent-tts/server/ports/index.js';
+import { type Store, AccountAdmin, type Logger, type AudioStorage } from '@agent-tts/server';
 import { ClockError, type SandboxClock } from './clock.js';
 import { GLOBAL_CLOCK_ID, type SandboxClocks } from './clocks.js';
 import type { SandboxQueue } from './queue.js';
@@ -24,7 +21,7 @@ export interface TestClocks {
 
 interface TestClockDeps {
   clocks: SandboxClocks;
-  store: SqliteStore;
+  store: Store;
   audio: AudioStorage;
   log: Logger;
   /** The accounts' administration on the global clock. */

@@ -1,5 +1,5 @@
 import type { PlanId } from '@agent-tts/contract/plans.js';
-import type { AccountAdmin } from '@agent-tts/server/domain/accounts.js';
+import type { AccountAdmin } from '@agent-tts/server';
 import type { ClockMembers } from './clocks.js';
 
 /** The test keys, one per account state; fresh on every start. */

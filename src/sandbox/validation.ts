@@ -1,6 +1,6 @@
 import { OpenApiDocument } from '@agent-tts/conformance/openapi-document.js';
 import { VOICES_PATH } from '@agent-tts/contract/limits.js';
-import { CLIENT_CLOSED_REQUEST } from '@agent-tts/server/http/create-app.js';
+import { CLIENT_CLOSED_REQUEST } from '@agent-tts/server';
 
 /** Which listener an answer comes from: the document's catalog operation is the voice catalog's alone. */
 export type Listener = 'api' | 'voices';

@@ -1,32 +1,38 @@
-import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { VOICES_PATH } from '@agent-tts/contract/limits.js';
-import { Estimator, createSynthesizer, voiceCatalog } from './synth/index.js';
 import { FileSpool } from './adapters/file-spool.js';
-import { LocalAudioStorage, SHARED_PART_STALE_MS } from './adapters/local-audio-storage.js';
+import { LocalBlobStorage, SHARED_PART_STALE_MS } from './adapters/local-blob-storage.js';
+import { LocalLiveAudioFiles } from './adapters/live-audio-files.js';
 import { LocalJobQueue } from './adapters/local-queue.js';
 import { MemoryRateLimiter } from './adapters/memory-rate-limiter.js';
 import type { RedisBackends } from './adapters/redis/index.js';
 import type { SynthesisWorker } from './adapters/redis/synthesis-worker.js';
 import { SqliteStore } from './adapters/sqlite-store.js';
+import { defaultSqliteDriver } from './adapters/sqlite-driver.js';
 import { ConfigError, type Config } from './config.js';
+import { createSynth, estimateOnly, speechRequests } from './synthesis-setup.js';
+import { importOptionalPart } from './optional-parts.js';
 import type { HttpServices } from './http/services.js';
 import { redactText } from './redact.js';
 import { Authenticator } from './domain/auth.js';
+import { dashboardServices } from './domain/dashboard-services.js';
+import { type AudioStorage, JobFiles } from './domain/job-files.js';
 import { JobRunner, type JobRunnerOptions } from './domain/job-runner.js';
 import { JobService } from './domain/jobs.js';
 import { KeyUsageRecorder } from './domain/key-usage.js';
+import { LiveAudio } from './domain/live-audio.js';
+import { Readiness } from './domain/readiness.js';
+import { SignedFiles } from './domain/signed-files.js';
 import { AudioUrlSigner } from './domain/signing.js';
-import { SpeechRequests } from './domain/speech-request.js';
 import type { Logger } from './log.js';
 import { createOpsMetrics, instrumentRunner, type OpsMetrics } from './metrics.js';
 import {
-  type AudioStorage,
+  type BlobStorage,
   type Clock,
   type JobQueue,
   type JobRun,
   type RateLimiter,
   type Store,
+  type SynthesisEngineInfo,
   type SynthesisEstimator,
   type Synthesizer,
   systemClock,
@@ -51,23 +57,29 @@ export async function openStorage(config: Config, log: Logger, processName: stri
   // Checked before any other backend is opened: a store that cannot be used is a configuration error.
   const objectStore = config.s3 ? await openObjectStore(config.s3) : undefined;
   if (config.redisUrl) {
-    const { openRedisBackends } = await import('./adapters/redis/index.js');
+    const { openRedisBackends } = await importOptionalPart('distributed', () => import('./adapters/redis/index.js'));
     // loadConfig reads the distributed settings whenever REDIS_URL is set.
     const redis = openRedisBackends(config, config.distributed!, log, processName, options);
     // Every process of the deployment writes to the one audio directory: a run that lost its queue
     // lock may still be writing its own partial file, so leftovers count as such only once stale.
-    const audio = objectStore ?? new LocalAudioStorage(join(config.dataDir, 'audio'), SHARED_PART_STALE_MS);
+    const audio = new JobFiles(objectStore ?? new LocalBlobStorage(join(config.dataDir, 'audio'), SHARED_PART_STALE_MS));
     return { store: redis.store, audio, redis, close: () => redis.close() };
   }
+  // Node.js 20 and 22 store through better-sqlite3, an optional part: its absence is said at once.
+  // (A specifier in a variable: the package has no types, and only whether it loads matters here.)
+  const sqliteDriver: string = defaultSqliteDriver();
+  if (sqliteDriver === 'better-sqlite3') await importOptionalPart('sqlite', () => import(sqliteDriver));
   const store = new SqliteStore(join(config.dataDir, 'agent-tts.sqlite'));
-  return { store, audio: objectStore ?? new LocalAudioStorage(join(config.dataDir, 'audio')), close: () => store.close() };
+  return { store, audio: new JobFiles(objectStore ?? new LocalBlobStorage(join(config.dataDir, 'audio'))), close: () => store.close() };
 }
 
 /** The S3 adapter, once the bucket answers (HeadBucket); otherwise a ConfigError naming endpoint and bucket. */
-async function openObjectStore(s3: NonNullable<Config['s3']>): Promise<AudioStorage> {
-  const { S3AudioStorage, createS3Client } = await import('./adapters/s3-audio-storage.js');
+async function openObjectStore(s3: NonNullable<Config['s3']>): Promise<BlobStorage> {
+  const [{ S3BlobStorage }, { createS3Client }] = await importOptionalPart('s3', () =>
+    Promise.all([import('./adapters/s3-blob-storage.js'), import('./adapters/s3/client.js')]),
+  );
   const client = createS3Client(s3);
-  const audio = new S3AudioStorage({ client, bucket: s3.bucket, prefix: s3.prefix, requestTimeoutMs: s3.requestTimeoutMs });
+  const audio = new S3BlobStorage({ client, bucket: s3.bucket, prefix: s3.prefix, requestTimeoutMs: s3.requestTimeoutMs });
   try {
     await audio.ping();
   } catch (error) {
@@ -91,28 +103,11 @@ function runnerOptions(config: Config, log: Logger): JobRunnerOptions {
   return { spool, outage: { budgetMs: config.audioStoreOutageBudgetMs } };
 }
 
-function createSynth(config: Config): Synthesizer {
-  return createSynthesizer({ engine: config.engine, threads: config.synthThreads, upstream: { ...config.upstream, retries: 3 } });
-}
-
-/**
- * The voices this deployment can speak: the families (eSpeak speaks all; an upstream engine those
- * configured), and the voices of its public catalog, the only ones a submission may name.
- */
-function speechRequests(config: Config): SpeechRequests {
-  const families =
-    config.engine === 'espeak' ? (['kokoro', 'supertonic'] as const) : (['kokoro', 'supertonic'] as const).filter((f) => config.upstream.baseUrls[f]);
-  const catalog = { ids: voiceCatalog(config.engine, config.upstream).map((v) => v.id), url: `${config.publicVoicesUrl.replace(/\/+$/, '')}${VOICES_PATH}` };
-  return new SpeechRequests(new Set(families), catalog);
-}
-
-/** Estimates as a synthesizer would make them, without a thread pool (an API process without workers). */
-function estimateOnly(config: Config): SynthesisEstimator {
-  const estimator = new Estimator(config.engine, config.synthThreads ?? availableParallelism());
-  return {
-    estimateAudioSeconds: (text, speed, language) => estimator.audioSeconds(text, speed, language),
-    estimateWallSeconds: (text, speed, language) => estimator.wallSeconds(text, speed, language),
-  };
+/** The live files of the jobs this process runs, under DATA_DIR (files a dead process left are swept at start). */
+function liveFiles(config: Config, log: Logger): LocalLiveAudioFiles {
+  const files = new LocalLiveAudioFiles(join(config.dataDir, 'live'));
+  files.sweep().catch((error: unknown) => log.warn({ err: error }, 'old live audio files not removed'));
+  return files;
 }
 
 /**
@@ -138,6 +133,12 @@ export interface ComposeOptions {
 /** An assembled API process: what its HTTP layer needs (HttpServices), the full configuration, and its lifecycle. */
 export interface ApiServices extends HttpServices {
   config: Config;
+  /** The ports under the services, for the composition roots and tests that reach past them (the sandbox's test clocks). */
+  clock: Clock;
+  store: Store;
+  audio: AudioStorage;
+  limiter: RateLimiter;
+  queue: JobQueue;
   /** Queues again the jobs a previous run left processing (a crash or a shutdown). */
   resumeInterrupted(): Promise<number>;
   close(): Promise<void>;
@@ -158,38 +159,12 @@ export async function composeApi(config: Config, log: Logger, options: ComposeOp
   const runsJobs = !redis || config.localWorkers;
   const synth = runsJobs ? (options.synth ?? createSynth(config)) : undefined;
   const estimator: SynthesisEstimator = synth ?? estimateOnly(config);
-  const runner = synth ? new JobRunner(store, audio, synth, log, clock, runnerOptions(config, log)) : undefined;
+  // The audio of the jobs this process runs streams from live files; others are waited for (live-audio.ts).
+  const live = new LiveAudio({ store, audio }, synth ? { files: liveFiles(config, log), log } : undefined);
+  const runner = synth ? new JobRunner(store, audio, synth, log, clock, { ...runnerOptions(config, log), live }) : undefined;
   const limiter: RateLimiter = redis ? redis.limiter() : (options.limiter ?? new MemoryRateLimiter(() => clock.now()));
 
-  let queue: JobQueue;
-  let worker: SynthesisWorker | undefined;
-  let resumeInterrupted: () => Promise<number>;
-  if (redis) {
-    const shared = redis.queue();
-    queue = shared;
-    if (runner) worker = redis.worker(instrumentRunner(runner, store, metrics), config.jobConcurrency);
-    resumeInterrupted = () => {
-      // The shared queue reconciles itself with the store; Redis may not answer yet, and then the
-      // periodic sweep does it once it does.
-      shared.startReconciling();
-      return shared.reconcile().catch((error: unknown) => {
-        log.warn({ err: error }, 'queue reconcile at start failed; the periodic sweep retries');
-        return 0;
-      });
-    };
-  } else {
-    const instrumented = instrumentRunner(runner!, store, metrics);
-    const run = options.wrapRunner ? options.wrapRunner(instrumented) : instrumented;
-    const local = options.wrapQueue
-      ? options.wrapQueue(new LocalJobQueue(run, config.jobConcurrency, log))
-      : new LocalJobQueue(run, config.jobConcurrency, log);
-    queue = local;
-    resumeInterrupted = async () => {
-      const ids = await store.listProcessingJobIds();
-      for (const id of ids) await local.enqueue(id);
-      return ids.length;
-    };
-  }
+  const { queue, worker, resumeInterrupted } = jobQueueOf(storage, runner, metrics, config, log, options);
   if (queue.stats) metrics.observeQueue(() => queue.stats!());
 
   const keyUsage = new KeyUsageRecorder(store);
@@ -206,16 +181,22 @@ export async function composeApi(config: Config, log: Logger, options: ComposeOp
     // estimated from the progress their workers write to the store.
     live: runner?.live,
   });
+  const signer = new AudioUrlSigner(config.urlSigningSecret, config.audioUrlTtlSeconds);
+  const { plans, publicBaseUrl, billingUrl } = config;
   return {
     config,
+    ...(synth?.engine && { synthEngine: synth.engine }),
     clock,
     store,
     audio,
     limiter,
     queue,
     jobs,
-    auth: new Authenticator(store, config.plans, keyUsage),
-    signer: new AudioUrlSigner(config.urlSigningSecret, config.audioUrlTtlSeconds),
+    auth: new Authenticator(store, plans, keyUsage, clock),
+    signer,
+    files: new SignedFiles({ store, audio, signer, clock, live }),
+    dashboard: dashboardServices({ store, plans, signer, publicBaseUrl, billingUrl, clock, limiter }),
+    readiness: new Readiness({ store, queue, audio }),
     metrics,
     resumeInterrupted,
     async close() {
@@ -230,7 +211,50 @@ export async function composeApi(config: Config, log: Logger, options: ComposeOp
   };
 }
 
+/**
+ * The API process's job queue: the shared BullMQ queue (with this process's worker, when it runs jobs)
+ * in the distributed mode, or the in-process queue running `runner`; and how each queues again the
+ * jobs a previous run left processing.
+ */
+function jobQueueOf(
+  storage: Storage,
+  runner: JobRunner | undefined,
+  metrics: OpsMetrics,
+  config: Config,
+  log: Logger,
+  options: ComposeOptions,
+): { queue: JobQueue; worker?: SynthesisWorker; resumeInterrupted: () => Promise<number> } {
+  const { store, redis } = storage;
+  if (redis) {
+    const shared = redis.queue();
+    const worker = runner ? redis.worker(instrumentRunner(runner, store, metrics), config.jobConcurrency) : undefined;
+    const resumeInterrupted = () => {
+      // The shared queue reconciles itself with the store; Redis may not answer yet, and then the
+      // periodic sweep does it once it does.
+      shared.startReconciling();
+      return shared.reconcile().catch((error: unknown) => {
+        log.warn({ err: error }, 'queue reconcile at start failed; the periodic sweep retries');
+        return 0;
+      });
+    };
+    return { queue: shared, worker, resumeInterrupted };
+  }
+  const instrumented = instrumentRunner(runner!, store, metrics);
+  const run = options.wrapRunner ? options.wrapRunner(instrumented) : instrumented;
+  const local = options.wrapQueue ? options.wrapQueue(new LocalJobQueue(run, config.jobConcurrency, log)) : new LocalJobQueue(run, config.jobConcurrency, log);
+  return {
+    queue: local,
+    resumeInterrupted: async () => {
+      const ids = await store.listProcessingJobIds();
+      for (const id of ids) await local.enqueue(id);
+      return ids.length;
+    },
+  };
+}
+
 export interface WorkerServices {
+  /** The engine this worker's jobs speak with. */
+  synthEngine?: SynthesisEngineInfo;
   store: Store;
   audio: AudioStorage;
   metrics: OpsMetrics;
@@ -250,6 +274,7 @@ export async function composeWorker(config: Config, log: Logger): Promise<Worker
     config.jobConcurrency,
   );
   return {
+    ...(synth.engine && { synthEngine: synth.engine }),
     store,
     audio,
     metrics,

@@ -7,7 +7,7 @@
 
 const MASK = '***';
 /** What `redactUrl` shows for a value that is not a URL. */
-export const NOT_A_URL = '(not a URL)';
+const NOT_A_URL = '(not a URL)';
 
 /**
  * Names of query (and fragment) parameters whose value is a secret: X-Amz-Signature,

@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { PROVIDER_FAILURE_MESSAGE } from './domain/job-runner.js';
+import { PROVIDER_FAILURE_MESSAGE } from './domain/job-messages.js';
 import { AudioUrlSigner } from './domain/signing.js';
 import { usageMonth } from './domain/usage.js';
 import type { ConformanceFixturesT } from '@agent-tts/contract/fixtures.js';
 import type { Config } from './config.js';
 import { AccountAdmin } from './domain/accounts.js';
-import { type AudioStorage, type Clock, type JobRecord, type Store, systemClock } from './ports/index.js';
+import { type Clock, type JobRecord, type Store, systemClock } from './ports/index.js';
+import type { AudioStorage } from './domain/job-files.js';
 
 export interface SeedCounts {
   /** Active keys (each its own account) for the rules that create and compare jobs. */

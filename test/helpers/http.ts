@@ -106,10 +106,10 @@ export async function decodeMp3(bytes: Uint8Array): Promise<{ seconds: number; s
   await decoder.ready;
   const { channelData, samplesDecoded, sampleRate } = decoder.decode(bytes);
   decoder.free();
-  return { seconds: samplesDecoded / sampleRate, samples: channelData[0], sampleRate };
+  const samples = channelData[0];
+  if (samples === undefined) throw new Error('the MP3 decoded to no channel');
+  return { seconds: samplesDecoded / sampleRate, samples, sampleRate };
 }
-
-export { rms } from './audio.js';
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -12,9 +12,10 @@ import { composeApi, type ApiServices } from '../../src/server/compose.js';
 import { type Config, loadConfig } from '../../src/server/config.js';
 import { AccountAdmin } from '../../src/server/domain/accounts.js';
 import type { Principal } from '../../src/server/domain/auth.js';
-import { createApiApp, createOpsApp, createVoicesApp, opsDepsOf } from '../../src/server/http/apps.js';
+import { createApiApp, createOpsApp, createVoicesApp, opsDepsOf, serverHosts } from '../../src/server/http/apps.js';
 import type { AppEnv } from '../../src/server/http/context.js';
 import { closeServer, listen as listenOn } from '../../src/server/http/listen.js';
+import { pollFastPath } from '../../src/server/http/poll-fast-path.js';
 import { createLogger, type Logger } from '../../src/server/log.js';
 import { seed, writeFixtures } from '../../src/server/seed.js';
 import { registerInProcess } from './http.js';
@@ -32,6 +33,8 @@ export interface InProcessServer {
   voicesApp: OpenAPIHono<AppEnv>;
   opsApp: OpenAPIHono<AppEnv>;
   admin: AccountAdmin;
+  /** The logger the apps write to. */
+  log: Logger;
   dataDir: string;
   /**
    * The server's public base URL (PUBLIC_BASE_URL). The helpers of test/helpers/http.ts send requests
@@ -61,20 +64,33 @@ async function compose(env: Record<string, string>, logger: (config: Config) => 
   const shutdown = new AbortController();
   const app = createApiApp({ services, log, shutdown: shutdown.signal, withOps: config.opsPort === undefined });
   const voicesApp = createVoicesApp(voiceCatalog(config.engine, config.upstream), log, config.cors);
-  const opsApp = createOpsApp(opsDepsOf(services, log));
+  const opsApp = createOpsApp(opsDepsOf(services, log), serverHosts(config));
+  return inProcessHandle({ services, config, app, voicesApp, opsApp, log, dataDir }, 'in-process', async () => {
+    shutdown.abort();
+    await services.close();
+    if (!env.DATA_DIR) await rm(dataDir, { recursive: true, force: true });
+  });
+}
+
+/**
+ * The handle of an API assembled in this process (the whole app, or createTestServices' lighter one):
+ * keys on new accounts named `accountName`, requests through `app.request()`, its base URL answered in
+ * process; `close` runs after the base URL is let go.
+ */
+export function inProcessHandle(
+  parts: Pick<InProcessServer, 'services' | 'config' | 'app' | 'voicesApp' | 'opsApp' | 'log' | 'dataDir'>,
+  accountName: string,
+  close: () => Promise<void>,
+): InProcessServer {
+  const { services, config, app } = parts;
   const admin = new AccountAdmin(services.store);
   const unregister = registerInProcess(config.publicBaseUrl, app);
   return {
-    services,
-    config,
-    app,
-    voicesApp,
-    opsApp,
+    ...parts,
     admin,
-    dataDir,
     baseUrl: config.publicBaseUrl,
     async newKey(options = {}) {
-      const account = await admin.createAccount('in-process', options.plan ?? 'ultimate', options.subscription ?? 'active');
+      const account = await admin.createAccount(accountName, options.plan ?? 'ultimate', options.subscription ?? 'active');
       const { key } = await admin.createKey(account.id);
       return { key, accountId: account.id };
     },
@@ -96,9 +112,7 @@ async function compose(env: Record<string, string>, logger: (config: Config) => 
     },
     async close() {
       unregister();
-      shutdown.abort();
-      await services.close();
-      if (!env.DATA_DIR) await rm(dataDir, { recursive: true, force: true });
+      await close();
     },
   };
 }
@@ -232,18 +246,19 @@ export function startInProcessHttp(env: Record<string, string> = {}, options: Se
 
 /**
  * The reference server in this process, listening on free loopback ports as `agent-tts-server` does
- * (src/server/main.ts: the API app on PORT, the voices app on VOICES_PORT, the ops app on OPS_PORT
- * when set, each through src/server/http/listen.ts), with the environment `startServer` gives a
- * spawned server and its seeding (unless `seed: false`). For tests whose subject is another process
- * (the CLI, the clients, a browser, the conformance suite) that need only a server to talk to.
+ * (src/server/entry/server.ts: the API app on PORT with its poll answered ahead of it, the voices app
+ * on VOICES_PORT, the ops app on OPS_PORT when set, each through src/server/http/listen.ts), with the
+ * environment `startServer` gives a spawned server and its seeding (unless `seed: false`). For tests
+ * whose subject is another process (the CLI, the clients, a browser, the conformance suite) that need
+ * only a server to talk to.
  */
 export async function listen(env: Record<string, string> = {}, options: ServerOptions = {}): Promise<ListeningServer> {
   const settings = serverEnv({ PORT: String(await freePort()), VOICES_PORT: String(await freePort()), ...env }, options);
-  const server = await seeded(settings, options.seed !== false, async ({ app, voicesApp, opsApp, config, services }) => {
+  const server = await seeded(settings, options.seed !== false, async ({ app, voicesApp, opsApp, config, services, log }) => {
     const servers: Server[] = [];
     const stop = () => Promise.all(servers.map(closeServer)).then(() => undefined);
     try {
-      servers.push(await listenOn(app.fetch, config.port, config.host, 'PORT'));
+      servers.push(await listenOn(app.fetch, config.port, config.host, 'PORT', { ahead: pollFastPath(services, log) }));
       servers.push(await listenOn(voicesApp.fetch, config.voicesPort, config.host, 'VOICES_PORT'));
       if (config.opsPort !== undefined) servers.push(await listenOn(opsApp.fetch, config.opsPort, config.host, 'OPS_PORT'));
       await services.resumeInterrupted();

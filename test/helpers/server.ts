@@ -7,7 +7,7 @@
  *   distributed-multiprocess, distributed-s3, load-distributed);
  * - faults injected under a running process (fault-redis-freeze, fault-object-store);
  * - the process as it is deployed or documented: the README's literal commands
- *   (readme-first-request), the conformance suite against the reference as deployed
+ *   (readme-first-request), docs/distributed.md's commands run by bash (distributed-guide), the conformance suite against the reference as deployed
  *   (conformance-reference), the settings every program refuses at start and what the server's own
  *   output shows (settings-redaction).
  *

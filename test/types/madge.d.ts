@@ -1,4 +1,4 @@
-/** The part of madge's API the architecture test uses (madge ships no types). */
+/** The part of madge's API the architecture and import-graph tests use (madge ships no types). */
 declare module 'madge' {
   interface MadgeResult {
     obj(): Record<string, string[]>;
@@ -9,5 +9,5 @@ declare module 'madge' {
     tsConfig?: string;
     excludeRegExp?: RegExp[];
   }
-  export default function madge(path: string, config?: MadgeConfig): Promise<MadgeResult>;
+  export default function madge(path: string | string[], config?: MadgeConfig): Promise<MadgeResult>;
 }

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type { FaultyProxy } from '../faulty-proxy.js';
 
 // What every fault works with: the request as the proxy saw it, the answer it may change, and helpers.
 
@@ -27,16 +26,35 @@ export interface Seen {
   origin?: string;
 }
 
+/** What the proxy remembers of the answers it passed, for faults that use an earlier answer in a later one (faulty-proxy.ts). */
+export interface ProxyState {
+  /** The last completed job seen, per Authorization header: what the leak fault serves to others. */
+  readonly completedJobs: Map<string, Json>;
+  /** The query of the newest audio_url seen per job: what the expiry fault swaps in. */
+  readonly freshAudio: Map<string, string>;
+  /** The query of the newest caption URL seen per `<job_id>.<format>`: what the caption faults swap in. */
+  readonly freshCaptions: Map<string, string>;
+  readonly postLimited: Set<string>;
+  readonly jobsByIdempotencyKey: Map<string, { auth: string; json: Json }>;
+  /** `Bearer <revoked key>`, for the fault that answers it differently. */
+  revokedAuth?: string;
+  stripRange: boolean;
+}
+
 export interface FaultSpec {
   description: string;
   /** The rules that must catch it: at least one of them fails. */
   rules: string[];
   /** Answers in the deployment's place (the request is not forwarded), or undefined to forward. */
-  refuse?: (seen: Seen, proxy: FaultyProxy) => Answer | undefined;
+  refuse?: (seen: Seen, proxy: ProxyState) => Answer | undefined;
   /** Changes the deployment's answer; returns whether it changed anything. */
-  change?: (seen: Seen, answer: Answer, json: Json | undefined, proxy: FaultyProxy) => boolean;
+  change?: (seen: Seen, answer: Answer, json: Json | undefined, proxy: ProxyState) => boolean;
   /** Rewrites the request before it is forwarded; returns whether it changed anything. */
-  rewrite?: (seen: Seen, url: URL, proxy: FaultyProxy) => boolean;
+  rewrite?: (seen: Seen, url: URL, proxy: ProxyState) => boolean;
+  /** Changes the request's headers before it is forwarded; returns whether it changed anything. */
+  rewriteHeaders?: (seen: Seen, headers: Record<string, string | string[] | undefined>) => boolean;
+  /** Another request body to forward in place of the one sent, or undefined to forward it as it is. */
+  rewriteBody?: (seen: Seen) => Buffer | undefined;
   /**
    * Only the generated rules can find it: the hand-written rules never send what sets it off. Its
    * self-test (test/conformance-generated-self-test.test.ts) runs the generated group with `args`,

@@ -42,6 +42,20 @@ export const JOB_AUDIO_AUTH_FAULTS = {
   },
 
   // ── audio ──────────────────────────────────────────────────────────────────────────────────────
+  'audio-head-not-allowed': {
+    description: 'answers HEAD of an audio URL 405, as if only GET were allowed',
+    rules: ['audio.head'],
+    refuse: (s) => (isAudio(s) && s.method === 'HEAD' ? { status: 405, headers: { allow: 'GET' }, body: Buffer.alloc(0) } : undefined),
+  },
+  'audio-head-length-zero': {
+    description: 'answers HEAD of an audio URL with Content-Length: 0, the length of the body it did not send',
+    rules: ['audio.head'],
+    change: (s, a) => {
+      if (!isAudio(s) || s.method !== 'HEAD' || a.status !== 200) return false;
+      a.headers['content-length'] = '0';
+      return true;
+    },
+  },
   'audio-404-as-403': {
     description: 'answers invalid audio URLs with 403 INVALID_KEY (the status the table gives that code is 401)',
     rules: ['audio.tampered-signature', 'audio.expired-url', 'errors.body-shape'],

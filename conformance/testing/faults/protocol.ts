@@ -114,9 +114,20 @@ export const PROTOCOL_FAULTS = {
   'rare-combination-500': {
     description: 'answers a submission asking for German (de) at a speed above 1 and below 1.5 with a bare 500',
     rules: ['generated.requests'],
-    generatedOnly: { args: ['--generate', '300', '--seed', '1'] },
+    // One random draw: the coverage phase pairs every language with a speed next to each bound (300 draws were needed before it).
+    generatedOnly: { args: ['--generate', '1', '--seed', '1'] },
     refuse: (s) =>
       isSubmit(s) && rareCombination(s.json)
+        ? { status: 500, headers: { 'content-type': 'text/plain' }, body: Buffer.from('Internal Server Error') }
+        : undefined,
+  },
+  'family-at-bound-500': {
+    description: 'answers a submission with a Mandarin voice (z…) at the slowest speed, 0.5, with a bare 500',
+    rules: ['generated.requests'],
+    // One random draw: the coverage phase meets every voice family at each bound.
+    generatedOnly: { args: ['--generate', '1', '--seed', '3'] },
+    refuse: (s) =>
+      isSubmit(s) && typeof s.json?.voice === 'string' && s.json.voice.startsWith('z') && s.json.speed === 0.5
         ? { status: 500, headers: { 'content-type': 'text/plain' }, body: Buffer.from('Internal Server Error') }
         : undefined,
   },

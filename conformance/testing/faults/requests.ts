@@ -78,23 +78,14 @@ export const REQUEST_FAULTS = {
       return acceptAsProcessing(a, json);
     },
   },
-  'unlisted-voice-accepted': {
-    description: 'accepts a voice of the right form that its catalog does not list (HTTP 202 processing), as if it would speak it in another voice',
-    rules: ['voices.unlisted-refused'],
-    change: (s, a, json) => {
-      // Only a body whose one fault can be its voice: a text, a voice of the right form, nothing else.
-      const { text, voice, ...rest } = s.json ?? {};
-      const onlyTheVoice = typeof text === 'string' && text.trim() !== '' && Object.keys(rest).length === 0;
-      if (
-        !isSubmit(s) ||
-        !onlyTheVoice ||
-        typeof voice !== 'string' ||
-        !/^[abefhijpz][fm]_[a-z][a-z0-9]{0,31}$/.test(voice) ||
-        json?.error?.code !== 'INVALID_REQUEST'
-      )
-        return false;
-      return acceptAsProcessing(a, json);
-    },
+  'unlisted-voice-refused': {
+    description:
+      "refuses a voice id of the pattern that its catalog does not list (400 INVALID_REQUEST), against §2.3's letter: any id of the pattern is accepted",
+    rules: ['accept.unlisted-voice'],
+    refuse: (s) =>
+      isSubmit(s) && typeof s.json?.voice === 'string' && /^[abefhijpz][fm]_nobody\d*$/.test(s.json.voice)
+        ? errorAnswer(400, 'INVALID_REQUEST', `voice "${s.json.voice}" is not offered by this deployment`)
+        : undefined,
   },
   'omit-processing-time': {
     description: 'leaves meta.processing_time_ms out of a completed POST answer',

@@ -1,66 +1,11 @@
-import {
-  type Answer,
-  type FaultSpec,
-  type Json,
-  type Seen,
-  acceptAsProcessing,
-  captionFile,
-  errorAnswer,
-  isCaptions,
-  isGetJob,
-  isSubmit,
-  issuedForm,
-  setJson,
-} from './common.js';
+import { type FaultSpec, type Json, acceptAsProcessing, header, isGetJob, isSubmit, setJson } from './common.js';
+import { EXTENSION_REQUIRED, timingsFile, captionText, setText, editTimingsUrls } from './timings-support.js';
 
 /**
  * Word timings and captions (an extension beyond the base API): timings where none were asked for or
  * missing where they were, files that disagree with the text, the audio or each other, and caption URLs
  * that accept what the audio URL refuses.
  */
-
-const EXTENSION_REQUIRED = ['--extensions', 'required'];
-
-/** The timings JSON file of a caption download (its words and cues), when this answer is one. */
-const timingsFile = (s: Seen, json: Json) => (isCaptions(s) && Array.isArray(json?.words) && Array.isArray(json?.cues) ? json : undefined);
-
-/** The caption file's text when this answer is one of that media type. */
-function captionText(s: Seen, a: Answer, mediaType: string): string | undefined {
-  return isCaptions(s) && a.status === 200 && String(a.headers['content-type'] ?? '').startsWith(mediaType) ? a.body.toString('utf8') : undefined;
-}
-
-const setText = (a: Answer, text: string) => {
-  a.body = Buffer.from(text);
-  return true;
-};
-
-/** Every URL of `timings` passed through `edit`. */
-function editTimingsUrls(json: Json, edit: (url: URL) => void): void {
-  for (const field of ['json_url', 'vtt_url', 'srt_url']) {
-    if (typeof json.timings[field] !== 'string') continue;
-    const url = new URL(json.timings[field]);
-    edit(url);
-    json.timings[field] = url.toString();
-  }
-}
-
-/** Swaps in the fresh query of the requested caption file when `accepts` says this query should be accepted. */
-function acceptCaptionQuery(accepts: (query: URLSearchParams, fresh: URLSearchParams, s: Seen, file: string) => boolean): FaultSpec['rewrite'] {
-  return (s, url, p) => {
-    const file = isCaptions(s) ? captionFile(s.path) : undefined;
-    const fresh = file ? p.freshCaptions.get(file) : undefined;
-    if (!file || !fresh || s.query === fresh || !accepts(new URLSearchParams(s.query), new URLSearchParams(fresh), s, file)) return false;
-    url.search = fresh;
-    return true;
-  };
-}
-
-const shiftMillis = (clock: string, ms: number) => {
-  const [h, m, rest] = clock.split(':');
-  const total = Number(h) * 3_600_000 + Number(m) * 60_000 + Math.round(Number(rest) * 1000) + ms;
-  const pad = (n: number, w = 2) => String(n).padStart(w, '0');
-  return `${pad(Math.floor(total / 3_600_000))}:${pad(Math.floor(total / 60_000) % 60)}:${pad(Math.floor(total / 1000) % 60)}.${pad(total % 1000, 3)}`;
-};
 
 export const TIMINGS_FAULTS = {
   // ── fields present only when asked ──────────────────────────────────────────────────────────────
@@ -200,89 +145,84 @@ export const TIMINGS_FAULTS = {
     },
   },
 
-  // ── WebVTT and SRT against the JSON file ────────────────────────────────────────────────────────
-  'vtt-cue-shifted': {
-    description: 'serves WebVTT whose first cue ends 100 ms later than in the JSON file',
-    rules: ['timings.captions-match'],
-    change: (s, a) => {
-      const text = captionText(s, a, 'text/vtt');
-      return (
-        text !== undefined &&
-        setText(
-          a,
-          text.replace(/--> (\d{2,}:\d{2}:\d{2}\.\d{3})/, (_m, end) => `--> ${shiftMillis(end, 100)}`),
-        )
-      );
+  // ── the times against the sound of the MP3 ─────────────────────────────────────────────────────
+  'timings-early': {
+    description: "counts times from the first sound instead of the MP3's start (its leading silence and the encoder's delay left out): every time 0.25 s early",
+    rules: ['timings.match-audio'],
+    change: (s, a, json) => {
+      const file = timingsFile(s, json);
+      if (!file) return false;
+      const early = (t: number) => Math.max(0, Math.round((t - 0.25) * 1000) / 1000);
+      for (const item of [...file.words, ...file.cues]) [item.start, item.end] = [early(item.start), early(item.end)];
+      return setJson(a, file);
     },
   },
-  'vtt-no-header': {
-    description: 'serves WebVTT without its WEBVTT header',
-    rules: ['timings.captions-match'],
-    change: (s, a) => {
-      const text = captionText(s, a, 'text/vtt');
-      return text !== undefined && setText(a, text.replace(/^\uFEFF?WEBVTT[^\n]*\n+/, ''));
-    },
-  },
-  'vtt-as-text-plain': {
-    description: 'serves WebVTT as text/plain',
-    rules: ['timings.captions-match'],
-    change: (s, a) => {
-      if (captionText(s, a, 'text/vtt') === undefined) return false;
-      a.headers['content-type'] = 'text/plain; charset=utf-8';
-      return true;
-    },
-  },
-  'srt-dot-milliseconds': {
-    description: 'writes SRT times with a dot before the milliseconds (WebVTT style), which SubRip players misread',
-    rules: ['timings.captions-match'],
-    change: (s, a) => {
-      const text = captionText(s, a, 'application/x-subrip');
-      return text !== undefined && setText(a, text.replace(/(\d{2}:\d{2}:\d{2}),(\d{3})/g, '$1.$2'));
+  'timings-fast': {
+    description: 'gives times for another speed than the one spoken: every time four fifths of the real one',
+    rules: ['timings.match-audio'],
+    change: (s, a, json) => {
+      const file = timingsFile(s, json);
+      if (!file) return false;
+      const fast = (t: number) => Math.round(t * 800) / 1000;
+      for (const item of [...file.words, ...file.cues]) [item.start, item.end] = [fast(item.start), fast(item.end)];
+      return setJson(a, file);
     },
   },
 
-  // ── caption URLs refuse what the audio URL refuses ──────────────────────────────────────────────
-  'captions-tampered-accepted': {
-    description: 'serves a caption URL whose signature was altered (the signature is not checked)',
-    rules: ['timings.url-tampered'],
-    rewrite: acceptCaptionQuery((query, fresh, s) => issuedForm(s) && query.get('expires') === fresh.get('expires')),
-  },
-  'captions-format-swapped-accepted': {
-    description: "serves a caption file under the query of another format's URL (the format is not signed)",
-    rules: ['timings.url-tampered'],
-    rewrite: (s, url, p) => {
-      const file = isCaptions(s) ? captionFile(s.path) : undefined;
-      const [id] = file?.split('.') ?? [];
-      const others = ['json', 'vtt', 'srt'].map((f) => `${id}.${f}`).filter((f) => f !== file);
-      if (!file || !others.some((other) => p.freshCaptions.get(other) === s.query)) return false;
-      return acceptCaptionQuery(() => true)!(s, url, p);
-    },
-  },
-  'captions-audio-query-accepted': {
-    description: "serves a caption file under the audio URL's query (caption URLs signed as the audio is)",
-    rules: ['timings.url-tampered'],
-    rewrite: (s, url, p) => {
-      const id = isCaptions(s) ? captionFile(s.path)?.split('.')[0] : undefined;
-      if (!id || p.freshAudio.get(id) !== s.query) return false;
-      return acceptCaptionQuery(() => true)!(s, url, p);
-    },
-  },
-  'captions-expiry-extended-accepted': {
-    description: 'serves a caption URL whose expiry was moved under the issued signature (the expiry is not signed)',
-    rules: ['timings.url-expires'],
-    rewrite: acceptCaptionQuery((query, fresh, s) => issuedForm(s) && query.get('sig') === fresh.get('sig')),
-  },
-  'captions-malformed-as-400': {
-    description: 'answers a malformed caption URL with 400 INVALID_REQUEST, where the audio URL answers 404 NOT_FOUND',
-    rules: ['timings.url-malformed'],
-    refuse: (s) => (isCaptions(s) && !issuedForm(s) ? errorAnswer(400, 'INVALID_REQUEST', 'This caption URL is malformed.') : undefined),
-  },
-  'captions-malformed-unnamed': {
-    description: 'refuses a malformed caption URL without naming the part at fault',
-    rules: ['timings.url-malformed'],
+  // ── cues as documented, and WebVTT without markup ───────────────────────────────────────────────
+  'cue-punctuation-dropped': {
+    description: 'cuts cue text at the last word, leaving out the punctuation that follows it',
+    rules: ['timings.cues-as-documented'],
     change: (s, a, json) => {
-      if (!isCaptions(s) || issuedForm(s) || a.status !== 404 || !json?.error) return false;
-      json.error.message = 'This URL is not valid or has expired. GET the job again for fresh URLs.';
+      const file = timingsFile(s, json);
+      if (!file) return false;
+      for (const cue of file.cues) cue.text = cue.text.replace(/[^\p{L}\p{N}\p{Extended_Pictographic}]+$/u, '');
+      return setJson(a, file);
+    },
+  },
+  'cues-one-per-sentence': {
+    description: 'makes one cue of each sentence, however long (past 42 characters and 8 words)',
+    rules: ['timings.cues-as-documented'],
+    change: (s, a, json) => {
+      const file = timingsFile(s, json);
+      if (!file || file.cues.length < 2) return false;
+      const merged: Json[] = [];
+      for (const cue of file.cues) {
+        const last = merged.at(-1);
+        if (last && !/[.!?]$/.test(last.text)) Object.assign(last, { end: cue.end, text: `${last.text} ${cue.text}` });
+        else merged.push({ ...cue });
+      }
+      if (merged.length === file.cues.length) return false;
+      file.cues = merged;
+      return setJson(a, file);
+    },
+  },
+  'vtt-markup-unescaped': {
+    description: 'writes &, < and > into WebVTT cue text as they are, so that <b> in the text reads as markup',
+    rules: ['timings.cues-as-documented'],
+    change: (s, a) => {
+      const text = captionText(s, a, 'text/vtt');
+      return text !== undefined && /&(?:amp|lt|gt);/.test(text) && setText(a, text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&'));
+    },
+  },
+
+  // ── where timings appear, what they cost, and how fresh their URLs are ─────────────────────────
+  'timings-dropped-on-replay': {
+    description: 'leaves timings off the answer to a replayed POST (same Idempotency-Key) of a job that asked for them',
+    rules: ['timings.present-when-asked'],
+    change: (s, a, json) => {
+      if (!isSubmit(s) || header(a, 'idempotent-replayed') !== 'true' || !json?.timings) return false;
+      delete json.timings;
+      return setJson(a, json);
+    },
+  },
+  'timings-surcharge': {
+    description: 'charges half a minute more for a job that asked for timings',
+    rules: ['timings.asking-costs-nothing'],
+    change: (_s, a, json) => {
+      if (json?.status !== 'completed' || !json.timings || typeof json.billing?.monthly_minutes_used !== 'number') return false;
+      json.billing.monthly_minutes_used = Math.round((json.billing.monthly_minutes_used + 0.5) * 100) / 100;
+      json.billing.monthly_minutes_remaining = Math.max(0, Math.round((json.billing.monthly_minutes_remaining - 0.5) * 100) / 100);
       return setJson(a, json);
     },
   },

@@ -4,6 +4,7 @@ import { homedir } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
 import { CliError, fileError } from './errors.js';
 import { EXIT } from './exit-codes.js';
+import type { Setting } from './setting.js';
 
 /**
  * The config file: `$XDG_CONFIG_HOME/agent-tts/config.json` (default `~/.config/agent-tts/config.json`).
@@ -104,15 +105,6 @@ export async function saveConfig(env: Env, values: ConfigFile): Promise<string> 
     throw fileError('write the config file', path, error);
   }
   return path;
-}
-
-type Source = 'flag' | 'env' | 'config' | 'default';
-
-export interface Setting {
-  value?: string;
-  source?: Source;
-  /** Where exactly: the flag or variable name, or the config path. */
-  origin?: string;
 }
 
 export interface GlobalFlags {

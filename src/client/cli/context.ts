@@ -2,8 +2,9 @@ import { AgentTtsClient } from '../client.js';
 import type { ClientClock } from '../clock.js';
 import { AgentTtsError } from '../errors.js';
 import type { GlobalValues } from './args.js';
-import { resolveSettings, type ConfigField, type Env, type Setting, type Settings } from './config.js';
-import { CliError } from './errors.js';
+import { resolveSettings, type ConfigField, type Env, type Settings } from './config.js';
+import type { Setting } from './setting.js';
+import { CliError, type UrlSetting } from './errors.js';
 import { EXIT } from './exit-codes.js';
 import type { InputStream } from './input.js';
 import type { Output } from './output.js';
@@ -27,12 +28,20 @@ export interface CliContext {
   jobId?: string;
   /** Set by a command when a failure has a next step worth printing (e.g. how to fetch the audio later). */
   hint?: string;
+  /** The URL settings in use, once read: a failure to reach one names it and where it came from. */
+  urls?: UrlSetting[];
+  /** Set by `--sandbox-clock`: the waits advance the sandbox's clock, and are told as such. */
+  onSandboxClock?: boolean;
 }
 
 export async function settingsOf(ctx: CliContext): Promise<Settings> {
   const flags = { baseUrl: ctx.globals['base-url'], voicesUrl: ctx.globals['voices-url'], apiKey: ctx.globals['api-key'] };
   const settings = await resolveSettings(flags, ctx.env);
   ctx.output.addSecret(settings.apiKey.value);
+  ctx.urls = [
+    { label: 'base URL', setting: settings.baseUrl, flag: '--base-url', variable: 'AGENT_TTS_BASE_URL', field: 'base_url' },
+    { label: 'voice catalog URL', setting: settings.voicesUrl, flag: '--voices-url', variable: 'AGENT_TTS_VOICES_URL', field: 'voices_url' },
+  ];
   if (settings.config.exists && settings.config.values.api_key && settings.config.mode !== undefined && (settings.config.mode & 0o077) !== 0) {
     ctx.output.err(
       `Warning: ${settings.config.path} is readable by other users (mode ${settings.config.mode.toString(8).padStart(4, '0')}); run: chmod 600 ${settings.config.path}`,
@@ -55,7 +64,7 @@ export function requireKey(settings: Settings): string {
 }
 
 export function progressOf(ctx: CliContext): ProgressDisplay {
-  return new ProgressDisplay(ctx.output, !ctx.globals.quiet, ctx.clock);
+  return new ProgressDisplay(ctx.output, !ctx.globals.quiet, ctx.clock, ctx.onSandboxClock === true);
 }
 
 /**
@@ -67,6 +76,7 @@ export function progressOf(ctx: CliContext): ProgressDisplay {
 export async function useSandboxClock(ctx: CliContext, settings: Settings): Promise<void> {
   try {
     ctx.clock = await remoteClientClock(settings.baseUrl.value, undefined, { apiKey: settings.apiKey.value || undefined });
+    ctx.onSandboxClock = true;
   } catch (error) {
     if (!(error instanceof SandboxClockError)) throw error;
     const unreachable = error.reason === 'unreachable';

@@ -1,4 +1,5 @@
 import { AgentTtsError } from '../errors.js';
+import type { Setting } from './setting.js';
 import { EXIT, exitCodeFor, type ExitCode } from './exit-codes.js';
 import type { Output } from './output.js';
 
@@ -39,6 +40,51 @@ export function fileError(action: string, path: string, error: unknown): CliErro
   return new CliError(`Cannot ${action} ${path}: ${reason}`, EXIT.LOCAL_FILE, 'Check the path and its permissions.', 'LOCAL_FILE');
 }
 
+/** A URL setting of the command (base URL, voice catalog URL), with the names it is set by. */
+export interface UrlSetting {
+  /** What it is, for a person: "base URL". */
+  label: string;
+  setting: Setting & { value: string };
+  flag: string;
+  variable: string;
+  /** Its field in the config file. */
+  field: string;
+}
+
+/** What describeFailure knows of the run: the job it is about, a next step, the URL settings in use. */
+export interface FailureContext {
+  jobId?: string;
+  hint?: string;
+  urls?: UrlSetting[];
+}
+
+/** Where a URL setting came from, in the words of its flag, variable or config field. */
+function settingOrigin(url: UrlSetting): string {
+  const { setting } = url;
+  if (setting.source === 'flag') return `from ${url.flag}`;
+  if (setting.source === 'env') return `from ${url.variable}`;
+  if (setting.source === 'config') return `from ${url.field} in ${setting.origin}`;
+  return `the default; set it with ${url.flag} or ${url.variable}, or \`agent-tts config set ${url.field} <url>\``;
+}
+
+/**
+ * A transport failure names the setting whose URL could not be reached and where that URL came from
+ * (the flag, the variable, the config file or the default), and a refused connection says that nothing
+ * listens there: the lines that replace the generic suggested action.
+ */
+function unreachableLines(error: AgentTtsError, urls: UrlSetting[] | undefined): string[] | undefined {
+  if (error.code !== 'NETWORK_ERROR') return undefined;
+  // The catalog's URL may be the API's: its path says which setting was used.
+  const ordered = /^Could not reach \S+\/api\/v1\/voices:/.test(error.message) ? [...(urls ?? [])].reverse() : (urls ?? []);
+  const url = ordered.find((u) => error.message.startsWith(`Could not reach ${u.setting.value}/`));
+  if (!url) return undefined;
+  const { value } = url.setting;
+  const action = /ECONNREFUSED/.test(error.message)
+    ? `Nothing is listening at ${value}: start the service there, or give ${url.flag} (or ${url.variable}) the URL it listens on.`
+    : `Check that ${value} is the service's URL and that it can be reached from here.`;
+  return [`  Suggested action: ${action}`, `  The ${url.label} ${value} is ${settingOrigin(url)}.`];
+}
+
 export interface Failure {
   exitCode: ExitCode;
   json: Record<string, unknown>;
@@ -46,15 +92,17 @@ export interface Failure {
 }
 
 function isAbort(error: unknown): boolean {
+  if (error instanceof AgentTtsError) return error.code === 'ABORTED';
   return error instanceof Error && (error.name === 'AbortError' || error.name === 'TimeoutError');
 }
 
 /** Turns anything thrown into the printed form: a message, the suggested action and the request id. */
-export function describeFailure(error: unknown, context: { jobId?: string; hint?: string } = {}): Failure {
-  if (error instanceof AgentTtsError) {
+export function describeFailure(error: unknown, context: FailureContext = {}): Failure {
+  if (error instanceof AgentTtsError && !isAbort(error)) {
     const exitCode = exitCodeFor(error.code);
     const head = `Error ${error.code}${error.status !== undefined ? ` (HTTP ${error.status})` : ''}: ${error.message}`;
-    const lines = [head, `  Suggested action: ${error.suggestedAction}`];
+    const unreachable = unreachableLines(error, context.urls);
+    const lines = [head, ...(unreachable ?? [`  Suggested action: ${error.suggestedAction}`])];
     lines.push(`  Request id: ${error.requestId ?? 'none (no answer from the service)'}`);
     const jobId = error.jobId ?? context.jobId;
     if (jobId) lines.push(`  Job id: ${jobId}`);
@@ -76,7 +124,14 @@ export function describeFailure(error: unknown, context: { jobId?: string; hint?
     return {
       exitCode,
       lines,
-      json: { ...error.toJSON(), job_id: jobId, idempotency_key: error.retryIdempotencyKey, attempts: error.attempts, hint: context.hint },
+      json: {
+        ...error.toJSON(),
+        ...(unreachable ? { suggested_action: unreachable[0]!.replace('  Suggested action: ', ''), setting: unreachable[1]!.trim() } : {}),
+        job_id: jobId,
+        idempotency_key: error.retryIdempotencyKey,
+        attempts: error.attempts,
+        hint: context.hint,
+      },
     };
   }
   if (error instanceof CliError) {
@@ -100,7 +155,7 @@ export function describeFailure(error: unknown, context: { jobId?: string; hint?
 }
 
 /** Prints a failure on stderr, or as the --json document on stdout, and returns the exit code. */
-export function reportFailure(output: Output, error: unknown, context: { jobId?: string; hint?: string } = {}): ExitCode {
+export function reportFailure(output: Output, error: unknown, context: FailureContext = {}): ExitCode {
   const failure = describeFailure(error, context);
   if (output.json) {
     output.emitJson({ ok: false, exit_code: failure.exitCode, error: stripUndefined(failure.json) });

@@ -51,6 +51,7 @@ const BY_CODE: Record<AgentTtsErrorCode, ExitCode> = {
   NETWORK_ERROR: EXIT.NETWORK,
   TIMEOUT: EXIT.TIMEOUT,
   NO_TIMINGS: EXIT.NO_TIMINGS,
+  ABORTED: EXIT.INTERRUPTED,
 };
 
 export function exitCodeFor(code: AgentTtsErrorCode): ExitCode {

@@ -52,6 +52,10 @@ Options:
                             Either asks the service for word timings (timestamps: "word"), an extension
                             beyond the base API; both are written after the audio. A service that answers
                             without timings exits 12 with the audio saved
+      --stream <file | ->   write the audio as it is made, from the job's stream_url (an extension beyond
+                            the base API): "-" to stdout, to pipe into a player from the first chunk. Ends
+                            with the whole MP3; a job that fails exits with its error. Not with -o,
+                            --no-download, --captions or --timings
       --timeout <seconds>   give up waiting for a long job after this long (default 1800)
       --idempotency-key <k> key of this request; reuse the one printed by a failed run to retry it
                             without creating a second job (default: a fresh random key)
@@ -65,6 +69,7 @@ Examples:
   agent-tts speak -f chapter.txt --voice st_f2 --speed 1.0 -o chapter.mp3
   agent-tts speak -f talk.txt -o talk.mp3 --captions talk.vtt --timings talk.json
   cat notes.txt | agent-tts speak --json -o notes.mp3
+  agent-tts speak -f book.txt --stream - | mpv -
 
 ${GLOBAL_OPTIONS}
 

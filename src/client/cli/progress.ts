@@ -23,15 +23,28 @@ function isRateLimited(event: RetryEvent): boolean {
   return event.error.code === 'RATE_LIMITED' || event.error.status === 429;
 }
 
-/** `rate limited: 1 POST per minute for this key; retrying in 57 s (Retry-After)…` */
-function describeRateLimitWait(event: RetryEvent): string {
+/**
+ * `rate limited: 1 POST per minute for this key; retrying in 57 s (Retry-After)…`, or on the sandbox's
+ * clock (`--sandbox-clock`), where nothing is waited for: `…; advancing the sandbox clock 57 s (Retry-After)`.
+ */
+function describeRateLimitWait(event: RetryEvent, onSandboxClock: boolean): string {
   const seconds = Math.max(1, Math.round(event.delayMs / 1000));
   const why = event.error.retryAfterSeconds !== undefined ? ' (Retry-After)' : '';
-  return `rate limited: ${describeBucket(event)} for this key; retrying in ${seconds} s${why}…`;
+  const next = onSandboxClock ? `advancing the sandbox clock ${seconds} s${why} and retrying` : `retrying in ${seconds} s${why}…`;
+  return `rate limited: ${describeBucket(event)} for this key; ${next}`;
 }
 
-/** How to avoid the wait: printed once per run, under the first rate-limited wait. */
+/**
+ * How to avoid the wait: printed once per run, under the first rate-limited wait. To a sandbox (its
+ * answers say so) it names the sandbox's own ways (its clock, its other test keys), not the sandbox.
+ */
 function rateLimitAdvice(event: RetryEvent): string {
+  if (event.error.sandbox) {
+    return (
+      '  This is the sandbox: add --sandbox-clock to move its clock instead of waiting (a key is refilled at once), ' +
+      'or use another of the test keys it printed at start (limits are per key).'
+    );
+  }
   const variable = (event.error.rateLimit?.policy.name ?? event.method.toLowerCase()) === 'get' ? 'RATE_GET_LIMIT' : 'RATE_POST_LIMIT';
   return (
     '  Limits are per key, and an account has one active key. To explore without waiting: the sandbox ' +
@@ -65,6 +78,8 @@ export class ProgressDisplay {
     private readonly output: Output,
     private readonly enabled: boolean,
     private readonly clock: ClientClock = systemClock,
+    /** The waits advance a sandbox's clock (`--sandbox-clock`): nothing is waited out in real time. */
+    private readonly onSandboxClock = false,
   ) {}
 
   private get tty(): boolean {
@@ -119,7 +134,9 @@ export class ProgressDisplay {
    * avoid it. On a terminal, a countdown below it, redrawn every second until the retry goes out.
    */
   private rateLimited(event: RetryEvent): void {
-    this.output.err(describeRateLimitWait(event));
+    this.output.err(describeRateLimitWait(event, this.onSandboxClock));
+    // On the sandbox's clock the wait costs nothing: no advice how to avoid it, no countdown.
+    if (this.onSandboxClock) return;
     if (!this.advised) {
       this.advised = true;
       this.output.err(rateLimitAdvice(event));

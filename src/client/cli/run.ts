@@ -80,6 +80,6 @@ export async function run(argv: string[], io: RunIo): Promise<ExitCode> {
     }
     return await (await load())(ctx, rest);
   } catch (error) {
-    return reportFailure(output, error, { jobId: ctx.jobId, hint: ctx.hint });
+    return reportFailure(output, error, { jobId: ctx.jobId, hint: ctx.hint, urls: ctx.urls });
   }
 }

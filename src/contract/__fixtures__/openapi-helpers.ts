@@ -160,13 +160,14 @@ export interface ExampleCase {
 }
 
 /** Examples of a parameter, header or media type object, plus those inside its schema. */
-function examplesOf(document: JsonObject, holder: JsonObject, where: string, schema: Json): ExampleCase[] {
+function examplesOf(document: JsonObject, holder: JsonObject, where: string, schema: Json | undefined): ExampleCase[] {
   const cases: ExampleCase[] = schema === undefined ? [] : schemaExamples(schema, `${where} schema`);
-  if (Object.hasOwn(holder, 'example')) cases.push({ where: `${where} example`, schema, value: holder.example });
+  // Cases keep the holder's schema as found, absent (undefined) included.
+  if (Object.hasOwn(holder, 'example')) cases.push({ where: `${where} example`, schema: schema as Json, value: holder.example });
   if (isObject(holder.examples)) {
     for (const [name, raw] of Object.entries(holder.examples)) {
       const example = deref(document, raw);
-      if (Object.hasOwn(example, 'value')) cases.push({ where: `${where} example ${name}`, schema, value: example.value });
+      if (Object.hasOwn(example, 'value')) cases.push({ where: `${where} example ${name}`, schema: schema as Json, value: example.value });
     }
   }
   return cases;

@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AudioStorage } from '../ports/index.js';
+import type { AudioStorage } from '../domain/job-files.js';
 
 /**
  * The behaviour every AudioStorage adapter owes the job runner, the audio route, the retention sweep
@@ -54,6 +54,7 @@ export function describeAudioStorageContract(name: string, open: () => Promise<A
 
     writing(current);
     timings(current);
+    captions(current);
     deleting(current);
     leftovers(current);
   });
@@ -81,9 +82,9 @@ function writing(current: () => Opened): void {
     const writer = await storage.createWriter(job);
     await writer.write(content);
     await writer.commit();
-    expect(await readAll(await storage.open(job, { start: 0, end: 0 }))).toEqual(content.subarray(0, 1));
-    expect(await readAll(await storage.open(job, { start: 100, end: 4099 }))).toEqual(content.subarray(100, 4100));
-    expect(await readAll(await storage.open(job, { start: 4999, end: 4999 }))).toEqual(content.subarray(4999));
+    expect(await readAll(await storage.open(job, 'audio', { start: 0, end: 0 }))).toEqual(content.subarray(0, 1));
+    expect(await readAll(await storage.open(job, 'audio', { start: 100, end: 4099 }))).toEqual(content.subarray(100, 4100));
+    expect(await readAll(await storage.open(job, 'audio', { start: 4999, end: 4999 }))).toEqual(content.subarray(4999));
   });
 
   it('an aborted writer leaves neither audio nor leftovers, and a committed audio survives a later aborted run', async () => {
@@ -156,6 +157,55 @@ function timings(current: () => Opened): void {
     await w.commit();
     expect(await storage.stat(job)).toEqual({ size: 10 });
     expect(Buffer.from((await storage.readTimings(job))!)).toEqual(Buffer.from(json(2)));
+  });
+}
+
+/** A job's captions (WebVTT, SRT): stored beside its word timings, sized from metadata, streamed, each format apart. */
+function captions(current: () => Opened): void {
+  const vtt = (n: number) =>
+    new TextEncoder().encode(`WEBVTT\n\n${Array.from({ length: n }, (_, i) => `${i + 1}\n00:00:00.000 --> 00:00:01.000\nw${i}\n`).join('\n')}`);
+  const srt = new TextEncoder().encode('1\n00:00:00,000 --> 00:00:01,000\nw\n');
+
+  it('stores each caption format apart from the word timings, and serves it by size and as a stream, byte for byte', async () => {
+    const { storage } = current();
+    const job = randomUUID();
+    for (const format of ['json', 'vtt', 'srt'] as const) {
+      expect(await storage.stat(job, format)).toBeUndefined();
+      expect(await storage.open(job, format)).toBeUndefined();
+    }
+    await storage.putTimings(job, new TextEncoder().encode('{"cues":[]}'));
+    expect(await storage.stat(job, 'vtt')).toBeUndefined();
+    await storage.putTimings(job, vtt(2000), 'vtt');
+    await storage.putTimings(job, srt, 'srt');
+    expect(await storage.stat(job, 'vtt')).toEqual({ size: vtt(2000).byteLength });
+    expect(await storage.stat(job, 'srt')).toEqual({ size: srt.byteLength });
+    expect(await storage.stat(job, 'json')).toEqual({ size: 11 });
+    expect(await readAll(await storage.open(job, 'vtt'))).toEqual(Buffer.from(vtt(2000)));
+    expect(await readAll(await storage.open(job, 'srt'))).toEqual(Buffer.from(srt));
+    expect(await readAll(await storage.open(job, 'json'))).toEqual(Buffer.from('{"cues":[]}'));
+    expect(Buffer.from((await storage.readTimings(job, 'vtt'))!)).toEqual(Buffer.from(vtt(2000)));
+    // Replaced whole; captions are neither audio nor a dead run's leftovers.
+    await storage.putTimings(job, vtt(1), 'vtt');
+    expect(await readAll(await storage.open(job, 'vtt'))).toEqual(Buffer.from(vtt(1)));
+    expect(await storage.stat(job)).toBeUndefined();
+    expect(await storage.listLeftovers(0)).not.toContain(job);
+  });
+
+  it('deletes the captions with the audio and the word timings, one job or several', async () => {
+    const { storage } = current();
+    const [one, many, kept] = [randomUUID(), randomUUID(), randomUUID()];
+    for (const job of [one, many, kept]) {
+      await storage.putTimings(job, new TextEncoder().encode('{}'));
+      await storage.putTimings(job, vtt(3), 'vtt');
+      await storage.putTimings(job, srt, 'srt');
+    }
+    await storage.delete(one);
+    await storage.deleteMany([many]);
+    for (const job of [one, many]) {
+      for (const format of ['json', 'vtt', 'srt'] as const) expect(await storage.stat(job, format)).toBeUndefined();
+    }
+    expect(await storage.stat(kept, 'vtt')).toEqual({ size: vtt(3).byteLength });
+    expect(await storage.stat(kept, 'srt')).toEqual({ size: srt.byteLength });
   });
 }
 

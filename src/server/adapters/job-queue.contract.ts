@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AudioStorage, JobQueue, JobRecord, Store } from '../ports/index.js';
+import type { JobQueue, JobRecord, Store } from '../ports/index.js';
+import type { AudioStorage } from '../domain/job-files.js';
 
 /**
  * The behaviour every JobQueue adapter owes the domain, with real synthesis behind it: queued jobs

@@ -5,7 +5,8 @@ import { pino } from 'pino';
 import { createSynthesizer } from '../synth/index.js';
 import { JobRunner } from '../domain/job-runner.js';
 import { describeJobQueueContract } from './job-queue.contract.js';
-import { LocalAudioStorage } from './local-audio-storage.js';
+import { JobFiles } from '../domain/job-files.js';
+import { LocalBlobStorage } from './local-blob-storage.js';
 import { LocalJobQueue } from './local-queue.js';
 import { SqliteStore } from './sqlite-store.js';
 
@@ -13,7 +14,7 @@ describeJobQueueContract('LocalJobQueue', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'agent-tts-queue-'));
   const log = pino({ level: 'silent' });
   const store = new SqliteStore(join(dir, 'store.sqlite'));
-  const audio = new LocalAudioStorage(dir);
+  const audio = new JobFiles(new LocalBlobStorage(dir));
   const synth = createSynthesizer({ engine: 'espeak', threads: 1 });
   const runner = new JobRunner(store, audio, synth, log);
   const runs = new Map<string, number>();

@@ -14,7 +14,7 @@ class Window {
   }
 
   expire(before: number): void {
-    while (this.head < this.times.length && this.times[this.head] <= before) this.head++;
+    while (this.head < this.times.length && (this.times[this.head] ?? Number.POSITIVE_INFINITY) <= before) this.head++;
     // Compact once the dead prefix is half the array, so memory follows the live entries.
     if (this.head > 32 && this.head * 2 > this.times.length) {
       this.times = this.times.slice(this.head);
@@ -32,7 +32,7 @@ class Window {
 
   /** Removes one admission made at `time`: entries of one time are interchangeable. Searched from the newest. */
   remove(time: number): void {
-    for (let i = this.times.length - 1; i >= this.head && this.times[i] >= time; i--) {
+    for (let i = this.times.length - 1; i >= this.head && (this.times[i] ?? Number.NEGATIVE_INFINITY) >= time; i--) {
       if (this.times[i] === time) {
         this.times.splice(i, 1);
         return;

@@ -7,7 +7,8 @@ import { createRequire } from 'node:module';
  *   there (Node 24's `ObjectWrap` removes an environment clean-up hook when a garbage-collected
  *   statement is destroyed, and asserts that an environment is current, which it is not during some
  *   collections; `better-sqlite3` 13, the fix, needs Node 22 and segfaults on Node 20).
- * - **Node.js 20 and 22: `better-sqlite3`** (an optional dependency, compiled at install).
+ * - **Node.js 20 and 22: `better-sqlite3`** (an optional peer dependency of @agent-tts/server, which the
+ *   operator installs beside it; compiled at install where no prebuilt binary fits).
  *
  * Both run SQLite in the calling thread with prepared statements, so the store's code, schema and
  * transactions are the same on both; `.ci/run` runs the whole suite on Node 20 (better-sqlite3) and on
@@ -76,7 +77,8 @@ function openBetterSqlite(path: string, busyTimeoutMs: number): SqlDatabase {
   } catch (error) {
     throw new Error(
       `better-sqlite3, the SQLite driver of Node.js ${process.versions.node}, could not be loaded ` +
-        `(${(error as Error).message.split('\n')[0]}); reinstall the package so that it compiles, or run on Node.js 24, whose node:sqlite is used instead`,
+        `(${(error as Error).message.split('\n')[0]}); install it beside @agent-tts/server (npm install better-sqlite3@"^12.11.1"), ` +
+        'or run on Node.js 24, whose built-in node:sqlite needs nothing',
     );
   }
   const db = new Database(path, { timeout: busyTimeoutMs });

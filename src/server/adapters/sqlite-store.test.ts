@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openSqlite } from './sqlite-driver.js';
 import { SqliteStore } from './sqlite-store.js';
-import { describeStoreContract, newAccount, newJob, newKey } from './store.contract.js';
+import { describeStoreContract } from './store.contract.js';
+import { newAccount, newJob, newKey } from './contracts/fixtures.contract.js';
 
 describeStoreContract('SqliteStore', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'agent-tts-store-'));
@@ -96,29 +97,6 @@ describe('SqliteStore read cache', () => {
     expect(await admin.deleteExpiredJobs(job.deleteAfter, 10)).toEqual([job.id]);
     await nextRequest();
     expect(await api.getJob(job.id)).toBeUndefined();
-  });
-});
-
-describe('SqliteStore.deleteExpiredJobs for some accounts (the sandbox: one test clock per set of accounts)', () => {
-  it('deletes the expired jobs of the accounts named, or with except of all the others, and no other job', async () => {
-    const store = new SqliteStore(':memory:');
-    try {
-      const [a, b, c] = [newAccount(), newAccount(), newAccount()];
-      for (const account of [a, b, c]) await store.createAccount(account);
-      const expired = (account: { id: string }) => newJob(account.id, { deleteAfter: 1_000 });
-      const [ja, jb, jc] = [expired(a), expired(b), expired(c)];
-      const fresh = newJob(a.id, { deleteAfter: 5_000 });
-      for (const job of [ja, jb, jc, fresh]) expect((await store.createJob(job, 100_000)).kind).toBe('created');
-
-      expect(await store.deleteExpiredJobs(2_000, 10, { ids: [a.id] })).toEqual([ja.id]);
-      expect(await store.deleteExpiredJobs(2_000, 10, { ids: [a.id, b.id], except: true })).toEqual([jc.id]);
-      expect(await store.getJob(jb.id)).toBeDefined();
-      expect(await store.getJob(fresh.id)).toBeDefined();
-      expect(await store.deleteExpiredJobs(2_000, 10, { ids: [], except: true })).toEqual([jb.id]);
-      expect(await store.getJob(fresh.id)).toBeDefined();
-    } finally {
-      await store.close();
-    }
   });
 });
 

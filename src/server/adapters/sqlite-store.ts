@@ -1,25 +1,16 @@
-import type { AccountRepository, IdempotencyRepository, KeyRepository, SessionRepository, Store, StoreConnection, UsageRepository } from '../ports/index.js';
+import type { Store } from '../ports/index.js';
 import { assembled } from './assembled.js';
 import { sqliteAccounts } from './sqlite/accounts.js';
 import { connectSqlite } from './sqlite/connection.js';
 import { idempotencyClaims, sqliteIdempotency } from './sqlite/idempotency.js';
-import { type SqliteJobRepository, sqliteJobs } from './sqlite/jobs.js';
+import { sqliteJobs } from './sqlite/jobs.js';
 import { sqliteKeys } from './sqlite/keys.js';
 import { sqliteSessions } from './sqlite/sessions.js';
 import { sqliteUsage, usageLedger } from './sqlite/usage.js';
 import type { SqliteDriverName } from './sqlite-driver.js';
 
-/** Every repository of the store over one SQLite connection, and the connection itself. */
-type SqliteRepositories = AccountRepository &
-  KeyRepository &
-  IdempotencyRepository &
-  SqliteJobRepository &
-  UsageRepository &
-  SessionRepository &
-  StoreConnection;
-
 /** The repositories over the database at `path`, one module per aggregate under sqlite/. */
-function openRepositories(path: string, driver?: SqliteDriverName): SqliteRepositories {
+function openRepositories(path: string, driver?: SqliteDriverName): Store {
   const connection = connectSqlite(path, driver);
   const { db } = connection;
   const ledger = usageLedger(connection);
@@ -48,7 +39,7 @@ function openRepositories(path: string, driver?: SqliteDriverName): SqliteReposi
  * stay atomic against other connections to the same file (the admin CLI). Reads on the request path
  * go through a cache emptied by any write (sqlite/connection.ts, ReadCache).
  */
-export class SqliteStore extends assembled<SqliteRepositories>() implements Store {
+export class SqliteStore extends assembled<Store>() implements Store {
   /** `driver` picks the SQLite driver (tests); by default this Node's (`defaultSqliteDriver`). */
   constructor(path: string, driver?: SqliteDriverName) {
     super(openRepositories(path, driver));

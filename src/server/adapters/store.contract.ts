@@ -6,8 +6,6 @@ import { describeJobRepositoryContract } from './contracts/jobs.contract.js';
 import { describeKeyRepositoryContract } from './contracts/keys.contract.js';
 import { describeSessionRepositoryContract } from './contracts/sessions.contract.js';
 
-export { newAccount, newJob, newKey } from './contracts/fixtures.contract.js';
-
 /**
  * The behaviour every Store adapter owes the domain, written once and run against each adapter
  * (SQLite and Redis): the suite of each repository (contracts/*.contract.ts), each on a store of its

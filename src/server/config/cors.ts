@@ -1,4 +1,3 @@
-import { redactText } from '../redact.js';
 import { ConfigError } from './error.js';
 
 /** Which origins a browser may call the API from (CORS_ORIGINS, CORS_PREVIEW_PATTERN). */
@@ -11,10 +10,13 @@ export interface CorsSettings {
 /** `https://*.preview.example.com` → a RegExp matching exactly one DNS label in place of `*`. */
 function previewPatternToRegExp(pattern: string): RegExp {
   const url = /^(https?):\/\/([a-z0-9*.-]+)(:\d+)?$/i.exec(pattern);
-  if (!url?.[2].includes('*')) {
-    throw new ConfigError(`CORS_PREVIEW_PATTERN: expected an origin with one "*" label, e.g. https://*.preview.example.com; got "${redactText(pattern)}"`);
+  if (!url?.[2]?.includes('*')) {
+    throw new ConfigError(
+      'CORS_PREVIEW_PATTERN: expected an origin with one "*" label in its host, e.g. https://*.preview.example.com (http or https, no path, user name or password); empty to allow none',
+    );
   }
-  const host = url[2]
+  // The check above proves the host group matched.
+  const host = url[2]!
     .split('.')
     .map((label) => (label === '*' ? '[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?' : label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
     .join('\\.');
@@ -27,8 +29,13 @@ export function corsSettings(originsList: string, previewPattern: string): CorsS
     .split(',')
     .map((o) => o.trim().replace(/\/+$/, ''))
     .filter(Boolean);
-  for (const origin of origins) {
-    if (!/^https?:\/\/[^/\s@?#]+$/i.test(origin)) throw new ConfigError(`CORS_ORIGINS: "${redactText(origin)}" is not an origin like https://app.example.com`);
+  // The value is not repeated: the position says which one is wrong.
+  for (const [index, origin] of origins.entries()) {
+    if (!/^https?:\/\/[^/\s@?#]+$/i.test(origin)) {
+      throw new ConfigError(
+        `CORS_ORIGINS: origin ${index + 1} of ${origins.length} is not an origin like https://app.example.com (http or https, a host and an optional port; no path, user name or password); separate origins with commas, or leave it empty to allow none`,
+      );
+    }
   }
   return {
     origins,

@@ -1,20 +1,43 @@
 import { randomBytes } from 'node:crypto';
-import { accessSync, constants, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { accessSync, constants, existsSync, mkdirSync, readFileSync, type Stats, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { ConfigError } from './error.js';
 
-/** DATA_DIR as an absolute path, created (with its audio/ directory, mode 0700) and checked to be writable. */
-export function dataDirectory(path: string): string {
+/**
+ * DATA_DIR as an absolute path, checked to be a writable directory, with its audio/ directory. A
+ * missing DATA_DIR is created (mode 0700) only when its parent exists: `/nonexistent/x` is a typo or
+ * an unmounted volume far more often than a wish, so it is refused rather than made with every missing
+ * directory on the way. `created` says whether it was made, for the process to announce it.
+ */
+export function dataDirectory(path: string): { path: string; created: boolean } {
   const dataDir = resolve(path);
+  const refuse = (why: string) => new ConfigError(`DATA_DIR: cannot use "${dataDir}" as the data directory (${why}); it must be a writable directory`);
+  const existing = statOrUndefined(dataDir);
+  if (existing && !existing.isDirectory()) throw refuse('it is not a directory');
+  if (!existing) {
+    const parent = statOrUndefined(dirname(dataDir));
+    if (!parent?.isDirectory()) {
+      throw new ConfigError(
+        `DATA_DIR: "${dataDir}" does not exist, and neither does its parent directory "${dirname(dataDir)}"; only a directory whose parent exists is created: create it (mkdir -p) or correct the path`,
+      );
+    }
+  }
   try {
+    if (!existing) mkdirSync(dataDir, { mode: 0o700 });
     mkdirSync(join(dataDir, 'audio'), { recursive: true, mode: 0o700 });
     accessSync(dataDir, constants.R_OK | constants.W_OK);
   } catch (error) {
-    throw new ConfigError(
-      `DATA_DIR: cannot use "${dataDir}" as the data directory (${(error as NodeJS.ErrnoException).code ?? String(error)}); it must be a writable directory`,
-    );
+    throw refuse((error as NodeJS.ErrnoException).code ?? String(error));
   }
-  return dataDir;
+  return { path: dataDir, created: !existing };
+}
+
+function statOrUndefined(path: string): Stats | undefined {
+  try {
+    return statSync(path);
+  } catch {
+    return undefined;
+  }
 }
 
 /** URL_SIGNING_SECRET, or else the secret kept in the data directory (made on first use). */

@@ -1,4 +1,3 @@
-import { NOT_A_URL, redactUrl } from '../redact.js';
 import { ConfigError } from './error.js';
 import type { EnvSettings } from './settings.js';
 import { S3_CREDENTIALS } from './urls.js';
@@ -45,10 +44,11 @@ export function s3Settings(e: EnvSettings, env: NodeJS.ProcessEnv): S3Settings |
     if (url && (url.username !== '' || url.password !== '')) {
       throw new ConfigError(`AUDIO_STORE: must not contain a user name or password (${S3_CREDENTIALS}); expected s3://bucket/prefix`);
     }
-    // Shown only as redactUrl shows it: a malformed value may still hold a secret.
-    const shown = redactUrl(e.AUDIO_STORE);
-    const got = shown === NOT_A_URL ? 'a value that is not a URL' : `"${shown}"`;
-    throw new ConfigError(`AUDIO_STORE: expected s3://bucket/prefix (a bucket name of 3-63 lower-case letters, digits, dots and hyphens); got ${got}`);
+    // What is wrong, not the value: a malformed value may still hold a secret.
+    const why = !/^s3:\/\//.test(e.AUDIO_STORE) ? 'it does not start with s3://' : 'the bucket name or the prefix does not fit';
+    throw new ConfigError(
+      `AUDIO_STORE: expected s3://bucket/prefix (a bucket name of 3-63 lower-case letters, digits, dots and hyphens; a prefix without . or .. segments or //); ${why}`,
+    );
   }
   return {
     ...location,

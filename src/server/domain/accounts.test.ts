@@ -1,8 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startInProcess, type InProcessServer } from '../../../test/helpers/in-process.js';
+import type { InProcessServer } from '../../../test/helpers/in-process.js';
+import { createTestServices } from '../../../test/helpers/test-services.js';
 import { AccountAdmin, AdminError } from './accounts.js';
+import { generateKey } from './keys.js';
 
 const T0 = Date.UTC(2026, 2, 15, 12);
+const clock = { now: () => T0 };
 
 /**
  * AccountAdmin over the real SQLite store and a fixed clock: keys (shown once, at most one active,
@@ -12,8 +15,8 @@ describe('AccountAdmin', () => {
   let server: InProcessServer;
   let admin: AccountAdmin;
   beforeAll(async () => {
-    server = await startInProcess();
-    admin = new AccountAdmin(server.services.store, { now: () => T0 });
+    server = await createTestServices();
+    admin = new AccountAdmin(server.services.store, clock);
   });
   afterAll(async () => {
     await server?.close();
@@ -51,6 +54,22 @@ describe('AccountAdmin', () => {
     const next = await admin.createKey(account.id);
     expect(next.record.name).toBe('default');
     expect((await authenticate(next.key)).ok).toBe(true);
+  });
+
+  it('draws a public id again when the one drawn is taken, and never overwrites another key', async () => {
+    const first = await admin.createAccount('first', 'pro');
+    const second = await admin.createAccount('second', 'pro');
+    const taken = (await admin.createKey(first.id)).record;
+    const draws = [{ ...generateKey(), publicId: taken.publicId }, generateKey()];
+    const drawing = new AccountAdmin(store(), clock, () => draws.shift() ?? generateKey());
+    const { record } = await drawing.createKey(second.id);
+    expect(record.publicId).not.toBe(taken.publicId);
+    expect(draws).toHaveLength(0);
+    expect(await store().getKey(taken.publicId)).toEqual(taken);
+
+    const always = new AccountAdmin(store(), clock, () => ({ ...generateKey(), publicId: taken.publicId }));
+    const third = await admin.createAccount('third', 'pro');
+    await expect(always.createKey(third.id)).rejects.toThrow('No free public key id was found in 8 draws; try again.');
   });
 
   it('finds a key by display key or public id, and names what it could not find', async () => {

@@ -11,7 +11,10 @@ import {
   systemClock,
   type UsageRepository,
 } from '../ports/index.js';
-import { generateKey } from './keys.js';
+import { generateKey, type NewKey } from './keys.js';
+
+/** How many fresh public ids a key creation tries before giving up (each is 32 random bits). */
+const PUBLIC_ID_TRIES = 8;
 import { usageMonth } from './usage.js';
 
 export class AdminError extends Error {}
@@ -21,6 +24,7 @@ export class AccountAdmin {
   constructor(
     private readonly store: AccountRepository & KeyRepository & Pick<JobRepository, 'importLegacyJob'> & UsageRepository,
     private readonly clock: Clock = systemClock,
+    private readonly newKey: () => NewKey = generateKey,
   ) {}
 
   async createAccount(name: string, plan: PlanId, subscription: SubscriptionStatus = 'active'): Promise<Account> {
@@ -35,10 +39,14 @@ export class AccountAdmin {
     return account;
   }
 
-  /** Creates a key; the full key is returned once and never stored. At most one active key per account. */
+  /**
+   * Creates a key; the full key is returned once and never stored. At most one active key per account.
+   * A public id is 32 random bits, so among many thousands of keys two can meet (a sandbox holding a
+   * thousand test clocks makes ten thousand): an id already taken is drawn again, never overwritten.
+   */
   async createKey(accountId: string, name = 'default'): Promise<{ key: string; record: ApiKeyRecord }> {
     await this.requireAccount(accountId);
-    const generated = generateKey();
+    const generated = await this.freshKey();
     const record: ApiKeyRecord = {
       publicId: generated.publicId,
       accountId,
@@ -51,6 +59,14 @@ export class AccountAdmin {
       throw new AdminError('This account already has an active key (at most 1). Revoke it first, then create another.');
     }
     return { key: generated.key, record };
+  }
+
+  private async freshKey(): Promise<NewKey> {
+    for (let i = 0; i < PUBLIC_ID_TRIES; i++) {
+      const generated = this.newKey();
+      if ((await this.store.getKey(generated.publicId)) === undefined) return generated;
+    }
+    throw new AdminError(`No free public key id was found in ${PUBLIC_ID_TRIES} draws; try again.`);
   }
 
   async requireKey(displayOrPublicId: string): Promise<ApiKeyRecord> {

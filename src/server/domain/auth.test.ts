@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startInProcess, type InProcessServer } from '../../../test/helpers/in-process.js';
+import type { InProcessServer } from '../../../test/helpers/in-process.js';
+import { createTestServices } from '../../../test/helpers/test-services.js';
 import { Authenticator } from './auth.js';
 import { KeyUsageRecorder } from './key-usage.js';
 
@@ -14,7 +15,7 @@ describe('Authenticator', () => {
   let usage: KeyUsageRecorder;
   let auth: Authenticator;
   beforeAll(async () => {
-    server = await startInProcess();
+    server = await createTestServices();
     // A recorder of its own, flushed by the test rather than by its timer.
     usage = new KeyUsageRecorder(server.services.store, 3_600_000);
     auth = new Authenticator(server.services.store, server.services.config.plans, usage);

@@ -1,5 +1,5 @@
 import type { ErrorCode } from '@agent-tts/contract/errors.js';
-import type { Account, AccountRepository, ApiKeyRecord, KeyRepository, PlanSettings } from '../ports/index.js';
+import { type Account, type AccountRepository, type ApiKeyRecord, type Clock, type KeyRepository, type PlanSettings, systemClock } from '../ports/index.js';
 import type { KeyUsageRecorder } from './key-usage.js';
 import { DUMMY_HASH, displayKey, parseKey, secretMatches } from './keys.js';
 
@@ -27,18 +27,20 @@ const INVALID = 'The API key is missing, malformed, unknown or revoked. Send `Au
  * Checks `Authorization: Bearer <key>` (docs/api-rules.md#authentication): the key's secret
  * against its stored SHA-256 hash in constant time (an unknown key is compared against a dummy hash, so
  * it costs the same), then the key's state, the subscription and the plan's API access, in that order.
- * A key that passes is counted (calls, last used).
+ * A key that passes is counted (calls, last used). Keys and subscriptions are judged at `clock`'s time
+ * (the deployment's: a sandbox's test clock, or the system's).
  */
 export class Authenticator {
   constructor(
     private readonly store: AccountRepository & KeyRepository,
     private readonly plans: Record<string, PlanSettings>,
     private readonly usage: KeyUsageRecorder,
+    private readonly clock: Clock = systemClock,
   ) {}
 
-  async authenticate(header: string | undefined, now: number): Promise<AuthResult> {
+  async authenticate(header: string | undefined, now = this.clock.now()): Promise<AuthResult> {
     const match = header === undefined ? null : /^Bearer[ ]+(\S+)[ ]*$/i.exec(header);
-    const parsed = match ? parseKey(match[1]) : undefined;
+    const parsed = match?.[1] === undefined ? undefined : parseKey(match[1]);
     if (!parsed) return { ok: false, code: 'INVALID_KEY', message: INVALID };
     const key = await this.store.getKey(parsed.publicId);
     const matches = secretMatches(parsed.secret, key?.secretHash ?? DUMMY_HASH);

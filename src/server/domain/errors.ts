@@ -1,26 +1,21 @@
-import { ERROR_TABLE, type ErrorCode } from '@agent-tts/contract/errors.js';
+import type { ErrorCode } from '@agent-tts/contract/errors.js';
+import { AudioStorageUnavailableError, StoreUnavailableError } from '../ports/index.js';
 
 /**
- * A refusal with one of the API's error codes (docs/api-rules.md#errors). The HTTP layer answers it with
- * the error body; its status is the one the error table gives the code, except for the few answers that
- * HTTP itself fixes (405 with Allow, 416 for a range, 503 for readiness), which pass `status`.
+ * A request the domain refuses with one of the API's error codes (docs/api-rules.md#errors): the code,
+ * a message for a person and the details the error body carries. How it is answered (the status the
+ * error table gives the code) is the HTTP layer's business.
  */
-export class ApiError extends Error {
-  readonly status: number;
-
+export class RequestRefusedError extends Error {
   constructor(
     readonly code: ErrorCode,
     message: string,
     readonly details?: Record<string, unknown>,
-    readonly headers: Record<string, string> = {},
-    status?: number,
   ) {
     super(message);
-    this.status = status ?? ERROR_TABLE[code].status;
+    this.name = 'RequestRefusedError';
   }
 }
-
-export const invalidRequest = (message: string) => new ApiError('INVALID_REQUEST', message);
 
 /**
  * The client closed its connection before its request was complete, or before its answer: the
@@ -39,5 +34,38 @@ export class ClientClosedError extends Error {
   }
 }
 
+/**
+ * A request whose body the HTTP listener ended and answered itself (the server's own request
+ * timeout: 408; a half-close mid-body: 400): the app logs and counts that status (not 499: the
+ * client did not go away) and sends nothing more.
+ */
+export class AnsweredByListenerError extends Error {
+  constructor(
+    readonly status: 400 | 408,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'AnsweredByListenerError';
+  }
+}
+
 export const BODY_CUT_SHORT_MESSAGE = 'client closed the connection before the body was complete';
 export const ANSWER_UNWANTED_MESSAGE = 'client closed the connection before its answer was ready';
+
+/** A backend that did not answer: which one, and whether it was in time (rather than refusing the connection). */
+export interface Outage {
+  backend: 'store' | 'audio_storage';
+  timedOut: boolean;
+  message: string;
+}
+
+/**
+ * The outage an error of a port reports (the store or the audio storage unreachable), or undefined for
+ * any other error: what the callers of the domain answer a passing outage with, without knowing the ports.
+ */
+export function outageOf(error: unknown): Outage | undefined {
+  if (error instanceof StoreUnavailableError) return { backend: 'store', timedOut: error.timedOut, message: error.message };
+  if (error instanceof AudioStorageUnavailableError) return { backend: 'audio_storage', timedOut: false, message: error.message };
+  return undefined;
+}

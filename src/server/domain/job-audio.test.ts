@@ -4,9 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FileSpool } from '../adapters/file-spool.js';
-import { LocalAudioStorage } from '../adapters/local-audio-storage.js';
+import { LocalBlobStorage } from '../adapters/local-blob-storage.js';
+import { type AudioStorage, JobFiles } from './job-files.js';
 import { createLogger } from '../log.js';
-import { type AudioSpoolFile, type AudioStorage, AudioStorageUnavailableError } from '../ports/index.js';
+import { type AudioSpoolFile, AudioStorageUnavailableError } from '../ports/index.js';
 import { JobAudioWrite, storeUnreachable } from './job-audio.js';
 
 interface LogLine {
@@ -73,11 +74,11 @@ function flakyStorage(real: AudioStorage, failAfter: number) {
 
 describe('JobAudioWrite', () => {
   let dir: string;
-  let storage: LocalAudioStorage;
+  let storage: JobFiles;
   let spool: FileSpool;
   beforeEach(async () => {
     dir = await mkdtemp(join(tmpdir(), 'agent-tts-job-audio-'));
-    storage = new LocalAudioStorage(join(dir, 'audio'));
+    storage = new JobFiles(new LocalBlobStorage(join(dir, 'audio')));
     spool = new FileSpool(join(dir, 'spool'));
   });
   afterEach(async () => {
@@ -89,7 +90,7 @@ describe('JobAudioWrite', () => {
     // A dead run of the job: a partial write never committed nor aborted.
     const dead = await storage.createWriter(job);
     await dead.write(Buffer.from('stale bytes of a dead run'));
-    expect(await readdir(join(dir, 'audio', '.parts', job))).toHaveLength(1);
+    expect(await readdir(join(dir, 'audio', '.parts', `${job}.mp3`))).toHaveLength(1);
 
     const { log, warnings } = recordingLogger();
     const write = new JobAudioWrite(job, storage, undefined, log);
@@ -105,7 +106,7 @@ describe('JobAudioWrite', () => {
     expect(await stored(storage, job)).toEqual(Buffer.concat(audio));
     expect((await storage.stat(job))?.size).toBe(5 * 4096);
     // The dead run's partial file went before this run's write started: no part is left at all.
-    await expect(readdir(join(dir, 'audio', '.parts', job))).rejects.toMatchObject({ code: 'ENOENT' });
+    await expect(readdir(join(dir, 'audio', '.parts', `${job}.mp3`))).rejects.toMatchObject({ code: 'ENOENT' });
     expect(warnings()).toEqual([]);
   });
 

@@ -1,5 +1,7 @@
 import type { Logger } from '../log.js';
-import { type AudioSink, type AudioSpoolFile, type AudioStorage, AudioStorageUnavailableError, type AudioWriter } from '../ports/index.js';
+import type { LiveRun } from './live-audio.js';
+import { type AudioSink, type AudioSpoolFile, AudioStorageUnavailableError } from '../ports/index.js';
+import type { AudioStorage, AudioWriter } from './job-files.js';
 
 /** The audio store unreachable, whether thrown directly or as the cause of a synthesis failure (a sink write). */
 export function storeUnreachable(error: unknown): error is Error {
@@ -29,6 +31,8 @@ export class JobAudioWrite {
     audio: AudioStorage,
     private spooled: AudioSpoolFile | undefined,
     private readonly log: Logger,
+    /** The live copy stream listeners read (live-audio.ts); its failure ends their streams, not the run. */
+    private live?: LiveRun,
   ) {
     // The audio storage gets ready (a dead run's leftovers removed, the partial write started) while the
     // first chunks are synthesized: the first bytes wait for it, the synthesis does not. Its failure
@@ -56,6 +60,15 @@ export class JobAudioWrite {
   }
 
   private async write(bytes: Uint8Array): Promise<void> {
+    if (this.live) {
+      try {
+        await this.live.write(bytes);
+      } catch (error) {
+        this.log.warn({ job_id: this.jobId, err: error }, 'live audio file failed; the stream listeners of the job are cut off, the job goes on');
+        this.live.end();
+        this.live = undefined;
+      }
+    }
     if (this.spooled) {
       try {
         await this.spooled.write(bytes);

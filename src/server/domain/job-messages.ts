@@ -1,5 +1,7 @@
+import { NEW_IDEMPOTENCY_KEY_PHRASE } from '@agent-tts/contract/errors.js';
+
 /**
- * The messages of the jobs path (POST and GET /v1/agent-tts), in one place.
+ * The messages of the jobs path (POST and GET /v1/agent-tts, and the failures the job runner records), in one place.
  *
  * Decision: the domain builds every user-facing message of a job's answer (its refusals and its
  * states); the HTTP layer only maps an outcome to a status, headers and a body, copying the message
@@ -22,3 +24,10 @@ export const FILE_EXPIRED_MESSAGE = 'The audio file of this job was deleted. Sub
 
 /** A failed job whose run recorded no message of its own. */
 export const SYNTHESIS_FAILED_MESSAGE = 'Synthesis failed.';
+
+/** The message of a job the speech engine failed (docs/api-rules.md#idempotency rule 5: retry with a new key). */
+export const PROVIDER_FAILURE_MESSAGE = `The speech engine failed on this job. Retry with backoff, using a ${NEW_IDEMPOTENCY_KEY_PHRASE}.`;
+/** The message of a job whose audio could not be saved: the audio store stayed unreachable through the outage budget. */
+export const STORE_FAILURE_MESSAGE = `The audio store could not be reached to save this job's audio. Retry with backoff, using a ${NEW_IDEMPOTENCY_KEY_PHRASE}.`;
+/** The message of a job that failed inside the server's own synthesis (INTERNAL_ERROR). */
+export const ENGINE_FAILURE_MESSAGE = `Synthesis failed on this job. Retry with backoff, using a ${NEW_IDEMPOTENCY_KEY_PHRASE}.`;

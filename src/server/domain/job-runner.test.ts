@@ -3,27 +3,23 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildCues, textWords, timingsProblems } from '@agent-tts/contract/captions.js';
+import { buildCues, renderSrt, renderWebVtt, textWords, timingsProblems } from '@agent-tts/contract/captions.js';
 import type { WordTimingsFileBody } from '@agent-tts/contract/timing-schemas.js';
 import { createSynthesizer } from '../synth/index.js';
 import { decodeMp3 } from '../../../test/helpers/http.js';
 import { startS3Server, S3RVER_CREDENTIALS, type S3Server } from '../../../test/helpers/s3.js';
 import { FileSpool } from '../adapters/file-spool.js';
-import { LocalAudioStorage } from '../adapters/local-audio-storage.js';
+import { LocalBlobStorage } from '../adapters/local-blob-storage.js';
 import { LocalJobQueue } from '../adapters/local-queue.js';
-import { createS3Client, S3AudioStorage } from '../adapters/s3-audio-storage.js';
+import { S3BlobStorage } from '../adapters/s3-blob-storage.js';
+import { createS3Client } from '../adapters/s3/client.js';
 import { SqliteStore } from '../adapters/sqlite-store.js';
-import { newAccount, newJob } from '../adapters/store.contract.js';
+import { newAccount, newJob } from '../adapters/contracts/fixtures.contract.js';
 import { createLogger } from '../log.js';
-import {
-  type AudioStorage,
-  AudioStorageUnavailableError,
-  type SynthesisRequest,
-  type SynthesisResult,
-  SynthesisError,
-  type Synthesizer,
-} from '../ports/index.js';
-import { JobRunner, PROVIDER_FAILURE_MESSAGE, STORE_FAILURE_MESSAGE, type JobRunnerOptions } from './job-runner.js';
+import { AudioStorageUnavailableError, type SynthesisRequest, type SynthesisResult, SynthesisError, type Synthesizer } from '../ports/index.js';
+import { type AudioStorage, JobFiles } from './job-files.js';
+import { PROVIDER_FAILURE_MESSAGE, STORE_FAILURE_MESSAGE } from './job-messages.js';
+import { JobRunner, type JobRunnerOptions } from './job-runner.js';
 import { sweepExpiredJobs } from './retention.js';
 
 /** Long enough to take a few hundred milliseconds of synthesis, with progress along the way. */
@@ -81,12 +77,12 @@ const readTimingsFile = async (storage: AudioStorage, jobId: string): Promise<Wo
 describe('JobRunner', () => {
   let dir: string;
   let store: SqliteStore;
-  let audio: LocalAudioStorage;
+  let audio: JobFiles;
   let synth: Synthesizer;
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'agent-tts-runner-'));
     store = new SqliteStore(join(dir, 'db.sqlite'));
-    audio = new LocalAudioStorage(join(dir, 'audio'));
+    audio = new JobFiles(new LocalBlobStorage(join(dir, 'audio')));
     synth = createSynthesizer({ threads: 1 });
   });
   afterAll(async () => {
@@ -116,7 +112,7 @@ describe('JobRunner', () => {
   /** The local audio storage, with its writer made only once `ready` lets it (or 2 s have passed). */
   function gatedAudio(ready: Promise<void>, open: 'opens' | 'unreachable' = 'opens') {
     const seen = { gateOpened: false };
-    const gated = Object.create(audio) as LocalAudioStorage;
+    const gated = Object.create(audio) as JobFiles;
     gated.createWriter = async (jobId) => {
       seen.gateOpened = await Promise.race([ready.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 2_000).unref())]);
       if (open === 'unreachable') throw new AudioStorageUnavailableError('the audio store is down');
@@ -219,7 +215,7 @@ describe('JobRunner', () => {
     await store.createJob(job, 1_000_000);
     // The store goes away right after the commit: the clean-up of leftovers fails at once, while the
     // job's settlement takes a moment (as a Redis round trip does).
-    const blinking = Object.create(audio) as LocalAudioStorage;
+    const blinking = Object.create(audio) as JobFiles;
     blinking.removeLeftovers = async (jobId, olderThanMs) => {
       if (olderThanMs === 0) throw new AudioStorageUnavailableError('the audio store is down');
       return audio.removeLeftovers(jobId, olderThanMs);
@@ -244,15 +240,15 @@ describe('JobRunner', () => {
     await store.createJob(job, 1_000_000);
     const { synth: asked, seen } = recording(synth);
     // When the timings are saved, the job is still processing and its audio is in place: nothing half-done shows.
-    const watched = Object.create(audio) as LocalAudioStorage;
+    const watched = Object.create(audio) as JobFiles;
     const atSave: unknown[] = [];
-    watched.putTimings = async (jobId, bytes) => {
-      atSave.push((await store.getJob(jobId))?.status, (await audio.stat(jobId)) !== undefined);
-      return audio.putTimings(jobId, bytes);
+    watched.putTimings = async (jobId, bytes, format) => {
+      atSave.push(format, (await store.getJob(jobId))?.status, (await audio.stat(jobId)) !== undefined);
+      return audio.putTimings(jobId, bytes, format);
     };
     expect(await new JobRunner(store, watched, asked, createLogger('silent')).run(job.id)).toBe(true);
     expect(seen.requests[0]).toEqual({ text, voice: job.voice, language: 'en-US', speed: job.speed, timestamps: 'word' });
-    expect(atSave).toEqual(['processing', true]);
+    expect(atSave).toEqual(['vtt', 'processing', true, 'srt', 'processing', true, 'json', 'processing', true]);
     const done = (await store.getJob(job.id))!;
     expect(done.status).toBe('completed');
     const file = (await readTimingsFile(audio, job.id))!;
@@ -261,6 +257,9 @@ describe('JobRunner', () => {
     expect(file.words.map((w) => w.word)).toEqual(textWords(text).map((w) => w.word));
     expect(timingsProblems(text, file)).toEqual([]);
     expect(file.cues.length).toBeGreaterThan(1);
+    // The captions are rendered once, here, byte for byte as the renderer writes them from the stored file.
+    expect(new TextDecoder().decode(await audio.readTimings(job.id, 'vtt'))).toBe(renderWebVtt(file));
+    expect(new TextDecoder().decode(await audio.readTimings(job.id, 'srt'))).toBe(renderSrt(file));
   });
 
   it('a job that asked for none: the synthesizer is not asked, and no timings are stored', async () => {
@@ -293,7 +292,7 @@ describe('JobRunner', () => {
     await store.createAccount(account);
     const job = newJob(account.id, { text: 'Audio saved, timings not.', timestamps: 'word', deleteAfter: Date.now() + 86_400_000, reservedCentiminutes: 40 });
     await store.createJob(job, 1_000_000);
-    const down = Object.create(audio) as LocalAudioStorage;
+    const down = Object.create(audio) as JobFiles;
     let tries = 0;
     down.putTimings = async () => {
       tries++;
@@ -315,11 +314,11 @@ describe('JobRunner', () => {
     await store.createAccount(account);
     const job = newJob(account.id, { text: 'The store blinks at the end.', timestamps: 'word', deleteAfter: Date.now() + 86_400_000 });
     await store.createJob(job, 1_000_000);
-    const blinking = Object.create(audio) as LocalAudioStorage;
+    const blinking = Object.create(audio) as JobFiles;
     let tries = 0;
-    blinking.putTimings = async (jobId, bytes) => {
-      if (++tries < 3) throw new AudioStorageUnavailableError('the audio store is down');
-      return audio.putTimings(jobId, bytes);
+    blinking.putTimings = async (jobId, bytes, format) => {
+      if (format === 'vtt' && ++tries < 3) throw new AudioStorageUnavailableError('the audio store is down');
+      return audio.putTimings(jobId, bytes, format);
     };
     const logs: Array<{ msg: string; [field: string]: unknown }> = [];
     const log = pino({ level: 'info' }, { write: (line: string) => void logs.push(JSON.parse(line)) });
@@ -348,7 +347,8 @@ describe('JobRunner and the in-process queue with the audio store unreachable (S
   let store: SqliteStore;
   let synth: Synthesizer;
   let s3: S3Server;
-  let audio: S3AudioStorage;
+  let audio: JobFiles;
+  let blobs: S3BlobStorage;
   beforeAll(async () => {
     Object.assign(process.env, S3RVER_CREDENTIALS);
     dir = await mkdtemp(join(tmpdir(), 'agent-tts-runner-s3-'));
@@ -356,7 +356,8 @@ describe('JobRunner and the in-process queue with the audio store unreachable (S
     synth = createSynthesizer({ threads: 1 });
     s3 = await startS3Server();
     const client = createS3Client({ endpoint: s3.endpoint, forcePathStyle: true });
-    audio = new S3AudioStorage({ client, bucket: s3.bucket, prefix: 'runner' });
+    blobs = new S3BlobStorage({ client, bucket: s3.bucket, prefix: 'runner' });
+    audio = new JobFiles(blobs);
   });
   afterAll(async () => {
     await s3?.close();
@@ -442,7 +443,8 @@ describe('JobRunner and the in-process queue with the audio store unreachable (S
       },
       { step: 'initialize' },
     );
-    const swept = new S3AudioStorage({ client, bucket: s3.bucket, prefix: `sweep-${Date.now()}` });
+    const sweptBlobs = new S3BlobStorage({ client, bucket: s3.bucket, prefix: `sweep-${Date.now()}` });
+    const swept = new JobFiles(sweptBlobs);
     const account = newAccount();
     await store.createAccount(account);
     const expired = Array.from({ length: 3 }, () => newJob(account.id, { deleteAfter: Date.now() - 1 }));
@@ -460,7 +462,7 @@ describe('JobRunner and the in-process queue with the audio store unreachable (S
     // One single delete: the dead run's marker, not one per job's audio.
     expect(commands.filter((c) => c === 'DeleteObjectCommand')).toHaveLength(1);
     for (const job of expired) expect(await swept.stat(job.id)).toBeUndefined();
-    expect(await swept.listMarkers()).toEqual([]);
+    expect(await sweptBlobs.listMarkers()).toEqual([]);
     expect((await swept.stat(kept.id))?.size).toBe(3);
   });
 
@@ -493,7 +495,7 @@ describe('JobRunner and the in-process queue with the audio store unreachable (S
       during: async (jobId) => {
         // The writer (and its upload) exists: the store goes down before the first byte reaches it. The
         // writer is made while the synthesis starts: its marker tells that it is there.
-        while ((await audio.listMarkers(jobId)).length === 0) await new Promise((r) => setTimeout(r, 5));
+        while ((await blobs.listMarkers(jobId)).length === 0) await new Promise((r) => setTimeout(r, 5));
         await s3.stop();
       },
       after: () => {
@@ -516,7 +518,7 @@ describe('JobRunner and the in-process queue with the audio store unreachable (S
     const decoded = await decodeMp3(Buffer.concat(parts));
     expect(Math.abs(decoded.seconds - job.durationSeconds!)).toBeLessThan(0.1);
     // The stopped streaming write left nothing behind once the job was saved; nor did the spool.
-    expect(await audio.listMarkers(id)).toEqual([]);
+    expect(await blobs.listMarkers(id)).toEqual([]);
     expect(spoolFiles).toEqual([]);
   }, 60_000);
 

@@ -1,14 +1,8 @@
-import { NEW_IDEMPOTENCY_KEY_PHRASE } from '@agent-tts/contract/errors.js';
-
-/** The message of a job the speech engine failed (docs/api-rules.md#idempotency rule 5: retry with a new key). */
-export const PROVIDER_FAILURE_MESSAGE = `The speech engine failed on this job. Retry with backoff, using a ${NEW_IDEMPOTENCY_KEY_PHRASE}.`;
-/** The message of a job whose audio could not be saved: the audio store stayed unreachable through the outage budget. */
-export const STORE_FAILURE_MESSAGE = `The audio store could not be reached to save this job's audio. Retry with backoff, using a ${NEW_IDEMPOTENCY_KEY_PHRASE}.`;
+import { ENGINE_FAILURE_MESSAGE, PROVIDER_FAILURE_MESSAGE, STORE_FAILURE_MESSAGE } from './job-messages.js';
 import type { Logger } from '../log.js';
 import {
   type AudioSpool,
   type AudioSpoolFile,
-  type AudioStorage,
   type Clock,
   type JobRepository,
   type JobRun,
@@ -17,9 +11,11 @@ import {
   type Synthesizer,
   systemClock,
 } from '../ports/index.js';
+import type { AudioStorage } from './job-files.js';
 import { toMillis } from '@agent-tts/contract/captions.js';
 import { JobAudioWrite, storeUnreachable } from './job-audio.js';
-import { wordTimingsFile } from './job-timings.js';
+import type { LiveAudio } from './live-audio.js';
+import { type JobTimingsFiles, wordTimingsFile } from './job-timings.js';
 import { DEFAULT_STORE_OUTAGE, type StoreOutagePolicy, StoreOutageWait } from './store-outage.js';
 import { secondsToCentiminutes } from './usage.js';
 
@@ -36,6 +32,8 @@ export interface JobRunnerOptions {
    */
   spool?: AudioSpool;
   outage?: Partial<StoreOutagePolicy>;
+  /** Where stream listeners read the audio of a running job as it is made (live-audio.ts). */
+  live?: LiveAudio;
 }
 
 /** Store writes of progress are throttled: polling reads it, and it need not be exact to the chunk. */
@@ -45,7 +43,8 @@ const PROGRESS_WRITE_INTERVAL_MS = 500;
  * Runs one job: synthesizes its text into the audio storage, streaming, then settles it (completed, usage charged) or
  * fails it (reservation released). Shared by the in-process queue and the distributed workers.
  *
- * A job that asked for word timings has them stored beside its audio (job-timings.ts) once the audio
+ * A job that asked for word timings has them stored beside its audio, with its captions rendered once as
+ * WebVTT and SRT (job-timings.ts), once the audio
  * is in place and before the job is marked completed: a completed job that asked always has them, and
  * a failure to store them fails the job as a failure to store its audio does (its audio deleted).
  *
@@ -58,6 +57,9 @@ const PROGRESS_WRITE_INTERVAL_MS = 500;
  * job fails with TTS_PROVIDER_ERROR and its reservation is released. A process that dies loses its
  * spool: the job's next run synthesizes again.
  *
+ * With live audio (live-audio.ts), the audio is also appended to a live file as it is made, for the
+ * listeners of the job's stream URL: finished once the job is settled completed, ended abnormally otherwise.
+ *
  * The progress shown never goes back: a run starts from what the job shows (a run again from the start
  * after its worker died holds it until it gets further), and the store only ever raises it.
  */
@@ -66,6 +68,7 @@ export class JobRunner implements JobRun {
   readonly live = new Map<string, LiveProgress>();
   private readonly spool?: AudioSpool;
   private readonly outage: StoreOutagePolicy;
+  private readonly liveAudio?: LiveAudio;
 
   constructor(
     private readonly store: JobRepository,
@@ -78,6 +81,7 @@ export class JobRunner implements JobRun {
   ) {
     this.spool = options.spool;
     this.outage = { ...DEFAULT_STORE_OUTAGE, ...options.outage };
+    this.liveAudio = options.live;
   }
 
   /** Returns false when the job was not run to an end (aborted for shutdown; it stays processing). */
@@ -86,7 +90,8 @@ export class JobRunner implements JobRun {
     if (job?.status !== 'processing') return true;
     const started = this.clock.now();
     const onProgress = this.progressListener(jobId, job.progress);
-    const write = new JobAudioWrite(jobId, this.audio, await this.openSpool(jobId), this.log);
+    const live = await this.liveAudio?.begin(jobId);
+    const write = new JobAudioWrite(jobId, this.audio, await this.openSpool(jobId), this.log, live);
     const saves = new StoreOutageWait(jobId, this.outage, this.log, signal);
     try {
       const { text, voice, language, speed, timestamps } = job;
@@ -97,12 +102,13 @@ export class JobRunner implements JobRun {
       const timings = wordTimingsFile(job, result);
       const saved =
         (await write.commit((path) => saves.save('the audio', () => this.audio.putFile(jobId, path), 'audio saved from the spool'))) &&
-        (!timings || (await saves.save('the word timings', () => this.audio.putTimings(jobId, timings))));
+        (!timings || (await saves.save('the word timings', () => this.saveTimings(jobId, timings))));
       if (!saved) {
         this.log.info({ job_id: jobId }, 'job interrupted by shutdown while waiting for the audio store; it runs again at the next start');
         return false;
       }
       const completedAt = await this.settle(jobId, job.createdAt, result.durationSeconds, result.bytes);
+      live?.finish();
       this.log.info({ job_id: jobId, audio_seconds: result.durationSeconds, wall_ms: completedAt - started }, 'job completed');
       return true;
     } catch (thrown) {
@@ -114,8 +120,17 @@ export class JobRunner implements JobRun {
       return this.fail(jobId, error);
     } finally {
       this.live.delete(jobId);
+      // Unless finished above, the stream listeners of this run end abnormally (the job failed or stopped).
+      if (live) await this.liveAudio?.close(jobId, live);
       await write.discard();
     }
+  }
+
+  /** The captions first, then the word timings: each one PutObject or rename, so a retry after an outage repeats them whole. */
+  private async saveTimings(jobId: string, files: JobTimingsFiles): Promise<void> {
+    await this.audio.putTimings(jobId, files.vtt, 'vtt');
+    await this.audio.putTimings(jobId, files.srt, 'srt');
+    await this.audio.putTimings(jobId, files.json, 'json');
   }
 
   /**
@@ -178,11 +193,7 @@ export class JobRunner implements JobRun {
     const unreachable = storeUnreachable(error);
     const provider = unreachable || (error instanceof SynthesisError && error.code === 'TTS_PROVIDER_ERROR');
     const code = provider ? 'TTS_PROVIDER_ERROR' : 'INTERNAL_ERROR';
-    const message = unreachable
-      ? STORE_FAILURE_MESSAGE
-      : provider
-        ? PROVIDER_FAILURE_MESSAGE
-        : `Synthesis failed on this job. Retry with backoff, using a ${NEW_IDEMPOTENCY_KEY_PHRASE}.`;
+    const message = unreachable ? STORE_FAILURE_MESSAGE : provider ? PROVIDER_FAILURE_MESSAGE : ENGINE_FAILURE_MESSAGE;
     // Another run (a duplicate delivery in the distributed mode) may have settled the job meanwhile:
     // then its audio and status stand.
     const current = await this.store.getJob(jobId).catch(() => undefined);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { newJob } from '../adapters/store.contract.js';
+import { newJob } from '../adapters/contracts/fixtures.contract.js';
 import type { UsageRepository } from '../ports/index.js';
 import type { Principal } from './auth.js';
 import { isLegacyExpired, JobStates, type LiveProgressSource } from './job-state.js';

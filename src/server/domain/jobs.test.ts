@@ -1,35 +1,27 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startInProcess, type InProcessServer } from '../../../test/helpers/in-process.js';
-import type { TtsRequestBody } from '@agent-tts/contract/schemas.js';
-import type { RateLimitDecision } from '../ports/index.js';
+import type { InProcessServer } from '../../../test/helpers/in-process.js';
+import { createTestServices } from '../../../test/helpers/test-services.js';
+import type { TtsRequestBody } from '@agent-tts/contract/request-schemas.js';
 import type { Principal } from './auth.js';
-import { ApiError } from './errors.js';
+import { RequestRefusedError } from './errors.js';
 import type { JobService } from './jobs.js';
 
 /** A submission without its inline wait, with the POST bucket it reported. */
 async function submit(jobs: JobService, principal: Principal, body: TtsRequestBody, idempotencyKey: string | undefined) {
-  let bucket: RateLimitDecision | undefined;
   const running = new AbortController().signal;
-  const outcome = await jobs.submitAndWait(principal, body, idempotencyKey, {
-    signal: running,
-    shutdown: running,
-    inlineWaitMs: 0,
-    onDecided: (decided) => {
-      bucket = decided.bucket.decision;
-    },
-  });
-  return { ...outcome, bucket: bucket! };
+  const outcome = await jobs.submitAndWait(principal, body, idempotencyKey, { signal: running, shutdown: running, inlineWaitMs: 0 });
+  return { ...outcome, bucket: outcome.bucket.decision };
 }
 
 /**
- * JobService over the real embedded adapters: the order in which a submission is checked, what each
- * refusal takes (nothing), and idempotency.
+ * JobService over the memory store and the instant synthesizer (no rule here needs real speech): the
+ * order in which a submission is checked, what each refusal takes (nothing), and idempotency.
  */
 describe('JobService', () => {
   let server: InProcessServer;
   beforeAll(async () => {
     // Jobs need not run for these rules: a generous wait keeps the machine's speed out of them.
-    server = await startInProcess({ RATE_GET_LIMIT: '3' });
+    server = await createTestServices({ RATE_GET_LIMIT: '3' });
   });
   afterAll(async () => {
     await server?.close();
@@ -57,7 +49,7 @@ describe('JobService', () => {
   });
 
   it('a voice the deployment cannot speak is refused before the Idempotency-Key and the POST place are taken', async () => {
-    const upstreamOnly = await startInProcess({
+    const upstreamOnly = await createTestServices({
       TTS_ENGINE: 'openai-compatible',
       UPSTREAM_KOKORO_URL: 'http://127.0.0.1:9',
     });
@@ -65,8 +57,8 @@ describe('JobService', () => {
       const { key } = await upstreamOnly.newKey();
       const principal = await upstreamOnly.principal(key);
       const refusal = await submit(upstreamOnly.services.jobs, principal, { text: 'a', voice: 'st_f1' }, 'k1').catch((e: unknown) => e);
-      expect(refusal).toBeInstanceOf(ApiError);
-      expect((refusal as ApiError).code).toBe('INVALID_REQUEST');
+      expect(refusal).toBeInstanceOf(RequestRefusedError);
+      expect((refusal as RequestRefusedError).code).toBe('INVALID_REQUEST');
       expect(await postPlaces(upstreamOnly.services.jobs, principal)).toBe(1);
       // The key was not claimed: its first real use creates a job rather than replaying anything.
       const created = await submit(upstreamOnly.services.jobs, principal, { text: 'a', voice: 'af_heart' }, 'k1');
@@ -118,10 +110,10 @@ describe('JobService', () => {
     const created = await submit(jobs(), ownerPrincipal, { text: 'Mine.' }, undefined);
     if (created.kind !== 'job') throw new Error(created.kind);
     const jobId = created.state.job.id;
-    let getBucket: RateLimitDecision | undefined;
-    const polled = await jobs().poll(ownerPrincipal, jobId, { onDecided: ({ bucket }) => (getBucket = bucket.decision) });
-    expect(polled).toMatchObject({ kind: 'job', state: { job: { id: jobId } } });
-    expect(getBucket).toMatchObject({ limit: 3, remaining: 2 });
+    const admitted = await jobs().admitPoll(ownerPrincipal);
+    expect(admitted).toMatchObject({ bucket: { kind: 'get', decision: { limit: 3, remaining: 2 } } });
+    expect(admitted.refused).toBeUndefined();
+    expect(await jobs().findJob(ownerPrincipal, jobId)).toMatchObject({ kind: 'job', state: { job: { id: jobId } } });
     expect(await postPlaces(jobs(), ownerPrincipal)).toBe(0);
     expect(await jobs().poll(await server.principal(other.key), jobId)).toEqual({
       kind: 'not_found',

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { TtsRequestBody } from '@agent-tts/contract/schemas.js';
+import type { TtsRequestBody } from '@agent-tts/contract/request-schemas.js';
 import {
-  type AudioStorage,
   type Clock,
   type IdempotencyRepository,
   type JobQueue,
@@ -13,12 +12,14 @@ import {
   systemClock,
   type UsageRepository,
 } from '../ports/index.js';
+import type { AudioStorage } from './job-files.js';
 import type { Principal } from './auth.js';
 import { ANSWER_UNWANTED_MESSAGE, ClientClosedError } from './errors.js';
+import { claimIdempotencyKey, type HeldSubmission, type Reservation, releaseClaim } from './held-submissions.js';
 import { JOB_NOT_FOUND_MESSAGE, usageExhaustedMessage } from './job-messages.js';
 import { isLegacyExpired, type JobState, JobStates, type LiveProgressSource } from './job-state.js';
-import { type BucketReport, type RateLimited, type RateLimitSettings, RateLimits } from './rate-limits.js';
-import type { SpeechRequests } from './speech-request.js';
+import { type BucketKind, type BucketReport, type RateLimited, type RateLimitSettings, RateLimits } from './rate-limits.js';
+import type { SpeechRequest, SpeechRequests } from './speech-request.js';
 import { minutesToCentiminutes, secondsToCentiminutes, usageMonth } from './usage.js';
 
 export interface JobServiceDeps {
@@ -34,12 +35,6 @@ export interface JobServiceDeps {
   clock?: Clock;
 }
 
-/**
- * Told once a request's bucket is decided (and, for a submission, whether it replays a job), before
- * the rest of the call runs: every answer from there on, a failure included, reports them.
- */
-type OnDecided = (decided: { bucket: BucketReport; replayed: boolean }) => void;
-
 export interface SubmitOptions {
   /** The client's request: aborted when it goes away. */
   signal: AbortSignal;
@@ -47,7 +42,6 @@ export interface SubmitOptions {
   shutdown: AbortSignal;
   /** How long a new job is waited for before the answer is its processing state. */
   inlineWaitMs: number;
-  onDecided?: OnDecided;
 }
 
 interface UsageExceeded {
@@ -57,25 +51,33 @@ interface UsageExceeded {
   limitMinutes: number;
 }
 
-export type SubmitOutcome = { kind: 'job'; state: JobState; replayed: boolean } | RateLimited | UsageExceeded;
+type SubmitOutcome = { kind: 'job'; state: JobState; replayed: boolean } | RateLimited | UsageExceeded;
 
-export type PollOutcome = { kind: 'job'; state: JobState } | { kind: 'not_found'; message: string } | RateLimited;
+export type FoundJob = { kind: 'job'; state: JobState } | { kind: 'not_found'; message: string };
 
-/** A submission once it is admitted or refused, before its inline wait. */
-type Admission = { bucket: BucketReport; result: { kind: 'job'; job: JobRecord; replayed: boolean } | RateLimited | UsageExceeded };
+export type PollOutcome = FoundJob | RateLimited;
 
-/** A claim never bound to a job (its holder died) is taken over after this long. */
-const STALE_CLAIM_MS = 30_000;
-const CLAIM_POLL_MS = 20;
+type Submitted = SubmitOutcome & { bucket: BucketReport };
+
+/**
+ * A held submission once its body was judged, before its inline wait: the bucket its answer reports
+ * from here on (a failure included), and its new job or the refusal for usage.
+ */
+export type Admission = { bucket: BucketReport; result: { kind: 'job'; job: JobRecord } | UsageExceeded };
+
+/** A poll's place in the key's GET bucket: the bucket its answer reports from here on, and the refusal when it got none. */
+export type PollAdmission = { bucket: BucketReport; refused?: RateLimited };
+
 const DAY_MS = 86_400_000;
 
 /** Best-effort clean-up that the answer does not wait for. */
 const inBackground = (work: Promise<unknown>) => void work.catch(() => undefined);
 
 /**
- * Submission and lookup of jobs, one call per request. A submission is checked in a fixed order after
- * authentication (docs/api-rules.md#order-of-checks): the request itself → idempotent replay → rate
- * limit → usage → new job. A rejected or replayed request consumes no POST quota.
+ * Submission and lookup of jobs. A submission is checked in a fixed order after authentication
+ * (docs/api-rules.md#order-of-checks): idempotent replay and rate limit, decided from the headers
+ * alone (`reserve`), before its body is read; then the body, then usage and the new job
+ * (`admitHeld`, then `waitFor`). A rejected or replayed request consumes no POST quota.
  */
 export class JobService {
   /** The keys' buckets, which authentication reports too. */
@@ -88,7 +90,7 @@ export class JobService {
   }
 
   /** The time of the deployment's clock (the sandbox's test clock, or the system's). */
-  now(): number {
+  private now(): number {
     return (this.deps.clock ?? systemClock).now();
   }
 
@@ -97,53 +99,111 @@ export class JobService {
     return this.deps.requests;
   }
 
-  /** A submission: admitted (or refused), then, for a new job, waited for inline; the job's state then. */
-  async submitAndWait(principal: Principal, body: TtsRequestBody, idempotencyKey: string | undefined, options: SubmitOptions): Promise<SubmitOutcome> {
-    const { bucket, result } = await this.admit(principal, body, idempotencyKey, options.signal);
-    options.onDecided?.({ bucket, replayed: result.kind === 'job' && result.replayed });
-    if (result.kind !== 'job') return result;
-    const job = result.replayed ? result.job : await this.waitInline(result.job, options);
-    return { kind: 'job', replayed: result.replayed, state: await this.stateNow(principal, job) };
+  /** A submission whose body is already read, `reserve` to `waitFor`, and the bucket its answer reports (the domain's tests use it). */
+  async submitAndWait(principal: Principal, body: TtsRequestBody, idem: string | undefined, options: SubmitOptions): Promise<Submitted> {
+    const reservation = await this.reserve(principal, idem, options.signal);
+    if (reservation.kind !== 'held') return reservation;
+    const { held } = reservation;
+    try {
+      const { bucket, result } = await this.admitHeld(held, body);
+      return { ...(result.kind === 'job' ? await this.waitFor(held, result.job, options) : result), bucket };
+    } catch (error) {
+      await this.giveBack(held);
+      throw error;
+    }
   }
 
-  /** A poll: takes a place in the key's GET bucket, then looks the job up for the caller's account. */
-  async poll(principal: Principal, jobId: string, options: { onDecided?: OnDecided } = {}): Promise<PollOutcome> {
+  /** A poll: `admitPoll`, then `findJob` (the domain's tests use it). */
+  async poll(principal: Principal, jobId: string): Promise<PollOutcome> {
+    const { refused } = await this.admitPoll(principal);
+    return refused ?? this.findJob(principal, jobId);
+  }
+
+  /** A poll's first step: a place in the key's GET bucket. */
+  async admitPoll(principal: Principal): Promise<PollAdmission> {
     const bucket = await this.rateLimits.take('get', principal.key.publicId);
-    if (!bucket.decision.allowed) {
-      options.onDecided?.({ bucket, replayed: false });
-      return this.rateLimits.refusal(bucket);
-    }
+    return bucket.decision.allowed ? { bucket } : { bucket, refused: this.rateLimits.refusal(bucket) };
+  }
+
+  /** A poll's second step, once admitted: the job of the caller's account. */
+  async findJob(principal: Principal, jobId: string): Promise<FoundJob> {
     const job = await this.deps.store.getJob(jobId);
-    options.onDecided?.({ bucket, replayed: false });
     // Unknown ids and other accounts' jobs look the same.
     if (job?.accountId !== principal.account.id) return { kind: 'not_found', message: JOB_NOT_FOUND_MESSAGE };
     return { kind: 'job', state: await this.stateNow(principal, job) };
   }
 
-  private async admit(principal: Principal, body: TtsRequestBody, idem: string | undefined, signal: AbortSignal): Promise<Admission> {
-    const { store, queue, estimator } = this.deps;
-    const { account, key, plan } = principal;
-    const request = this.deps.requests.resolve(body);
+  /** The key's bucket as it stands (taking nothing), for a refusal before the request took a place; undefined when the limiter cannot say. */
+  bucketOf(principal: Principal, kind: BucketKind): Promise<BucketReport | undefined> {
+    return this.rateLimits.peek(kind, principal.key.publicId).catch(() => undefined);
+  }
+
+  /**
+   * What a submission's headers decide, before its body is read: a replay of the job its
+   * Idempotency-Key already names (taking no place), a refusal by the key's POST bucket (the key's
+   * claim released), or a held submission with its claim and its place.
+   */
+  async reserve(principal: Principal, idem: string | undefined, signal: AbortSignal): Promise<Reservation> {
+    const { key, account } = principal;
     const jobId = randomUUID();
-
     if (idem !== undefined) {
-      const replayed = await this.claimIdempotencyKey(account.id, idem, jobId, signal);
-      if (replayed) return { bucket: await this.rateLimits.peek('post', key.publicId), result: { kind: 'job', job: replayed, replayed: true } };
+      const replayed = await claimIdempotencyKey(this.deps.store, account.id, idem, jobId, signal);
+      if (replayed) {
+        const bucket = await this.rateLimits.peek('post', key.publicId);
+        return { bucket, kind: 'job', replayed: true, state: await this.stateNow(principal, replayed) };
+      }
     }
-    const release = () => (idem === undefined ? Promise.resolve() : store.releaseIdempotencyKey(account.id, idem, jobId));
-
     let bucket: BucketReport;
     try {
       bucket = await this.rateLimits.take('post', key.publicId);
     } catch (error) {
       // The store failed: the answer is the error now, not after a clean-up that may wait as long.
-      inBackground(release());
+      inBackground(releaseClaim(this.deps.store, principal, idem, jobId));
       throw error;
     }
     if (!bucket.decision.allowed) {
-      await release();
-      return { bucket, result: this.rateLimits.refusal(bucket) };
+      await releaseClaim(this.deps.store, principal, idem, jobId);
+      return { bucket, ...this.rateLimits.refusal(bucket) };
     }
+    return { bucket, kind: 'held', held: { principal, jobId, idempotencyKey: idem, bucket, settled: false } };
+  }
+
+  /**
+   * Gives a held submission's Idempotency-Key and place back (nothing once it was settled). The
+   * refusal that calls it is the answer whatever happens to the refund (the place then frees with
+   * the window). Returns the key's POST bucket as it then stands, which that answer reports
+   * (undefined when it was settled, or the limiter cannot say).
+   */
+  async giveBack(held: HeldSubmission): Promise<BucketReport | undefined> {
+    if (held.settled) return undefined;
+    held.settled = true;
+    const { principal, idempotencyKey, jobId, bucket } = held;
+    await Promise.all([
+      releaseClaim(this.deps.store, principal, idempotencyKey, jobId),
+      this.rateLimits.refund(bucket, principal.key.publicId).catch(() => undefined),
+    ]);
+    return this.bucketOf(principal, 'post');
+  }
+
+  /** A new job's inline wait (up to `inlineWaitMs`), then its state. */
+  async waitFor(held: HeldSubmission, job: JobRecord, options: SubmitOptions): Promise<{ kind: 'job'; state: JobState; replayed: false }> {
+    const waited = await this.waitInline(job, options);
+    return { kind: 'job', replayed: false, state: await this.stateNow(held.principal, waited) };
+  }
+
+  /** A held submission with its body: the deployment's rules for it, usage, the new job, queued. */
+  async admitHeld(held: HeldSubmission, body: TtsRequestBody): Promise<Admission> {
+    const { store, queue, estimator } = this.deps;
+    const { principal, jobId, bucket } = held;
+    const { account, key, plan } = principal;
+    // A body the deployment's rules refuse throws with the submission still held: whoever holds it
+    // gives it back (the route, or submitAndWait), and then answers with the bucket as it is after that.
+    const request: SpeechRequest = this.deps.requests.resolve(body);
+    held.settled = true;
+    const giveBack = () => {
+      held.settled = false;
+      return this.giveBack(held);
+    };
 
     const now = this.now();
     const estimateSeconds = estimator.estimateAudioSeconds(request.text, request.speed, request.language);
@@ -158,12 +218,10 @@ export class JobService {
       reservedCentiminutes: Math.max(1, secondsToCentiminutes(estimateSeconds)),
       usageMonth: usageMonth(now),
       progress: 0,
-      idempotencyKey: idem,
+      idempotencyKey: held.idempotencyKey,
     };
     // A request refused after its admission (usage exhausted, or the store failed) gives its place
-    // back: a rejected request consumes no POST quota. The refusal is the answer whatever happens to
-    // the refund (the place then frees with the window).
-    const giveBack = () => Promise.all([release(), this.rateLimits.refund(bucket, key.publicId).catch(() => undefined)]);
+    // back: a rejected request consumes no POST quota.
     let created;
     try {
       created = await store.createJob(job, minutesToCentiminutes(plan.monthlyMinutes));
@@ -175,37 +233,12 @@ export class JobService {
       throw error;
     }
     if (created.kind === 'usage_exceeded') {
-      await giveBack();
-      const usedMinutes = created.usedCentiminutes / 100;
-      const limitMinutes = plan.monthlyMinutes;
+      const [usedMinutes, limitMinutes] = [created.usedCentiminutes / 100, plan.monthlyMinutes];
       const result: UsageExceeded = { kind: 'usage_exceeded', message: usageExhaustedMessage(usedMinutes, limitMinutes), usedMinutes, limitMinutes };
-      return { bucket: await this.rateLimits.peek('post', key.publicId), result };
+      return { bucket: (await giveBack()) ?? bucket, result };
     }
     await queue.enqueue(jobId);
-    return { bucket, result: { kind: 'job', job, replayed: false } };
-  }
-
-  /**
-   * Claims the Idempotency-Key for `jobId` first, so concurrent requests with one key all end up on
-   * one job: undefined once claimed, or the job the key already names (a replay). A holder that died
-   * is taken over after STALE_CLAIM_MS, so this wait is bounded. Claims are stamped and judged in real
-   * time (systemClock, not the injected clock): a claim goes stale when its holder has been silent
-   * that long, however a test clock moves; the wait is measured on the monotonic clock.
-   */
-  private async claimIdempotencyKey(accountId: string, idem: string, jobId: string, signal: AbortSignal): Promise<JobRecord | undefined> {
-    const { store } = this.deps;
-    const giveUpAt = performance.now() + STALE_CLAIM_MS + 5_000;
-    for (;;) {
-      const claim = await store.claimIdempotencyKey(accountId, idem, jobId, systemClock.now(), STALE_CLAIM_MS);
-      if (claim.kind === 'claimed') return undefined;
-      if (claim.kind === 'existing') {
-        const job = await store.getJob(claim.jobId);
-        if (job) return job;
-      }
-      if (signal.aborted) throw new ClientClosedError(ANSWER_UNWANTED_MESSAGE);
-      if (performance.now() > giveUpAt) throw new Error(`Idempotency-Key claim of account ${accountId} did not settle`);
-      await new Promise((r) => setTimeout(r, CLAIM_POLL_MS));
-    }
+    return { bucket, result: { kind: 'job', job } };
   }
 
   /**

@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startInProcess, type InProcessServer } from '../../../test/helpers/in-process.js';
+import type { InProcessServer } from '../../../test/helpers/in-process.js';
+import { createTestServices } from '../../../test/helpers/test-services.js';
 import { KeyUsageRecorder } from './key-usage.js';
 
 /** KeyUsageRecorder over the real SQLite store: counts kept in memory, written in one batch per key. */
 describe('KeyUsageRecorder', () => {
   let server: InProcessServer;
   beforeAll(async () => {
-    server = await startInProcess();
+    server = await createTestServices();
   });
   afterAll(async () => {
     await server?.close();

@@ -24,7 +24,8 @@ export function displayKey(publicId: string): string {
 
 export function parseKey(key: string): { publicId: string; secret: string } | undefined {
   const match = API_KEY_PATTERN.exec(key);
-  return match ? { publicId: match[1], secret: match[2] } : undefined;
+  const [, publicId, secret] = match ?? [];
+  return publicId !== undefined && secret !== undefined ? { publicId, secret } : undefined;
 }
 
 /** Compares a presented secret with a stored hash in constant time. */

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startInProcess, type InProcessServer } from '../../../test/helpers/in-process.js';
-import { newJob } from '../adapters/store.contract.js';
+import type { InProcessServer } from '../../../test/helpers/in-process.js';
+import { createTestServices } from '../../../test/helpers/test-services.js';
+import { newJob } from '../adapters/contracts/fixtures.contract.js';
 import { createLogger } from '../log.js';
 import { sweepExpiredJobs, sweepLeftovers } from './retention.js';
 
@@ -11,7 +12,7 @@ const NOW = Date.UTC(2026, 3, 20, 12);
 describe('retention', () => {
   let server: InProcessServer;
   beforeAll(async () => {
-    server = await startInProcess();
+    server = await createTestServices();
   });
   afterAll(async () => {
     await server?.close();

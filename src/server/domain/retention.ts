@@ -1,5 +1,6 @@
 import type { Logger } from '../log.js';
-import type { AudioStorage, Clock, JobRepository } from '../ports/index.js';
+import type { Clock, JobRepository } from '../ports/index.js';
+import type { AudioStorage } from './job-files.js';
 
 /** Jobs deleted per round: their audio goes in one batch (an S3 DeleteObjects takes up to 1000 keys). */
 const BATCH = 1000;

@@ -45,7 +45,7 @@ describe('AudioUrlSigner', () => {
       [expires, `${sig.slice(1)}=`],
       [expires, `${sig}A`],
     ]) {
-      expect(signer.verify(JOB, e, s, NOW)).toBe(false);
+      expect(signer.verify(JOB, e ?? '', s ?? '', NOW)).toBe(false);
     }
   });
 

@@ -1,4 +1,4 @@
-import { AUDIO_PATH_PREFIX, CAPTIONS_PATH_PREFIX } from '@agent-tts/contract/limits.js';
+import { AUDIO_PATH_PREFIX, CAPTIONS_PATH_PREFIX, STREAM_PATH_PREFIX } from '@agent-tts/contract/limits.js';
 import { CAPTION_FORMATS, type CaptionFormat, type TimingsBody } from '@agent-tts/contract/timing-schemas.js';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
@@ -6,7 +6,8 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
  * Signed audio and caption URLs: the signature (HMAC-SHA256, base64url) is the capability, so the
  * download needs no Authorization header and can be handed to a player. An audio URL signs
  * `<job>.<expires>`; a caption URL signs `<job>.<format>.<expires>`, so that the URL of one format opens
- * no other, and none of them opens the audio.
+ * no other, and none of them opens the audio; a stream URL signs `<job>.stream.<expires>` (no caption
+ * format is `stream`), so that it opens only the stream.
  */
 export class AudioUrlSigner {
   constructor(
@@ -34,6 +35,17 @@ export class AudioUrlSigner {
     const url = (format: CaptionFormat) =>
       `${baseUrl}${CAPTIONS_PATH_PREFIX}${jobId}.${format}?expires=${expires}&sig=${this.signature(`${jobId}.${format}.${expires}`)}`;
     return { granularity: 'word', json_url: url('json'), vtt_url: url('vtt'), srt_url: url('srt') };
+  }
+
+  /** The signed URL of a job's audio while it is made, with the expiry `sign` gives its audio at `now`. */
+  signStream(baseUrl: string, jobId: string, now: number): string {
+    const expires = this.expiresAt(now);
+    return `${baseUrl}${STREAM_PATH_PREFIX}${jobId}.mp3?expires=${expires}&sig=${this.signature(`${jobId}.stream.${expires}`)}`;
+  }
+
+  /** True when the stream URL's signature matches and has not expired. */
+  verifyStream(jobId: string, expires: string, sig: string, now: number): boolean {
+    return this.matches(`${jobId}.stream.${expires}`, expires, sig, now);
   }
 
   /** True when the audio URL's signature matches and has not expired. */

@@ -1,12 +1,13 @@
 import { LIMITS } from '@agent-tts/contract/limits.js';
-import { unknownVoiceMessage, type VoiceCatalogRef } from '@agent-tts/contract/messages.js';
-import type { TtsRequestBody } from '@agent-tts/contract/schemas.js';
-import { DEFAULT_VOICE, parseVoice, resolveLanguage, type VoiceFamily } from '@agent-tts/contract/voices.js';
-import { invalidRequest } from './errors.js';
+import { closestVoiceIds, unknownVoiceMessage, type VoiceCatalogRef } from '@agent-tts/contract/messages.js';
+import type { TtsRequestBody } from '@agent-tts/contract/request-schemas.js';
+import { DEFAULT_VOICE, type ParsedVoice, parseVoice, resolveLanguage, type VoiceFamily } from '@agent-tts/contract/voices.js';
+import { RequestRefusedError } from './errors.js';
 
 /** A submission with every default applied: what a job records and synthesis speaks. */
 export interface SpeechRequest {
   text: string;
+  /** The voice that speaks the job, which `audio.voice` reports: the requested one, or the listed voice standing in for an unlisted id. */
   voice: string;
   language: string;
   speed: number;
@@ -15,14 +16,25 @@ export interface SpeechRequest {
 }
 
 /**
+ * What the deployment does with a voice id of the pattern that its catalog does not list:
+ * `substitute` (default, the API's §2.3: any id of the pattern is accepted) speaks it in the closest
+ * listed voice of the same family, gender and language and reports that voice in `audio.voice`;
+ * `refuse` answers 400 INVALID_REQUEST, a departure from §2.3 (VOICES_UNLISTED, docs/api-rules.md#voices-and-languages).
+ */
+export type UnlistedVoices = 'substitute' | 'refuse';
+
+/**
  * Applies the request defaults (voice af_heart, speed 1.2, language en for st_* voices; a Kokoro voice
- * speaks the language of its id; no word timings) and refuses, as INVALID_REQUEST, a voice this deployment does not
- * offer: one of a family it has no engine for, or one its voice catalog does not list
- * (docs/api-rules.md#voices-and-languages). Both are refused before anything is created or charged,
- * and the message names the closest voices of the catalog and its address.
+ * speaks the language of its id; no word timings) and decides which voice speaks: a listed voice
+ * speaks itself; an unlisted id of the pattern is spoken by the closest listed voice of the same
+ * family, gender and language (or refused, when the operator set VOICES_UNLISTED=refuse); a voice of
+ * a family the deployment has no engine for is refused as INVALID_REQUEST
+ * (docs/api-rules.md#voices-and-languages). A refusal comes before anything is created or charged,
+ * and its message names the closest voices of the catalog and its address.
  */
 export class SpeechRequests {
   private readonly listed: ReadonlySet<string>;
+  private readonly parsed: readonly ParsedVoice[];
 
   /**
    * `families`: the voice families an engine is configured for. `catalog`: the voices the deployment
@@ -31,23 +43,40 @@ export class SpeechRequests {
   constructor(
     private readonly families: ReadonlySet<VoiceFamily>,
     readonly catalog: VoiceCatalogRef,
+    private readonly unlisted: UnlistedVoices = 'substitute',
   ) {
     this.listed = new Set(catalog.ids);
+    this.parsed = catalog.ids.map(parseVoice).filter((v): v is ParsedVoice => v !== undefined);
   }
 
   resolve(body: TtsRequestBody): SpeechRequest {
     // The body was validated against the contract: the id matches one of the voice patterns.
     const voice = parseVoice(body.voice ?? DEFAULT_VOICE)!;
     if (!this.families.has(voice.family)) {
-      throw invalidRequest(unknownVoiceMessage(voice.id, { kind: 'family', family: voice.family }, this.catalog));
+      throw new RequestRefusedError('INVALID_REQUEST', unknownVoiceMessage(voice.id, { kind: 'family', family: voice.family }, this.catalog));
     }
-    if (!this.listed.has(voice.id)) throw invalidRequest(unknownVoiceMessage(voice.id, { kind: 'unlisted' }, this.catalog));
+    let spoken = voice.id;
+    if (!this.listed.has(voice.id)) {
+      const standIn = this.unlisted === 'substitute' ? this.standIn(voice) : undefined;
+      if (!standIn) throw new RequestRefusedError('INVALID_REQUEST', unknownVoiceMessage(voice.id, { kind: 'unlisted' }, this.catalog));
+      spoken = standIn;
+    }
     return {
       text: body.text,
-      voice: voice.id,
+      voice: spoken,
       language: resolveLanguage(voice, body.language),
       speed: body.speed ?? LIMITS.speedDefault,
       ...(body.timestamps === 'word' ? { timestamps: 'word' as const } : {}),
     };
+  }
+
+  /**
+   * The listed voice that speaks an unlisted id: of the same family and gender and, for a Kokoro id,
+   * the same language letter; the closest of those by edit distance, ties in catalog order. None when
+   * the catalog lists no such voice.
+   */
+  private standIn(voice: ParsedVoice): string | undefined {
+    const alike = this.parsed.filter((v) => v.family === voice.family && v.gender === voice.gender && v.language === voice.language).map((v) => v.id);
+    return closestVoiceIds(voice.id, alike, 1)[0];
   }
 }

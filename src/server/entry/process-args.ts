@@ -36,6 +36,7 @@ export function exitOnStartFailure(name: string): (error: unknown) => never {
 const COMMON = `  DATA_DIR              SQLite file, audio files, URL-signing secret (default ./data)
   REDIS_URL             distributed mode: Redis for state, rate limits and the job queue
   TTS_ENGINE            espeak (default, embedded) or openai-compatible (UPSTREAM_*_URL)
+  SYNTH_ENGINE          auto (default: native eSpeak NG and LAME when installed), native or wasm
   SYNTH_THREADS         synthesis worker threads (default: the number of cores)
   LOG_LEVEL             pino level (default info)
 `;

@@ -1,7 +1,9 @@
+import { sayAwsSdkNodeWarning } from './aws-sdk-warning.js';
 import type { Server } from 'node:http';
 import { composeWorker } from '../compose.js';
 import { ConfigError, loadConfig } from '../config.js';
-import { createOpsApp } from '../http/apps.js';
+import { Readiness } from '../domain/readiness.js';
+import { createOpsApp, serverHosts } from '../http/apps.js';
 import { closeServer, listen } from '../http/listen.js';
 import { createLogger } from '../log.js';
 import { redactUrl } from '../redact.js';
@@ -20,6 +22,8 @@ async function main(): Promise<void> {
     throw new ConfigError('REDIS_URL is not set; workers take their jobs from the Redis queue of a distributed deployment.');
   }
   const log = createLogger(config.logLevel, 'agent-tts-worker', { asyncStdout: true });
+  if (config.dataDirCreated) log.info({ data_dir: config.dataDir }, 'created the data directory (DATA_DIR); its parent existed');
+  sayAwsSdkNodeWarning(config, log, process.env);
   const services = await composeWorker(config, log);
   const { worker } = services;
 
@@ -27,7 +31,15 @@ async function main(): Promise<void> {
   // Read by loadConfig with REDIS_URL.
   const settings = config.distributed!;
   if (settings.workerOpsPort !== undefined) {
-    const app = createOpsApp({ store: services.store, audio: services.audio, log, metrics: services.metrics, queue: { ping: () => worker.ping() } });
+    const app = createOpsApp(
+      {
+        readiness: new Readiness({ store: services.store, audio: services.audio, queue: { ping: () => worker.ping() } }),
+        log,
+        metrics: services.metrics,
+        engine: services.synthEngine,
+      },
+      serverHosts(config),
+    );
     ops = await listen(app.fetch, settings.workerOpsPort, config.host, 'WORKER_OPS_PORT');
   }
   log.info(
@@ -37,8 +49,10 @@ async function main(): Promise<void> {
       concurrency: config.jobConcurrency,
       data_dir: config.dataDir,
       ops_port: ops ? (ops.address() as { port: number }).port : undefined,
+      synth_engine: services.synthEngine?.name,
+      synth_engine_detail: services.synthEngine?.detail,
     },
-    'agent-tts worker started',
+    `agent-tts worker started (speech: ${services.synthEngine?.name ?? 'unknown'})`,
   );
   // Without Redis at start, this waits (reconnecting) rather than exiting: workers come up in any order.
   worker
@@ -51,9 +65,23 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     log.info({ signal, running: worker.activeJobs }, 'worker shutting down: no new jobs; running jobs finish or go back to the queue');
-    await services.close();
-    if (ops) await closeServer(ops);
-    log.info('worker stopped');
+    // The whole shutdown fits the grace period: the process exits at its end even if a backend (an
+    // unreachable Redis) has not answered; jobs it could not hand back are recovered by the
+    // stalled-job check of another worker.
+    const deadline = setTimeout(() => {
+      log.warn({ grace_ms: config.shutdownGraceMs }, 'shutdown grace period over with backend clients still closing; exiting');
+      process.exit(0);
+    }, config.shutdownGraceMs);
+    deadline.unref();
+    try {
+      await services.close();
+      if (ops) await closeServer(ops);
+      log.info('worker stopped');
+    } catch (error) {
+      // A backend that failed to close (an unreachable Redis): the jobs it held are recovered by the
+      // stalled-job check of another worker.
+      log.warn({ err: error }, 'worker stopped without closing its backends cleanly');
+    }
     process.exit(0);
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));

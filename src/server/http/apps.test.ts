@@ -2,7 +2,8 @@ import { readFile } from 'node:fs/promises';
 import type { OpenAPIHono, RouteConfig } from '@hono/zod-openapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildOpenApiDocument } from '../../contract/document.js';
-import { startInProcess, type InProcessServer } from '../../../test/helpers/in-process.js';
+import type { InProcessServer } from '../../../test/helpers/in-process.js';
+import { createTestServices } from '../../../test/helpers/test-services.js';
 import type { AppEnv } from './context.js';
 
 const registeredRoutes = (...apps: OpenAPIHono<AppEnv>[]) =>
@@ -11,7 +12,7 @@ const registeredRoutes = (...apps: OpenAPIHono<AppEnv>[]) =>
 describe('the listeners the server is made of', () => {
   let server: InProcessServer;
   beforeAll(async () => {
-    server = await startInProcess();
+    server = await createTestServices();
   });
   afterAll(async () => {
     await server?.close();
@@ -25,6 +26,7 @@ describe('the listeners the server is made of', () => {
       'get /v1/agent-tts',
       'get /v1/audio/{job_id}.mp3',
       'get /v1/captions/{job_id}.{format}',
+      'get /v1/stream/{job_id}.mp3',
       'post /v1/agent-tts',
     ]);
     expect(buildOpenApiDocument(routes)).toEqual(committed);
@@ -80,7 +82,7 @@ describe('the listeners the server is made of', () => {
 describe('with OPS_PORT, operations endpoints leave the public listener', () => {
   let server: InProcessServer;
   beforeAll(async () => {
-    server = await startInProcess({ OPS_PORT: '0' });
+    server = await createTestServices({ OPS_PORT: '0' });
   });
   afterAll(async () => {
     await server?.close();

@@ -1,16 +1,19 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import { API_PATH, VOICES_PATH } from '@agent-tts/contract/limits.js';
-import type { CatalogVoiceBody } from '@agent-tts/contract/schemas.js';
+import type { CatalogVoiceBody } from '@agent-tts/contract/catalog-schemas.js';
+import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import type { AppEnv } from './context.js';
 import { createApp } from './create-app.js';
+import { boundHosts, hostGuard } from './middleware/host-guard.js';
 import { registerAudioRoutes } from './routes/audio.js';
 import { registerCaptionRoutes } from './routes/captions.js';
 import { registerDashboardRoutes } from './routes/dashboard/index.js';
 import { registerDocsRoutes } from './routes/docs.js';
 import { registerJobRoutes } from './routes/jobs.js';
 import { type OpsDeps, registerOpsRoutes } from './routes/ops.js';
+import { registerStreamRoutes } from './routes/stream.js';
 import { registerVoiceRoutes } from './routes/voices.js';
 import type { HttpServices } from './services.js';
 
@@ -29,11 +32,27 @@ export interface ApiAppOptions {
     headers?: Readonly<Record<string, string>>;
     /** Run after the request id and metrics and before CORS, so that they decide preflights too. */
     guards?: MiddlewareHandler<AppEnv>[];
+    /** A check of Host of its own, in place of the server's (which checks the dashboard and operations paths only). */
+    hostGuard?: MiddlewareHandler<AppEnv>;
     /** Run after the shell's middleware (request id, metrics, CORS) and before every route. */
     middleware?: MiddlewareHandler<AppEnv>[];
     routes?: (app: OpenAPIHono<AppEnv>) => void;
   };
 }
+
+/** What a DNS-rebinding page could read on the API listener: the dashboard's pages and the operations endpoints. */
+const HOST_CHECKED_PATHS = /^\/(?:dashboard|healthz|readyz|metrics)(?:\/|$)/i;
+
+/**
+ * The Host values the server's dashboard and operations endpoints answer, besides the loopback names:
+ * PUBLIC_BASE_URL's, the address it is bound to (every interface's on a wildcard address) and
+ * ALLOWED_HOSTS (docs/operations.md#host-names).
+ */
+export function serverHosts(config: Pick<Config, 'publicBaseUrl' | 'host' | 'allowedHosts'>): string[] {
+  return [config.publicBaseUrl, ...boundHosts(config.host), ...config.allowedHosts];
+}
+
+const HOST_REMEDY = 'add it to ALLOWED_HOSTS (comma-separated names, or name:port)';
 
 /** The API listener: jobs, audio and captions, bound to the contract's routes. */
 export function createApiApp({ services, log, shutdown, withOps, extend }: ApiAppOptions): OpenAPIHono<AppEnv> {
@@ -44,7 +63,11 @@ export function createApiApp({ services, log, shutdown, withOps, extend }: ApiAp
     metrics: services.metrics,
     cors: config.cors,
     headers: extend?.headers,
-    guards: extend?.guards,
+    // The API itself needs a key or a signed URL, which no rebinding page has; the pages and probes need neither.
+    guards: [
+      extend?.hostGuard ?? hostGuard({ allowed: serverHosts(config), paths: HOST_CHECKED_PATHS, subject: 'this server', remedy: HOST_REMEDY }),
+      ...(extend?.guards ?? []),
+    ],
     notFoundHint: `The API is at ${API_PATH}.`,
   });
   for (const middleware of extend?.middleware ?? []) app.use(middleware);
@@ -60,26 +83,17 @@ export function createApiApp({ services, log, shutdown, withOps, extend }: ApiAp
     maxBodyBytes: config.maxBodyBytes,
     shutdown,
   });
-  const signedFiles = { store: services.store, audio: services.audio, signer: services.signer, clock: services.clock, log };
-  registerAudioRoutes(app, signedFiles);
-  registerCaptionRoutes(app, signedFiles);
+  registerAudioRoutes(app, { files: services.files, log });
+  registerStreamRoutes(app, { files: services.files, log });
+  registerCaptionRoutes(app, { files: services.files, log });
   // Web pages on the API origin, outside the API contract: the account dashboard and the API reference.
-  registerDashboardRoutes(app, {
-    store: services.store,
-    plans: config.plans,
-    signer: services.signer,
-    publicBaseUrl: config.publicBaseUrl,
-    billingUrl: config.billingUrl,
-    clock: services.clock,
-    limiter: services.limiter,
-    log,
-  });
+  registerDashboardRoutes(app, { services: services.dashboard, publicBaseUrl: config.publicBaseUrl, log });
   registerDocsRoutes(app, { publicBaseUrl: config.publicBaseUrl });
   return app;
 }
 
 export function opsDepsOf(services: HttpServices, log: Logger): OpsDeps {
-  return { store: services.store, queue: services.queue, audio: services.audio, metrics: services.metrics, log };
+  return { readiness: services.readiness, metrics: services.metrics, log, engine: services.synthEngine };
 }
 
 /** The voice catalog's own listener (its own origin, without authentication). */
@@ -94,9 +108,16 @@ export function createVoicesApp(
   return app;
 }
 
-/** An operations listener (OPS_PORT of the API, WORKER_OPS_PORT of a worker): probes and metrics only. */
-export function createOpsApp(deps: OpsDeps): OpenAPIHono<AppEnv> {
-  const app = createApp({ log: deps.log, notFoundHint: 'This listener serves /healthz, /readyz and /metrics only.' });
+/**
+ * An operations listener (OPS_PORT of the API, WORKER_OPS_PORT of a worker): probes and metrics only,
+ * to requests whose Host is one `allowedHosts` (serverHosts) or a loopback name.
+ */
+export function createOpsApp(deps: OpsDeps, allowedHosts: readonly string[]): OpenAPIHono<AppEnv> {
+  const app = createApp({
+    log: deps.log,
+    notFoundHint: 'This listener serves /healthz, /readyz and /metrics only.',
+    guards: [hostGuard({ allowed: allowedHosts, subject: 'this operations listener', remedy: HOST_REMEDY })],
+  });
   registerOpsRoutes(app, deps);
   return app;
 }

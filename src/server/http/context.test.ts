@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
 import { API_VERSION } from '@agent-tts/contract/limits.js';
-import { ApiError } from '../domain/errors.js';
+import { ApiError } from './api-error.js';
 import { type AppEnv, metaOf, sendError, sendJson } from './context.js';
 
 function app() {

@@ -1,9 +1,10 @@
 import type { Context } from 'hono';
 import { API_VERSION } from '@agent-tts/contract/limits.js';
 import type { VoiceCatalogRef } from '@agent-tts/contract/messages.js';
-import type { ErrorBodyT, MetaBody } from '@agent-tts/contract/schemas.js';
+import type { ErrorBodyT, MetaBody } from '@agent-tts/contract/envelope-schemas.js';
 import type { Principal } from '../domain/auth.js';
-import type { ApiError } from '../domain/errors.js';
+import type { ApiError } from './api-error.js';
+import type { HeldSubmission } from '../domain/held-submissions.js';
 import type { BucketReport } from '../domain/rate-limits.js';
 
 interface RequestVars {
@@ -17,6 +18,8 @@ interface RequestVars {
   voiceCatalog?: VoiceCatalogRef;
   /** The key's bucket this answer reports (set by the handler or auth; written by rateLimitHeaders). */
   rateLimit?: BucketReport;
+  /** A submission's place, held from its headers' decisions until its job is made (set by the submission route). */
+  submission?: HeldSubmission;
 }
 
 export type AppEnv = { Variables: RequestVars };
@@ -34,12 +37,13 @@ export function sendJson(c: Context<AppEnv>, status: number, body: Record<string
   return c.json({ ...body, meta: metaOf(c) }, status as 200);
 }
 
+/** The error body of `error`, without `meta`. */
+export function errorBodyOf(error: ApiError): Omit<ErrorBodyT, 'meta'> {
+  return { success: false, error: { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) } };
+}
+
 /** Every error leaves through here: the error body, its headers, and `meta`. */
 export function sendError(c: Context<AppEnv>, error: ApiError): Response {
   for (const [name, value] of Object.entries(error.headers)) c.header(name, value);
-  const body: Omit<ErrorBodyT, 'meta'> = {
-    success: false,
-    error: { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) },
-  };
-  return sendJson(c, error.status, body);
+  return sendJson(c, error.status, errorBodyOf(error));
 }

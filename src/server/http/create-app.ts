@@ -2,8 +2,8 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { StatusCode } from 'hono/utils/http-status';
-import { ApiError, ClientClosedError } from '../domain/errors.js';
-import { StoreUnavailableError } from '../ports/index.js';
+import { AnsweredByListenerError, ClientClosedError, outageOf, RequestRefusedError } from '../domain/errors.js';
+import { ApiError } from './api-error.js';
 import type { Logger } from '../log.js';
 import { type AppEnv, sendError } from './context.js';
 import { cors } from './middleware/cors.js';
@@ -47,6 +47,7 @@ export function createApp(options: AppShellOptions): OpenAPIHono<AppEnv> {
 
   app.onError((error, c) => {
     if (error instanceof ApiError) return sendError(c, error);
+    if (error instanceof RequestRefusedError) return sendError(c, new ApiError(error.code, error.message, error.details));
     if (error instanceof HTTPException) return sendError(c, fromHttpException(error));
     // Here, and only here, a client that went away (its body cut short, or gone before its answer)
     // becomes status 499, nginx's "client closed request": one info line saying so, and 499 in the
@@ -56,22 +57,34 @@ export function createApp(options: AppShellOptions): OpenAPIHono<AppEnv> {
       log.info({ request_id: c.get('requestId'), method: c.req.method, path: c.req.path, ...error.fields }, error.message);
       return c.body(null, CLIENT_CLOSED_REQUEST);
     }
-    if (error instanceof StoreUnavailableError) {
-      // An outage, not a bug: one warning line (no stack), and the answer says what a client can do.
-      log.warn({ request_id: c.get('requestId'), error: error.message }, 'store unavailable');
-      return sendError(
-        c,
-        new ApiError(
-          'INTERNAL_ERROR',
-          "The service's data store did not answer in time. Retry with backoff; retry a POST with the same Idempotency-Key, so that it cannot run twice.",
-        ),
-      );
+    // The listener ended the body and answered (408 after the server's request timeout, 400 after
+    // a half-close mid-body) with this request's id; the log line and the metrics count that status.
+    if (error instanceof AnsweredByListenerError) {
+      log.info({ request_id: c.get('requestId'), method: c.req.method, path: c.req.path }, error.message);
+      return c.body(null, error.status);
     }
-    log.error({ request_id: c.get('requestId'), err: error }, 'unhandled error');
-    return sendError(c, new ApiError('INTERNAL_ERROR', 'Internal server error. Retry with backoff.'));
+    return sendError(c, failureOf(error, c.get('requestId'), log));
   });
   app.notFound((c) => sendError(c, new ApiError('NOT_FOUND', `No route ${c.req.method} ${c.req.path}. ${options.notFoundHint}`)));
   return app;
+}
+
+/**
+ * The answer to a failure of the server's own (not a refusal: no ApiError), logged once: a store
+ * outage is one warning line without a stack, anything else an error line with it.
+ */
+export function failureOf(error: unknown, requestId: string, log: Logger): ApiError {
+  const outage = outageOf(error);
+  if (outage?.backend === 'store') {
+    // An outage, not a bug: one warning line (no stack), and the answer says what a client can do.
+    log.warn({ request_id: requestId, error: outage.message }, 'store unavailable');
+    return new ApiError(
+      'INTERNAL_ERROR',
+      "The service's data store did not answer in time. Retry with backoff; retry a POST with the same Idempotency-Key, so that it cannot run twice.",
+    );
+  }
+  log.error({ request_id: requestId, err: error }, 'unhandled error');
+  return new ApiError('INTERNAL_ERROR', 'Internal server error. Retry with backoff.');
 }
 
 /**

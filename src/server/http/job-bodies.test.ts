@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { newJob } from '../adapters/store.contract.js';
+import { newJob } from '../adapters/contracts/fixtures.contract.js';
 import { FILE_EXPIRED_MESSAGE } from '../domain/job-messages.js';
 import { AudioUrlSigner } from '../domain/signing.js';
 import { jobBody } from './job-bodies.js';
-import { CompletedJob } from '@agent-tts/contract/schemas.js';
+import { CompletedJob } from '@agent-tts/contract/job-schemas.js';
 
 const META = { request_id: '6f1c2d4e-5a6b-4c7d-8e9f-0a1b2c3d4e5f', api_version: '2026-04', processing_time_ms: 5 };
 
@@ -50,11 +50,22 @@ describe('jobBody', () => {
     });
   });
 
-  it('a processing job: where to poll, when, and how far it is', () => {
+  it('a processing job: where to poll, when, how far it is, and its audio as it is made (signed at the same instant as audio_url would be)', () => {
+    const streamUrl = signer.signStream(BASE, job.id, NOW);
     expect(jobBody({ kind: 'processing', job, now: NOW, retryAfterSeconds: 3, progressPercent: 40 }, signer, BASE)).toEqual({
       kind: 'processing',
-      body: { success: true, status: 'processing', job_id: job.id, status_url: `/v1/agent-tts?id=${job.id}`, retry_after_seconds: 3, progress_percent: 40 },
+      body: {
+        success: true,
+        status: 'processing',
+        job_id: job.id,
+        status_url: `/v1/agent-tts?id=${job.id}`,
+        retry_after_seconds: 3,
+        progress_percent: 40,
+        stream_url: streamUrl,
+      },
     });
+    expect(streamUrl).toMatch(new RegExp(`^${BASE}/v1/stream/${job.id}\\.mp3\\?expires=\\d+&sig=[A-Za-z0-9_-]{43}$`));
+    expect(new URL(streamUrl).searchParams.get('expires')).toBe(new URL(signer.sign(BASE, job.id, NOW)).searchParams.get('expires'));
   });
 
   it('a failed job carries its error; an expired one FILE_EXPIRED with the state’s message', () => {

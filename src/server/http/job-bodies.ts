@@ -1,6 +1,6 @@
 import { API_PATH } from '@agent-tts/contract/limits.js';
 import { BILLING_MODE } from '@agent-tts/contract/plans.js';
-import type { CompletedJobBody, ExpiredJobBody, FailedJobBody, ProcessingJobBody } from '@agent-tts/contract/schemas.js';
+import type { CompletedJobBody, ExpiredJobBody, FailedJobBody, ProcessingJobBody } from '@agent-tts/contract/job-schemas.js';
 import type { JobState } from '../domain/job-state.js';
 import type { AudioUrlSigner } from '../domain/signing.js';
 import { centiminutesToMinutes } from '../domain/usage.js';
@@ -16,7 +16,7 @@ export type JobBody =
 /**
  * The body of a job in its state, typed by the contract's schemas (`meta` is added by the route). Its
  * messages are the state's; a completed job's audio URL (and, when it asked for them, its caption URLs)
- * are signed at the instant the state was judged.
+ * are signed at the instant the state was judged, as is a processing job's stream URL.
  */
 export function jobBody(state: JobState, signer: AudioUrlSigner, publicBaseUrl: string): JobBody {
   const { job } = state;
@@ -41,6 +41,8 @@ export function jobBody(state: JobState, signer: AudioUrlSigner, publicBaseUrl: 
           status_url: `${API_PATH}?id=${job.id}`,
           retry_after_seconds: state.retryAfterSeconds,
           progress_percent: state.progressPercent,
+          // An extension beyond the base API: the audio while it is made, signed like audio_url.
+          stream_url: signer.signStream(publicBaseUrl, job.id, state.now),
         },
       };
     case 'failed':

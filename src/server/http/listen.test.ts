@@ -36,7 +36,7 @@ function raw(port: number, request: string | Buffer): Promise<string> {
 const headersOf = (answer: string) =>
   new Map(
     answer
-      .split('\r\n\r\n')[0]
+      .split('\r\n\r\n')[0]!
       .split('\r\n')
       .slice(1)
       .map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]),

@@ -3,7 +3,7 @@ import { HTTPException } from 'hono/http-exception';
 import { describe, expect, it } from 'vitest';
 import { LIMITS } from '@agent-tts/contract/limits.js';
 import { MALFORMED_JSON_MESSAGE } from '@agent-tts/contract/messages.js';
-import { TtsRequest } from '@agent-tts/contract/schemas.js';
+import { TtsRequest } from '@agent-tts/contract/request-schemas.js';
 import { createLogger } from '../log.js';
 import { createApp } from './create-app.js';
 import { fromHttpException } from './validation.js';

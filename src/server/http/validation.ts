@@ -1,8 +1,8 @@
 import type { Hook } from '@hono/zod-openapi';
 import type { HTTPException } from 'hono/http-exception';
 import { MALFORMED_JSON_MESSAGE, describeInvalidRequest, type ValidationIssue } from '@agent-tts/contract/messages.js';
-import { TEXT_TOO_LONG_REASON } from '@agent-tts/contract/schemas.js';
-import { ApiError, invalidRequest } from '../domain/errors.js';
+import { TEXT_TOO_LONG_REASON } from '@agent-tts/contract/request-schemas.js';
+import { ApiError, invalidRequest } from './api-error.js';
 import type { AppEnv } from './context.js';
 
 type ValidationHook = Hook<unknown, AppEnv, string, unknown>;

@@ -4,9 +4,11 @@
  * mode with Redis and BullMQ. One contract test suite per port runs against every adapter.
  */
 export * from './accounts.js';
-export * from './audio-storage.js';
+export * from './audio-spool.js';
+export * from './blob-storage.js';
 export * from './clock.js';
 export * from './jobs.js';
+export * from './live-audio.js';
 export * from './plans.js';
 export * from './queue.js';
 export * from './rate-limiter.js';

@@ -87,8 +87,12 @@ export interface JobRepository {
   listProcessingJobIds(): Promise<string[]>;
   /** The account's most recent jobs, newest first. */
   listRecentJobs(accountId: string, limit: number): Promise<JobRecord[]>;
-  /** Deletes jobs whose retention has passed; returns their ids so their audio can be deleted. */
-  deleteExpiredJobs(now: number, limit: number): Promise<string[]>;
+  /**
+   * Deletes up to `limit` jobs whose retention has passed; returns their ids so their audio can be
+   * deleted. `accounts` limits it to the jobs of some accounts (the sandbox, whose test clocks each
+   * judge the jobs of their own accounts).
+   */
+  deleteExpiredJobs(now: number, limit: number, accounts?: AccountFilter): Promise<string[]>;
   /** Legacy import (FILE_EXPIRED path). */
   importLegacyJob(job: JobRecord): Promise<void>;
 }
@@ -98,4 +102,10 @@ export interface UsageRepository {
   getUsage(accountId: string, month: string): Promise<UsageFigures>;
   /** Sets settled usage (administration and seeding). */
   setUsage(accountId: string, month: string, usedCentiminutes: number): Promise<void>;
+}
+
+/** Which accounts' jobs a deletion considers: those named, or with `except`, every other account's. */
+interface AccountFilter {
+  ids: readonly string[];
+  except?: boolean;
 }

@@ -80,16 +80,18 @@ export interface SynthesisEstimator {
   estimateWallSeconds(text: string, speed: number, language?: string): number;
 }
 
+/** What speaks, as /readyz and the start line name it. */
+export interface SynthesisEngineInfo {
+  /** `espeak-native`, `espeak-wasm`, `openai-compatible` (or another implementation's own name). */
+  name: string;
+  /** Libraries and versions, e.g. "eSpeak NG 1.51, LAME 3.100". */
+  detail?: string;
+}
+
 export interface Synthesizer extends SynthesisEstimator {
+  /** The engine that runs; an implementation without one to name leaves it out. */
+  readonly engine?: SynthesisEngineInfo;
   /** Synthesizes into a sink (e.g. an audio store's writer); see synth/pipeline.ts. */
   synthesize(req: SynthesisRequest, sink: AudioSink, opts?: SynthesisRunOptions): Promise<SynthesisResult>;
-  synthesizeToFile(
-    req: SynthesisRequest,
-    outPath: string,
-    opts?: SynthesisRunOptions & {
-      /** Where the partial file is written (on the file system of `outPath`); default beside it. */
-      tempDir?: string;
-    },
-  ): Promise<SynthesisResult>;
   close(): Promise<void>;
 }

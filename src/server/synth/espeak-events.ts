@@ -30,7 +30,7 @@ function originalOffsets(text: string): Int32Array {
  * eSpeak's) are spread in order over the `word_length` code points they cover, so that the words the
  * text's own segmentation finds there each get one.
  */
-export function wordMarks(events: readonly EspeakEvent[], text: string): WordMark[] {
+export function wordMarks(events: readonly Pick<EspeakEvent, 'text_position' | 'word_length' | 'audio_position'>[], text: string): WordMark[] {
   const offsets = originalOffsets(text);
   const last = offsets.length - 1;
   const marks: WordMark[] = [];

@@ -18,7 +18,7 @@ function espeakInstance(): Promise<EspeakNGWorker> {
  * This eSpeak build always parses its input as SSML: markup in user text would be obeyed (a `<break>`
  * of minutes, say), so it is escaped. Control characters other than line breaks are dropped.
  */
-function escapeForSsml(text: string): string {
+export function escapeForSsml(text: string): string {
   return (
     text
       // biome-ignore lint/suspicious/noControlCharactersInRegex: this pattern is the control characters (other than line breaks) to take out of user text

@@ -28,8 +28,23 @@ export interface EncodedChunk {
   words?: PlacedWords;
 }
 
-type Encoder = Awaited<ReturnType<typeof createMp3Encoder>>;
-let encoder: Promise<Encoder> | undefined;
+/** The part of an MP3 encoder's interface used here (wasm-media-encoders' LAME, or the system's: native.ts). */
+export interface Mp3Encoder {
+  configure(options: { sampleRate: number; outputSampleRate: 22050 | 24000; channels: 1; bitrate: Mp3Bitrate }): void;
+  /** The bytes are the encoder's until its next call. */
+  encode(channels: Float32Array[]): Uint8Array;
+  finalize(): Uint8Array;
+}
+
+let encoder: Promise<Mp3Encoder> | undefined;
+
+/**
+ * Encodes this thread's chunks with `lame` rather than LAME in WebAssembly (the system's LAME with the
+ * same settings gives the same bytes). Called once, at the thread's start.
+ */
+export function useEncoder(lame: Mp3Encoder): void {
+  encoder = Promise.resolve(lame);
+}
 
 /**
  * Float samples of the chunk being encoded, reused from chunk to chunk: a fresh array per chunk is

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeMp3, expectError, getJob, postJob, rms } from '../../../test/helpers/http.js';
+import { decodeMp3, expectError, getJob, postJob } from '../../../test/helpers/http.js';
+import { rms } from '../../../test/helpers/audio.js';
 import { listen, type ListeningServer } from '../../../test/helpers/in-process.js';
 
 /**

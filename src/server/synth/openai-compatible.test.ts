@@ -12,6 +12,7 @@ import { timingsProblems } from '../../contract/captions.js';
 import { chunkText } from './chunker.js';
 import { ENCODER_DELAY_SAMPLES } from './mp3-encode.js';
 import { decodeMp3File, energyOnsets, rms, soundEnd } from '../../../test/helpers/audio.js';
+import { synthesizeToFile } from './to-file.js';
 
 const API_KEY = 'sk-upstream-secret-0123456789';
 const PCM_RATE = 24000;
@@ -228,7 +229,7 @@ describe('synthesizer with an upstream engine', () => {
     try {
       const text = 'First sentence here. '.repeat(40);
       const out = join(dir, 'up.mp3');
-      const result = await synth.synthesizeToFile({ text, voice: 'am_echo', language: 'en-US', speed: 1 }, out);
+      const result = await synthesizeToFile(synth, { text, voice: 'am_echo', language: 'en-US', speed: 1 }, out);
       expect(result.chunks).toBeGreaterThan(1);
       expect(received.length).toBe(result.chunks);
       const decoded = await decodeMp3File(out);
@@ -250,7 +251,7 @@ describe('synthesizer with an upstream engine', () => {
       // One chunk: the server's tone lasts 60 ms a character, so a word starts 60 ms × its offset into the
       // sound, which starts after the MP3's delay (1105 samples at 22,050 Hz).
       const text = 'Hello brave new world.';
-      const one = await synth.synthesizeToFile({ text, voice: 'af_heart', language: 'en-US', speed: 1, timestamps: 'word' }, join(dir, 'one.mp3'));
+      const one = await synthesizeToFile(synth, { text, voice: 'af_heart', language: 'en-US', speed: 1, timestamps: 'word' }, join(dir, 'one.mp3'));
       expect(timingsProblems(text, { words: one.words!, duration_seconds: one.durationSeconds }, 'en-US')).toEqual([]);
       for (const w of one.words!) expect(Math.abs(w.start - (ENCODER_DELAY_SAMPLES / 22050 + w.utf16_start * SECONDS_PER_CHAR)), w.word).toBeLessThan(0.003);
       expect(one.words!.at(-1)!.end).toBeCloseTo(ENCODER_DELAY_SAMPLES / 22050 + text.length * SECONDS_PER_CHAR, 2);
@@ -258,7 +259,7 @@ describe('synthesizer with an upstream engine', () => {
       // Several chunks: each chunk's first word starts with its tone, after the pause between chunks.
       const long = 'First sentence here. Then a second one follows. '.repeat(25);
       const out = join(dir, 'timed.mp3');
-      const result = await synth.synthesizeToFile({ text: long, voice: 'af_heart', language: 'en-US', speed: 1, timestamps: 'word' }, out);
+      const result = await synthesizeToFile(synth, { text: long, voice: 'af_heart', language: 'en-US', speed: 1, timestamps: 'word' }, out);
       expect(result.chunks).toBeGreaterThan(1);
       expect(timingsProblems(long, { words: result.words!, duration_seconds: result.durationSeconds }, 'en-US')).toEqual([]);
       const audio = await decodeMp3File(out);
@@ -278,7 +279,7 @@ describe('synthesizer with an upstream engine', () => {
     try {
       const text = ['First part. '.repeat(40), 'Second part. '.repeat(40), 'Third part. '.repeat(40)].join('');
       const jobDir = await mkdtemp(join(dir, 'fail-'));
-      const error = await providerError(synth.synthesizeToFile({ text, voice: 'af_heart', language: 'en-US', speed: 1 }, join(jobDir, 'x.mp3')));
+      const error = await providerError(synthesizeToFile(synth, { text, voice: 'af_heart', language: 'en-US', speed: 1 }, join(jobDir, 'x.mp3')));
       expect(error.code).toBe('TTS_PROVIDER_ERROR');
       expect(error.message).not.toContain(API_KEY);
       expect(await readdir(jobDir)).toEqual([]);

@@ -1,6 +1,3 @@
-import { randomUUID } from 'node:crypto';
-import { open, rename, unlink } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
 import { LIMITS } from '@agent-tts/contract/limits.js';
 import { parseVoice } from '@agent-tts/contract/voices.js';
 import { chunkText, type TextChunk } from './chunker.js';
@@ -147,25 +144,4 @@ export async function synthesize(req: SynthesisRequest, sink: AudioSink, options
     elapsedMs: Math.round(performance.now() - started),
     ...(timeline && { words: timeline.finish(durationSeconds) }),
   };
-}
-
-/**
- * Synthesizes into a file: written as `.<name>.<uuid>.part` in `tempDir` (default: beside `outPath`, on
- * its file system), renamed into place once complete and removed on any failure.
- */
-export async function synthesizeToFile(req: SynthesisRequest, outPath: string, options: PipelineOptions & { tempDir?: string }): Promise<SynthesisResult> {
-  const tempPath = join(options.tempDir ?? dirname(outPath), `.${basename(outPath)}.${randomUUID()}.part`);
-  const file = await open(tempPath, 'wx').catch((error: unknown) => {
-    throw toSynthesisError(error, `Cannot create ${tempPath}`);
-  });
-  try {
-    const result = await synthesize(req, { write: async (bytes) => void (await file.write(bytes)) }, options);
-    await file.close();
-    await rename(tempPath, outPath);
-    return result;
-  } catch (error) {
-    await file.close().catch(() => undefined);
-    await unlink(tempPath).catch(() => undefined);
-    throw error;
-  }
 }

@@ -2,6 +2,8 @@ import { Piscina } from 'piscina';
 import { availableParallelism } from 'node:os';
 import type { EncodeTask, EncodedChunk } from './mp3-encode.js';
 import { workerFilePath } from './worker-file.js';
+import type { NativeLibraries } from './native.js';
+import { closeNative, nativeGuardMemory } from './native-guard.js';
 import type { SynthesizeResult, SynthesizeTask, WorkerData } from './worker.js';
 
 /**
@@ -11,10 +13,11 @@ import type { SynthesizeResult, SynthesizeTask, WorkerData } from './worker.js';
 export class SynthesisPool {
   readonly threads: number;
   private readonly piscina: Piscina;
+  private readonly guard = nativeGuardMemory();
 
-  constructor(options: { threads?: number; warmEspeak: boolean }) {
+  constructor(options: { threads?: number; warmEspeak: boolean; native?: NativeLibraries }) {
     this.threads = Math.max(1, Math.floor(options.threads ?? availableParallelism()));
-    const workerData: WorkerData = { warmEspeak: options.warmEspeak };
+    const workerData: WorkerData = { warmEspeak: options.warmEspeak, guard: this.guard, ...(options.native && { native: options.native }) };
     this.piscina = new Piscina({
       filename: workerFilePath(),
       minThreads: this.threads,
@@ -39,7 +42,9 @@ export class SynthesisPool {
     return this.piscina.run(task, { name: 'encodeChunk', transferList: transferable ? [buffer] : [] });
   }
 
-  destroy(): Promise<void> {
-    return this.piscina.destroy();
+  /** Terminates the threads, once none is inside native code (native-guard.ts: terminating one there aborts the process). */
+  async destroy(): Promise<void> {
+    await closeNative(this.guard, this.threads);
+    await this.piscina.destroy();
   }
 }

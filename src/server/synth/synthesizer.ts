@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { EspeakEngine, type SpeechEngine } from './engine.js';
 import {
+  type SynthesisEngineInfo,
   SynthesisError,
   type SynthesisProgress,
   type SynthesisRequest,
@@ -11,9 +12,19 @@ import {
 import { Estimator } from './estimate.js';
 import { Limiter } from './limiter.js';
 import { OpenAICompatibleEngine } from './openai-compatible.js';
-import { type PipelineOptions, synthesize, synthesizeToFile } from './pipeline.js';
+import { type PipelineOptions, synthesize } from './pipeline.js';
+import { findNativeLibraries, type NativeLibraries } from './native.js';
 import { SynthesisPool } from './pool.js';
-import type { SynthesizerOptions } from './types.js';
+import type { EspeakBuild, SynthesizerOptions } from './types.js';
+
+/** The native libraries the espeak engine is to run on, or undefined for the WebAssembly build. */
+function nativeLibraries(build: EspeakBuild): NativeLibraries | undefined {
+  if (build === 'wasm') return undefined;
+  const found = findNativeLibraries();
+  if ('espeak' in found) return found;
+  if (build === 'auto') return undefined;
+  throw new SynthesisError('INTERNAL_ERROR', `The native eSpeak NG engine cannot run: ${found.missing}.`, { retryable: false });
+}
 
 /**
  * The synthesizer of a process: one worker pool shared by every job, an engine, and estimates that learn
@@ -25,7 +36,14 @@ export function createSynthesizer(options: SynthesizerOptions = {}): Synthesizer
     throw new SynthesisError('INTERNAL_ERROR', 'The openai-compatible engine needs upstream base URLs', { retryable: false });
   }
   const threads = Math.max(1, Math.floor(options.threads ?? availableParallelism()));
-  const pool = new SynthesisPool({ threads, warmEspeak: kind === 'espeak' });
+  const native = kind === 'espeak' ? nativeLibraries(options.espeakBuild ?? 'auto') : undefined;
+  const engineInfo: SynthesisEngineInfo =
+    kind === 'espeak'
+      ? native
+        ? { name: 'espeak-native', detail: native.version }
+        : { name: 'espeak-wasm', detail: 'eSpeak NG and LAME in WebAssembly' }
+      : { name: 'openai-compatible' };
+  const pool = new SynthesisPool({ threads, warmEspeak: kind === 'espeak', ...(native && { native }) });
   const engine: SpeechEngine = kind === 'espeak' ? new EspeakEngine(pool) : new OpenAICompatibleEngine(options.upstream!);
   const estimator = new Estimator(kind, threads);
   const bitrateKbps = options.bitrateKbps ?? 48;
@@ -64,8 +82,8 @@ export function createSynthesizer(options: SynthesizerOptions = {}): Synthesizer
   }
 
   return {
+    engine: engineInfo,
     synthesize: (req, sink, opts = {}) => run(req, opts, (o) => synthesize(req, sink, o)),
-    synthesizeToFile: (req, outPath, opts = {}) => run(req, opts, (o) => synthesizeToFile(req, outPath, { ...o, tempDir: opts.tempDir })),
     estimateAudioSeconds: (text, speed, language) => estimator.audioSeconds(text, speed, language),
     estimateWallSeconds: (text, speed, language) => estimator.wallSeconds(text, speed, language),
     async close() {

@@ -17,8 +17,17 @@ export interface UpstreamOptions {
   retryBaseDelayMs?: number;
 }
 
+/**
+ * Which build of eSpeak NG and LAME the espeak engine runs: `native` the system's libraries (native.ts;
+ * Debian: `apt-get install espeak-ng lame`), `wasm` their WebAssembly builds (bundled), `auto` native
+ * when its libraries are found, else wasm.
+ */
+export type EspeakBuild = 'auto' | 'native' | 'wasm';
+
 export interface SynthesizerOptions {
   engine?: EngineKind;
+  /** For the espeak engine; default `auto`. `native` without the libraries throws a SynthesisError saying what is missing. */
+  espeakBuild?: EspeakBuild;
   /** Worker threads in the pool; default os.availableParallelism(). */
   threads?: number;
   upstream?: UpstreamOptions;

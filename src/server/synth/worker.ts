@@ -5,12 +5,18 @@
 import { move, transferableSymbol, valueSymbol, workerData } from 'piscina';
 import { FEMALE_VARIANTS, MALE_VARIANTS, type EspeakVoiceSettings } from './espeak-voices.js';
 import { espeakSynthesize } from './espeak-wasm.js';
-import { encodeChunk as encode, type EncodeTask, type EncodedChunk } from './mp3-encode.js';
+import { encodeChunk as encode, type EncodeTask, type EncodedChunk, useEncoder } from './mp3-encode.js';
+import { type NativeLibraries, nativeEspeak, nativeLame } from './native.js';
+import { PoolClosingError, insideNative, threadLoaded } from './native-guard.js';
 import type { PcmAudio } from './pcm.js';
 
 export interface WorkerData {
   /** Load and warm up eSpeak (and the encoder) when the thread starts rather than on its first chunk. */
   warmEspeak: boolean;
+  /** Run the system's eSpeak NG and LAME (native.ts) rather than their WebAssembly builds. */
+  native?: NativeLibraries;
+  /** Shared with the pool so that it never terminates this thread inside native code (native-guard.ts). */
+  guard?: SharedArrayBuffer;
 }
 
 /**
@@ -27,7 +33,29 @@ async function warmUp(): Promise<void> {
   }
 }
 
-if ((workerData as WorkerData | undefined)?.warmEspeak) {
+const data = workerData as WorkerData | undefined;
+
+/** The native engine of this thread, loaded at its start (no warm-up: native code runs at full speed at once). */
+const guard = data?.guard;
+const native = loadNative(data?.native);
+
+function loadNative(libraries: NativeLibraries | undefined) {
+  if (!libraries) return undefined;
+  try {
+    return insideNative(guard, () => {
+      const espeak = nativeEspeak(libraries.espeak, guard);
+      useEncoder(nativeLame(libraries.lame));
+      return { espeak };
+    });
+  } catch (error) {
+    // The pool closed before this thread started: it will run no task.
+    if (error instanceof PoolClosingError) return undefined;
+    threadLoaded(guard);
+    throw error;
+  }
+}
+
+if (data?.warmEspeak && !native) {
   // A failure here resurfaces, with its message, on the thread's first synthesis task.
   warmUp().catch(() => undefined);
 }
@@ -48,12 +76,19 @@ export type SynthesizeResult = PcmAudio & { samples: Int16Array };
 
 /** @public The pool runs this by name in the worker thread (pool.ts: piscina.run(task, { name: 'synthesize' })). */
 export async function synthesize(task: SynthesizeTask): Promise<SynthesizeResult> {
-  const result = await espeakSynthesize(task.text, task.settings, { wordEvents: task.wordEvents });
+  const options = { wordEvents: task.wordEvents };
+  const result = native
+    ? insideNative(guard, () => native.espeak(task.text, task.settings, options))
+    : await espeakSynthesize(task.text, task.settings, options);
   return transferring(result, [result.samples.buffer]);
 }
 
 /** @public The pool runs this by name in the worker thread (pool.ts: piscina.run(task, { name: 'encodeChunk' })). */
 export async function encodeChunk(task: EncodeTask): Promise<EncodedChunk> {
-  const chunk = await encode(task);
+  // The native encoder runs synchronously inside encode: counted as native work.
+  const chunk = await (native ? insideNative(guard, () => encode(task)) : encode(task));
   return transferring(chunk, [chunk.mp3.buffer]);
 }
+
+// Last: the pool terminates this thread only once it has loaded (native-guard.ts).
+threadLoaded(guard);

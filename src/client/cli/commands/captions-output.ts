@@ -1,6 +1,7 @@
 /** `speak --captions <file.vtt|file.srt>` and `--timings <file.json>`: checked before anything is sent, written after the audio. */
 import { extname, resolve } from 'node:path';
-import type { AgentTtsClient, CaptionFormat } from '../../client.js';
+import type { AgentTtsClient } from '../../client.js';
+import type { CaptionFormat } from '../../signed-download.js';
 import { downloadCaptionsToFile, type SaveResult } from '../../node.js';
 import type { CompletedJob } from '../../types.js';
 import { CliError, usageError } from '../errors.js';

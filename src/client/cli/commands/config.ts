@@ -1,7 +1,8 @@
 import { parseArgs } from 'node:util';
 import { API_KEY_PATTERN } from '../../../contract/limits.js';
 import { commandConfig, usageOnError } from '../args.js';
-import { CONFIG_FIELDS, checkUrl, loadConfig, saveConfig, type ConfigField, type Setting } from '../config.js';
+import { CONFIG_FIELDS, checkUrl, loadConfig, saveConfig, type ConfigField } from '../config.js';
+import type { Setting } from '../setting.js';
 import { settingsOf, type CliContext } from '../context.js';
 import { CliError, usageError } from '../errors.js';
 import { EXIT, type ExitCode } from '../exit-codes.js';

@@ -10,6 +10,7 @@ import { readSpeechText } from '../input.js';
 import { renameOldFlags } from '../../../contract/flag-names.js';
 import { checkOutputPath, saveAudio, describeJob } from './audio-output.js';
 import { describeSaved, timingsTargets, writeTimings } from './captions-output.js';
+import { streamSpeech } from './speak-stream.js';
 
 const OPTIONS = {
   out: { type: 'string', short: 'o' },
@@ -24,6 +25,7 @@ const OPTIONS = {
   'sandbox-clock': { type: 'boolean' },
   captions: { type: 'string' },
   timings: { type: 'string' },
+  stream: { type: 'string' },
 } as const;
 
 export async function speakCommand(ctx: CliContext, args: string[]): Promise<ExitCode> {
@@ -36,14 +38,8 @@ export async function speakCommand(ctx: CliContext, args: string[]): Promise<Exi
   const timeoutSeconds = numberOption(values.timeout, '--timeout', 'speak');
   if (timeoutSeconds !== undefined && timeoutSeconds <= 0) throw usageError('--timeout must be more than 0 seconds', 'speak');
   const maxAttempts = positiveIntOption(values['max-attempts'], '--max-attempts', 'speak');
-  const output = values.out;
-  if (output === '-' && ctx.output.json) throw usageError('-o - (audio on stdout) cannot be combined with --json', 'speak');
-  if (output === '-' && ctx.output.streams.stdout.isTTY) {
-    throw usageError('Refusing to write MP3 data to a terminal: redirect stdout or give -o <file>', 'speak');
-  }
-  if (values['no-download'] && output !== undefined) throw usageError('--no-download and -o cannot be combined', 'speak');
-  // Before anything is sent: a path that cannot be written would fail only after the job was made and charged.
-  if (!values['no-download']) await checkOutputPath(output ?? join(process.cwd(), '<job_id>.mp3'));
+  const { out: output, stream: streamTo } = values;
+  await checkTargets(ctx, values);
   const timingFiles = await timingsTargets(values, output);
 
   const { text } = await readSpeechText({ text: positionals[0], file: values.file }, ctx.stdin);
@@ -52,6 +48,13 @@ export async function speakCommand(ctx: CliContext, args: string[]): Promise<Exi
   if (values['sandbox-clock']) await useSandboxClock(ctx, settings);
   const progress = progressOf(ctx);
   const client = clientOf(ctx, settings, progress, maxAttempts);
+  if (streamTo !== undefined) {
+    progress.stop();
+    const streaming = { target: streamTo, idempotencyKey: values['idempotency-key'], timeoutMs: timeoutSeconds && timeoutSeconds * 1000 };
+    return streamSpeech(ctx, client, { text, voice: values.voice, speed, language: values.language }, streaming).catch((error: unknown) =>
+      adviseOnUrl(error, settings.baseUrl, '--base-url', 'base_url'),
+    );
+  }
 
   let job: CompletedJob;
   try {
@@ -73,6 +76,11 @@ export async function speakCommand(ctx: CliContext, args: string[]): Promise<Exi
     progress.stop();
   }
   ctx.jobId = job.job_id;
+  if (values.voice !== undefined && job.audio.voice !== values.voice) {
+    ctx.output.err(
+      `agent-tts: warning: the audio was spoken by ${job.audio.voice}, not ${values.voice}: the deployment's voice catalog does not list ${values.voice}, so it used the closest listed voice of the same language and gender (run \`agent-tts voices\` to choose a listed one).`,
+    );
+  }
 
   if (values['no-download']) {
     if (ctx.output.json) ctx.output.emitJson({ ok: true, job });
@@ -99,4 +107,33 @@ export async function speakCommand(ctx: CliContext, args: string[]): Promise<Exi
     for (const file of files) say(describeSaved(file));
   }
   return EXIT.OK;
+}
+
+/** Where the audio goes, checked before anything is sent: a path that cannot be written would fail only after the job was made and charged. */
+async function checkTargets(
+  ctx: CliContext,
+  values: { out?: string; stream?: string; 'no-download'?: boolean; captions?: string; timings?: string },
+): Promise<void> {
+  const output = values.out;
+  if (values.stream !== undefined) return checkStreamTarget(ctx, values.stream, values);
+  if (output === '-' && ctx.output.json) throw usageError('-o - (audio on stdout) cannot be combined with --json', 'speak');
+  if (output === '-' && ctx.output.streams.stdout.isTTY) {
+    throw usageError('Refusing to write MP3 data to a terminal: redirect stdout or give -o <file>', 'speak');
+  }
+  if (values['no-download'] && output !== undefined) throw usageError('--no-download and -o cannot be combined', 'speak');
+  if (!values['no-download']) await checkOutputPath(output ?? join(process.cwd(), '<job_id>.mp3'));
+}
+
+/** `--stream` writes the audio itself: not with -o, --no-download or caption files; `-` (stdout) not to a terminal nor with --json. */
+function checkStreamTarget(ctx: CliContext, target: string, values: { out?: string; 'no-download'?: boolean; captions?: string; timings?: string }): void {
+  if (values.out !== undefined || values['no-download'] || values.captions !== undefined || values.timings !== undefined) {
+    throw usageError('--stream cannot be combined with -o, --no-download, --captions or --timings', 'speak');
+  }
+  if (target === '-' && ctx.output.json) throw usageError('--stream - (audio on stdout) cannot be combined with --json', 'speak');
+  if (target === '-' && ctx.output.streams.stdout.isTTY) {
+    throw usageError(
+      'Refusing to write MP3 data to a terminal: pipe stdout into a player (agent-tts speak --stream - "…" | mpv -) or give --stream <file>',
+      'speak',
+    );
+  }
 }

@@ -29,6 +29,7 @@ export function describeJobRepositoryContract(open: OpenStore<JobStore>): void {
 
   describe('retention', () => {
     retention(open);
+    retentionOfSomeAccounts(open);
   });
 }
 
@@ -248,6 +249,32 @@ function retention(open: OpenStore<JobStore>): void {
       expect(await s.getUsage(a.id, MONTH)).toEqual({ usedCentiminutes: 17 });
       // The Idempotency-Key of a deleted job is free again.
       expect((await s.claimIdempotencyKey(a.id, 'gone', randomUUID(), now, 30_000)).kind).toBe('claimed');
+    } finally {
+      await own.close();
+    }
+  });
+}
+
+/** Deletion limited to some accounts (the sandbox: one test clock per set of accounts). */
+function retentionOfSomeAccounts(open: OpenStore<JobStore>): void {
+  it('deletes the expired jobs of the accounts named, or with except of all the others, and no other job', async () => {
+    const own = await open();
+    try {
+      const store = own.store;
+      const [a, b, c] = [newAccount(), newAccount(), newAccount()];
+      for (const account of [a, b, c]) await store.createAccount(account);
+      const expired = (account: { id: string }) => newJob(account.id, { deleteAfter: T0 + 1_000 });
+      const [ja, jb, jc] = [expired(a), expired(b), expired(c)];
+      const fresh = newJob(a.id, { deleteAfter: T0 + 5_000 });
+      for (const job of [ja, jb, jc, fresh]) expect((await store.createJob(job, 100_000)).kind).toBe('created');
+
+      const now = T0 + 2_000;
+      expect(await store.deleteExpiredJobs(now, 10, { ids: [a.id] })).toEqual([ja.id]);
+      expect(await store.deleteExpiredJobs(now, 10, { ids: [a.id, b.id], except: true })).toEqual([jc.id]);
+      expect(await store.getJob(jb.id)).toBeDefined();
+      expect(await store.getJob(fresh.id)).toBeDefined();
+      expect(await store.deleteExpiredJobs(now, 1, { ids: [], except: true })).toEqual([jb.id]);
+      expect(await store.getJob(fresh.id)).toBeDefined();
     } finally {
       await own.close();
     }

@@ -1,13 +1,13 @@
 import type { Account, AccountRepository } from '../../ports/index.js';
 import type { RedisAccess } from './access.js';
-import { type Hash, isEmpty, pairs } from './hashes.js';
+import { type Hash, isEmpty, pairs, requiredField } from './hashes.js';
 import { CREATE_ACCOUNT, UPDATE_IF_EXISTS } from './scripts.js';
 
 function toAccount(hash: Hash): Account | undefined {
   if (isEmpty(hash) || hash.id === undefined) return undefined;
   return {
     id: hash.id,
-    name: hash.name,
+    name: requiredField(hash, 'name'),
     plan: hash.plan as Account['plan'],
     subscription: hash.subscription as Account['subscription'],
     createdAt: Number(hash.createdAt),

@@ -1,15 +1,15 @@
 import type { ApiKeyRecord, KeyRepository } from '../../ports/index.js';
 import type { RedisAccess } from './access.js';
-import { type Hash, isEmpty } from './hashes.js';
+import { type Hash, isEmpty, requiredField } from './hashes.js';
 import { CREATE_KEY, RECORD_KEY_USE, REVOKE_KEY, UPDATE_IF_EXISTS } from './scripts.js';
 
 function toKey(hash: Hash): ApiKeyRecord | undefined {
   if (isEmpty(hash) || hash.publicId === undefined) return undefined;
   return {
     publicId: hash.publicId,
-    accountId: hash.accountId,
-    secretHash: hash.secretHash,
-    name: hash.name,
+    accountId: requiredField(hash, 'accountId'),
+    secretHash: requiredField(hash, 'secretHash'),
+    name: requiredField(hash, 'name'),
     createdAt: Number(hash.createdAt),
     lastUsedAt: hash.lastUsedAt === undefined ? undefined : Number(hash.lastUsedAt),
     callCount: Number(hash.callCount ?? 0),

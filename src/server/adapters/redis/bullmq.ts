@@ -1,6 +1,6 @@
 import { RedisConnection, createNodeRedisClient, type JobsOptions, type RedisOptions } from 'bullmq';
 import { createClient } from 'redis';
-import type { DistributedSettings } from './settings.js';
+import type { DistributedSettings } from '../../config/distributed.js';
 import { reconnectDelay } from './client.js';
 
 let installed = false;

@@ -2,7 +2,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, hasRedisServerBinary, inCi, startOwnRedis, type OwnRedis } from '../../../../test/helpers/redis.js';
 import { StoreUnavailableError } from '../../ports/index.js';
-import { newAccount, newJob, newKey } from '../store.contract.js';
+import { newAccount, newJob, newKey } from '../contracts/fixtures.contract.js';
 import { closeRedisClient, createRedisClient, fenceAt, type RedisClient } from './client.js';
 import { RedisRateLimiter } from './rate-limiter.js';
 import { RedisStore } from './store.js';

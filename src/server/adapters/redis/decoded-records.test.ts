@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { deleteKeys, redisOrSkip, testRedisUrl, uniquePrefix } from '../../../../test/helpers/redis.js';
-import { newAccount, newJob } from '../store.contract.js';
+import { newAccount, newJob } from '../contracts/fixtures.contract.js';
 import { closeRedisClient, createRedisClient, type RedisClient } from './client.js';
 import { DecodedRecords, decodedRecordsOf } from './decoded-records.js';
 import { RedisStore } from './store.js';

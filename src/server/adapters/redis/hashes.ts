@@ -12,11 +12,18 @@ export function pairs(record: object): string[] {
   return out;
 }
 
+/** A field every record of its kind is written with (by its create script); absent only if the hash was corrupted. */
+export function requiredField(hash: Hash, name: string): string {
+  const value = hash[name];
+  if (value === undefined) throw new Error(`Redis hash has no ${name} field, which its create script always writes`);
+  return value;
+}
+
 /** A record's defined fields as a hash. */
 export function hashOf(record: object): Hash {
   const flat = pairs(record);
   const hash: Hash = {};
-  for (let i = 0; i < flat.length; i += 2) hash[flat[i]] = flat[i + 1];
+  for (let i = 0; i + 1 < flat.length; i += 2) hash[flat[i] as string] = flat[i + 1] as string;
   return hash;
 }
 

@@ -21,7 +21,7 @@ export function redisIdempotency(redis: RedisAccess): IdempotencyRepository {
         // Run after its caller gave up (Redis froze with it unread): it claimed nothing, and no one waits for this.
         if (reply[0] === 'late') throw new RedisUnavailableError('Redis ran the Idempotency-Key claim after its caller had given up; nothing was claimed');
         if (reply[0] === 'claimed') return { kind: 'claimed' };
-        if (reply[0] === 'existing') return { kind: 'existing', jobId: reply[1] };
+        if (reply[0] === 'existing' && reply[1] !== undefined) return { kind: 'existing', jobId: reply[1] };
         return { kind: 'pending' };
       });
     },

@@ -4,7 +4,7 @@ import type { Config } from '../../config.js';
 import { closeRedisClient, createRedisClient, type RedisClient } from './client.js';
 import { RedisJobQueue } from './job-queue.js';
 import { RedisRateLimiter } from './rate-limiter.js';
-import type { DistributedSettings } from './settings.js';
+import type { DistributedSettings } from '../../config/distributed.js';
 import { RedisStore } from './store.js';
 import { SynthesisWorker } from './synthesis-worker.js';
 

@@ -9,18 +9,21 @@ import { createSynthesizer } from '../../synth/index.js';
 import { bullConnection } from './bullmq.js';
 import { SYNTHESIS_QUEUE } from './keys.js';
 import { closeRedisClient, createRedisClient } from './client.js';
-import { loadDistributedSettings } from '../../config.js';
+import { loadDistributedSettings } from '../../config/distributed.js';
 import { SynthesisWorker } from './synthesis-worker.js';
-import { JobRunner, STORE_FAILURE_MESSAGE, type JobRunnerOptions } from '../../domain/job-runner.js';
+import { STORE_FAILURE_MESSAGE } from '../../domain/job-messages.js';
+import { JobRunner, type JobRunnerOptions } from '../../domain/job-runner.js';
 import { FileSpool } from '../file-spool.js';
-import type { AudioStorage, JobRun } from '../../ports/index.js';
+import type { JobRun } from '../../ports/index.js';
 import { startS3Server, S3RVER_CREDENTIALS } from '../../../../test/helpers/s3.js';
-import { createS3Client, S3AudioStorage } from '../s3-audio-storage.js';
+import { S3BlobStorage } from '../s3-blob-storage.js';
+import { createS3Client } from '../s3/client.js';
 import { describeJobQueueContract } from '../job-queue.contract.js';
-import { LocalAudioStorage } from '../local-audio-storage.js';
+import { LocalBlobStorage } from '../local-blob-storage.js';
+import { type AudioStorage, JobFiles } from '../../domain/job-files.js';
 import { RedisJobQueue } from './job-queue.js';
 import { RedisStore } from './store.js';
-import { newAccount, newJob } from '../store.contract.js';
+import { newAccount, newJob } from '../contracts/fixtures.contract.js';
 
 const redis = await redisOrSkip('RedisJobQueue (BullMQ) contract');
 const prefixes: string[] = [];
@@ -43,7 +46,7 @@ async function openDistributed(
   const settings = loadDistributedSettings({ QUEUE_RECONCILE_SECONDS: '3600', ...options.env });
   const client = createRedisClient(url, { name: 'queue-contract', commandTimeoutMs: settings.commandTimeoutMs });
   const store = new RedisStore(client, prefix);
-  const audio = options.audio ?? new LocalAudioStorage(dir);
+  const audio = options.audio ?? new JobFiles(new LocalBlobStorage(dir));
   const synth = createSynthesizer({ engine: 'espeak', threads: 1 });
   const runner = new JobRunner(store, audio, synth, log, undefined, options.runner?.(dir));
   const runs = new Map<string, number>();
@@ -126,7 +129,9 @@ describe.skipIf(!redis)('SynthesisWorker with the audio store unreachable (S3 on
   it('runs the job once, waits out the outage budget with its audio spooled, then fails it with TTS_PROVIDER_ERROR and no charge', async () => {
     Object.assign(process.env, S3RVER_CREDENTIALS);
     const s3 = await startS3Server();
-    const audio = new S3AudioStorage({ client: createS3Client({ endpoint: s3.endpoint, forcePathStyle: true }), bucket: s3.bucket, prefix: 'queue' });
+    const audio = new JobFiles(
+      new S3BlobStorage({ client: createS3Client({ endpoint: s3.endpoint, forcePathStyle: true }), bucket: s3.bucket, prefix: 'queue' }),
+    );
     const h = await openDistributed({
       worker: true,
       audio,
@@ -156,7 +161,9 @@ describe.skipIf(!redis)('SynthesisWorker with the audio store unreachable (S3 on
   it('a store down for 4 times the queue lock: the job stays claimed by its one run, completes once the store is back, charged once', async () => {
     Object.assign(process.env, S3RVER_CREDENTIALS);
     const s3 = await startS3Server();
-    const audio = new S3AudioStorage({ client: createS3Client({ endpoint: s3.endpoint, forcePathStyle: true }), bucket: s3.bucket, prefix: 'queue' });
+    const audio = new JobFiles(
+      new S3BlobStorage({ client: createS3Client({ endpoint: s3.endpoint, forcePathStyle: true }), bucket: s3.bucket, prefix: 'queue' }),
+    );
     // A lock of 1 s, looked for every 0.5 s: a run that stopped renewing it would lose the job at once.
     const h = await openDistributed({
       worker: true,

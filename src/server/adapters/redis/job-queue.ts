@@ -3,7 +3,7 @@ import { NEW_IDEMPOTENCY_KEY_PHRASE } from '@agent-tts/contract/errors.js';
 import { bullConnection, synthesisJobOptions } from './bullmq.js';
 import { RedisKeys, SYNTHESIS_QUEUE } from './keys.js';
 import { closeRedisClient, createRedisClient, logConnectionState, withinDeadline, type RedisClient } from './client.js';
-import type { DistributedSettings } from './settings.js';
+import type { DistributedSettings } from '../../config/distributed.js';
 import { withTimeout } from '../../timeout.js';
 import type { Logger } from '../../log.js';
 import type { JobQueue, QueueStats } from '../../ports/index.js';

@@ -63,18 +63,28 @@ export function redisJobSettlement(redis: RedisAccess): Pick<JobRepository, 'com
       });
     },
 
-    async deleteExpiredJobs(now, limit) {
+    async deleteExpiredJobs(now, limit, accounts) {
       return redis.guard('deleteExpiredJobs', async () => {
-        const ids = await client.zRangeByScore(keys.jobExpiry(), '-inf', now, { LIMIT: { offset: 0, count: limit } });
         const deleted: string[] = [];
-        for (const id of ids) {
-          const ledger = await ledgerOf(redis, id);
-          const claimKey = ledger?.idempotencyKey !== undefined ? keys.idempotency(ledger.accountId, ledger.idempotencyKey) : keys.idempotency('-', '');
-          const usageKey = ledger ? keys.usage(ledger.accountId, ledger.usageMonth) : keys.usage('-', '-');
-          const removed = await DELETE_EXPIRED_JOB.run(client, [keys.job(id), keys.jobExpiry(), keys.processingJobs(), usageKey, claimKey], [id]);
-          if (removed === 1) deleted.push(id);
-          // The account's index of recent jobs forgets it too (listRecentJobs also drops ids it cannot find).
-          if (ledger) await client.zRem(keys.accountJobs(ledger.accountId), id);
+        // Without `accounts`, one page of the expiry index; with it, pages until `limit` jobs of those
+        // accounts are deleted or the expired jobs run out (the ones passed over stay, so the offset skips them).
+        for (let offset = 0; deleted.length < limit; ) {
+          const ids = await client.zRangeByScore(keys.jobExpiry(), '-inf', now, { LIMIT: { offset, count: limit } });
+          for (const id of ids) {
+            if (deleted.length >= limit) break;
+            const ledger = await ledgerOf(redis, id);
+            if (accounts && !(ledger !== undefined && accounts.ids.includes(ledger.accountId) !== (accounts.except ?? false))) {
+              offset++;
+              continue;
+            }
+            const claimKey = ledger?.idempotencyKey !== undefined ? keys.idempotency(ledger.accountId, ledger.idempotencyKey) : keys.idempotency('-', '');
+            const usageKey = ledger ? keys.usage(ledger.accountId, ledger.usageMonth) : keys.usage('-', '-');
+            const removed = await DELETE_EXPIRED_JOB.run(client, [keys.job(id), keys.jobExpiry(), keys.processingJobs(), usageKey, claimKey], [id]);
+            if (removed === 1) deleted.push(id);
+            // The account's index of recent jobs forgets it too (listRecentJobs also drops ids it cannot find).
+            if (ledger) await client.zRem(keys.accountJobs(ledger.accountId), id);
+          }
+          if (!accounts || ids.length < limit) break;
         }
         return deleted;
       });

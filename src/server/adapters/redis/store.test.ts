@@ -2,7 +2,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { deleteKeys, redisOrSkip, testRedisUrl, uniquePrefix } from '../../../../test/helpers/redis.js';
 import { closeRedisClient, createRedisClient, type RedisClient } from './client.js';
 import { RedisStore } from './store.js';
-import { describeStoreContract, newAccount, newJob, newKey } from '../store.contract.js';
+import { describeStoreContract } from '../store.contract.js';
+import { newAccount, newJob, newKey } from '../contracts/fixtures.contract.js';
 
 const redis = await redisOrSkip('RedisStore contract');
 const prefixes: string[] = [];

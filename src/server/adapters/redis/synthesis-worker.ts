@@ -4,7 +4,7 @@ import type { Logger } from '../../log.js';
 import { bullConnection } from './bullmq.js';
 import { RedisKeys, SYNTHESIS_QUEUE } from './keys.js';
 import { redactRedisUrl, withinDeadline, type RedisClient } from './client.js';
-import type { DistributedSettings } from './settings.js';
+import type { DistributedSettings } from '../../config/distributed.js';
 import { withTimeout } from '../../timeout.js';
 
 export interface SynthesisWorkerOptions {
@@ -19,7 +19,10 @@ export interface SynthesisWorkerOptions {
   log: Logger;
 }
 
-/** After the grace, interrupted jobs need a moment to be handed back before the close gives up. */
+/**
+ * Running jobs are interrupted and handed back this long before the end of the grace period (at most
+ * half of a shorter one), so that the whole close fits the grace period (SHUTDOWN_GRACE_MS).
+ */
 const CLOSE_MARGIN_MS = 5_000;
 
 const CONNECTION_ERROR = /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|Socket closed|Connection is closed|client is closed|Disconnects client/i;
@@ -48,14 +51,17 @@ export class SynthesisWorker {
       maxStalledCount: opts.settings.maxStalled,
     });
     this.worker.on('error', (error: Error) => {
-      // An outage makes every reconnect attempt an error: one line per 30 s says it well enough.
-      if (CONNECTION_ERROR.test(error.message)) {
+      // An outage makes every reconnect attempt an error: one line per 30 s says it well enough. An
+      // error without a message is what the queue's blocking reads raise when Redis stalls (no
+      // answer within their deadline): the same outage, and the line says so.
+      if (CONNECTION_ERROR.test(error.message) || !error.message) {
         if (Date.now() - this.lastConnectionWarning < 30_000) return;
         this.lastConnectionWarning = Date.now();
-        opts.log.warn({ redis: redactRedisUrl(opts.url), error: error.message }, 'worker: redis unreachable; reconnecting');
+        const described = error.message || `${error.name || 'Error'} without a message: Redis did not answer in time`;
+        opts.log.warn({ redis: redactRedisUrl(opts.url), error: described }, 'worker: redis unreachable or stalled; reconnecting');
         return;
       }
-      opts.log.error({ err: error }, 'worker error');
+      opts.log.error({ err: error }, `worker error: ${error.message}`);
     });
     this.worker.on('stalled', (jobId: string) => {
       opts.log.warn({ job_id: jobId }, 'job stalled (its worker stopped renewing its lock); queued again');
@@ -110,19 +116,23 @@ export class SynthesisWorker {
   }
 
   /**
-   * Stops taking jobs and lets the running ones finish for up to `graceMs`; the ones still running
-   * then are interrupted and handed back to the queue for another worker.
+   * Stops taking jobs and lets the running ones finish until shortly before the end of `graceMs`; the
+   * ones still running then are interrupted and handed back to the queue for another worker. The close
+   * ends within `graceMs`, Redis reachable or not.
    */
   async close(graceMs: number): Promise<void> {
     const closing = this.worker.close();
-    const timer = setTimeout(() => {
-      if (this.running.size > 0) this.opts.log.info({ jobs: [...this.running] }, 'shutdown grace over; handing running jobs back');
-      this.abort.abort();
-    }, graceMs);
+    const timer = setTimeout(
+      () => {
+        if (this.running.size > 0) this.opts.log.info({ jobs: [...this.running] }, 'shutdown grace nearly over; handing running jobs back');
+        this.abort.abort();
+      },
+      graceMs - Math.min(CLOSE_MARGIN_MS, graceMs / 2),
+    );
     timer.unref();
     try {
       // BullMQ waits for Redis to close cleanly; without Redis that could be forever.
-      await withTimeout(closing, graceMs + CLOSE_MARGIN_MS, 'worker close');
+      await withTimeout(closing, graceMs, 'worker close');
     } catch (error) {
       this.opts.log.warn({ err: error }, 'worker did not close cleanly; its jobs are recovered by the stalled-job check');
     } finally {

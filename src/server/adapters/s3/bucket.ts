@@ -1,5 +1,5 @@
 import { DeleteObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { AudioStorageUnavailableError } from '../../ports/index.js';
+import { AudioStorageUnavailableError, isBlobKey } from '../../ports/index.js';
 
 /** A request of the adapter's own that got no answer within its deadline. */
 class DeadlineExceeded extends Error {
@@ -41,14 +41,10 @@ export class S3Bucket {
     this.prefix = prefix ? `${prefix}/` : '';
   }
 
-  /** The key of a job's audio. */
-  keyOf(jobId: string): string {
-    return `${this.prefix}${jobId}.mp3`;
-  }
-
-  /** The key of a job's word timings, beside its audio. */
-  timingsKeyOf(jobId: string): string {
-    return `${this.prefix}${jobId}.timings.json`;
+  /** The object key of a storage key, under the prefix; a key the port does not take is refused. */
+  objectKey(key: string): string {
+    if (!isBlobKey(key)) throw new Error(`not a storage key: ${JSON.stringify(key)}`);
+    return `${this.prefix}${key}`;
   }
 
   /**

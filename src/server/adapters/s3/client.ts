@@ -23,7 +23,7 @@ export interface S3ClientOptions {
  * timeout) fails the request, which the SDK then retries (3 attempts). The timeout is an idle one, not
  * a total one, so that an audio upload (a 5 MiB part, or a whole spooled file) that keeps moving on a
  * slow link is never cut off; the adapter's own small requests get a total deadline on top
- * (S3AudioStorage's `requestTimeoutMs`). The SDK's `requestTimeout` is not used: without
+ * (S3BlobStorage's `requestTimeoutMs`). The SDK's `requestTimeout` is not used: without
  * `throwOnRequestTimeout` it only prints a warning, and it would be a total limit on uploads too.
  */
 export function createS3Client(options: S3ClientOptions): S3Client {

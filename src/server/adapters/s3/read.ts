@@ -2,28 +2,29 @@ import { GetObjectCommand, HeadObjectCommand } from '@aws-sdk/client-s3';
 import type { ByteRange } from '../../ports/index.js';
 import { isNotFound, type S3Bucket } from './bucket.js';
 
-/** The size of a job's audio, or undefined when there is none. */
-export async function statAudio(bucket: S3Bucket, jobId: string): Promise<{ size: number } | undefined> {
+/** The size of the object of `key` (HeadObject: metadata only), or undefined when there is none. */
+export async function statObject(bucket: S3Bucket, key: string): Promise<{ size: number } | undefined> {
+  const objectKey = bucket.objectKey(key);
   try {
     const head = await bucket.withDeadline((abortSignal) =>
-      bucket.client.send(new HeadObjectCommand({ Bucket: bucket.name, Key: bucket.keyOf(jobId) }), { abortSignal }),
+      bucket.client.send(new HeadObjectCommand({ Bucket: bucket.name, Key: objectKey }), { abortSignal }),
     );
     return { size: head.ContentLength ?? 0 };
   } catch (error) {
     if (isNotFound(error)) return undefined;
-    throw bucket.unavailable('reading', error);
+    throw bucket.unavailable(`reading ${key}`, error);
   }
 }
 
-/** A job's audio, or the bytes `range` names of it; undefined when there is none. */
-export async function openAudio(bucket: S3Bucket, jobId: string, range?: ByteRange): Promise<ReadableStream<Uint8Array> | undefined> {
+/** The object of `key`, or the bytes `range` names of it; undefined when there is none. */
+export async function openObject(bucket: S3Bucket, key: string, range?: ByteRange): Promise<ReadableStream<Uint8Array> | undefined> {
+  const objectKey = bucket.objectKey(key);
   try {
     // The deadline is the answer's; the body then streams under the client's idle timeout.
     const got = await bucket.withDeadline((abortSignal) =>
-      bucket.client.send(
-        new GetObjectCommand({ Bucket: bucket.name, Key: bucket.keyOf(jobId), Range: range ? `bytes=${range.start}-${range.end}` : undefined }),
-        { abortSignal },
-      ),
+      bucket.client.send(new GetObjectCommand({ Bucket: bucket.name, Key: objectKey, Range: range ? `bytes=${range.start}-${range.end}` : undefined }), {
+        abortSignal,
+      }),
     );
     if (!got.Body) return undefined;
     const stream = got.Body.transformToWebStream() as ReadableStream<Uint8Array>;
@@ -36,7 +37,7 @@ export async function openAudio(bucket: S3Bucket, jobId: string, range?: ByteRan
     return stream;
   } catch (error) {
     if (isNotFound(error)) return undefined;
-    throw bucket.unavailable('reading', error);
+    throw bucket.unavailable(`reading ${key}`, error);
   }
 }
 

@@ -3,18 +3,18 @@ import { createReadStream } from 'node:fs';
 import { stat as statFile } from 'node:fs/promises';
 import { PassThrough, type Readable } from 'node:stream';
 import { Upload } from '@aws-sdk/lib-storage';
-import type { AudioWriter } from '../../ports/index.js';
+import type { BlobWriter } from '../../ports/index.js';
 import type { S3Bucket } from './bucket.js';
 import type { UploadMarkers } from './markers.js';
 
 /** S3's smallest part (except the last): the most a writer holds in memory per part. */
 export const S3_PART_BYTES = 5 * 1024 * 1024;
 
-/** A job's audio streamed from `body` as a multipart upload (parts of 5 MiB, two in flight at most). */
-function uploadAudio(bucket: S3Bucket, jobId: string, body: Readable): Upload {
+/** The object of `key` streamed from `body` as a multipart upload (parts of 5 MiB, two in flight at most). */
+function uploadObject(bucket: S3Bucket, key: string, body: Readable, contentType: string | undefined): Upload {
   return new Upload({
     client: bucket.client,
-    params: { Bucket: bucket.name, Key: bucket.keyOf(jobId), Body: body, ContentType: 'audio/mpeg' },
+    params: { Bucket: bucket.name, Key: bucket.objectKey(key), Body: body, ContentType: contentType },
     partSize: S3_PART_BYTES,
     queueSize: 2,
     leavePartsOnError: false,
@@ -30,19 +30,20 @@ export interface WriterContext {
 }
 
 /**
- * A writer of a job's audio: its bytes stream into a multipart upload, so the object appears whole, at
- * once, on commit and never on abort; its marker is kept fresh while it writes and dropped at the end.
+ * A writer of the object of `key`: its bytes stream into a multipart upload, so the object appears whole,
+ * at once, on commit and never on abort; its marker is kept fresh while it writes and dropped at the end.
  */
-export async function createUploadWriter({ bucket, markers, now, staleMs }: WriterContext, jobId: string): Promise<AudioWriter> {
+export async function createUploadWriter({ bucket, markers, now, staleMs }: WriterContext, key: string, contentType: string | undefined): Promise<BlobWriter> {
+  bucket.objectKey(key);
   const writerId = randomUUID().replace(/-/g, '');
   let touchedAt = now();
-  await markers.put(markers.keyOf(jobId, writerId, touchedAt));
+  await markers.put(markers.keyOf(key, writerId, touchedAt));
   const dropMarkers = async () => {
-    for (const m of await markers.list(jobId, writerId)) await bucket.deleteKey(m.key);
+    for (const m of await markers.list(key, writerId)) await bucket.deleteKey(m.objectKey);
   };
 
   const body = new PassThrough({ highWaterMark: 1024 * 1024 });
-  const upload = uploadAudio(bucket, jobId, body);
+  const upload = uploadObject(bucket, key, body, contentType);
   let failure: unknown;
   const done = upload.done().then(
     () => undefined,
@@ -56,7 +57,7 @@ export async function createUploadWriter({ bucket, markers, now, staleMs }: Writ
   let state: 'open' | 'committed' | 'aborted' = 'open';
 
   const write = async (bytes: Uint8Array) => {
-    if (state !== 'open') throw new Error('audio writer is closed');
+    if (state !== 'open') throw new Error('writer is closed');
     if (failure) throw bucket.unavailable('uploading', failure);
     size += bytes.byteLength;
     if (!body.write(bytes)) {
@@ -69,13 +70,13 @@ export async function createUploadWriter({ bucket, markers, now, staleMs }: Writ
     if (at - touchedAt >= staleMs / 4) {
       const previous = touchedAt;
       touchedAt = at;
-      await markers.put(markers.keyOf(jobId, writerId, at));
-      for (const m of await markers.list(jobId, writerId)) if (m.touchedAt !== at && m.touchedAt <= previous) await bucket.deleteKey(m.key);
+      await markers.put(markers.keyOf(key, writerId, at));
+      for (const m of await markers.list(key, writerId)) if (m.touchedAt !== at && m.touchedAt <= previous) await bucket.deleteKey(m.objectKey);
     }
   };
 
   const commit = async () => {
-    if (state !== 'open') throw new Error('audio writer is closed');
+    if (state !== 'open') throw new Error('writer is closed');
     state = 'committed';
     body.end();
     try {
@@ -103,11 +104,12 @@ export async function createUploadWriter({ bucket, markers, now, staleMs }: Writ
   return { write, commit, abort };
 }
 
-/** Uploads a whole file as a job's audio. */
-export async function uploadFile(bucket: S3Bucket, jobId: string, path: string): Promise<{ size: number }> {
+/** Uploads a whole local file as the object of `key`. */
+export async function uploadFile(bucket: S3Bucket, key: string, path: string, contentType: string | undefined): Promise<{ size: number }> {
+  bucket.objectKey(key);
   const { size } = await statFile(path);
   const file = createReadStream(path);
-  const upload = uploadAudio(bucket, jobId, file);
+  const upload = uploadObject(bucket, key, file, contentType);
   // No total deadline: a large file on a slow link takes its time; a store that stops answering
   // fails it through the client's idle timeout.
   try {

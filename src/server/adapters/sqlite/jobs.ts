@@ -5,21 +5,6 @@ import type { IdempotencyClaims } from './idempotency.js';
 import { INSERT_JOB, jobParams, toJob } from './job-rows.js';
 import type { UsageLedger } from './usage.js';
 
-/** Which accounts' jobs a deletion considers: those named, or with `except`, every other account's. */
-interface AccountFilter {
-  ids: readonly string[];
-  except?: boolean;
-}
-
-/** The job repository, whose deletion of expired jobs can be limited to some accounts (beyond the port). */
-export interface SqliteJobRepository extends JobRepository {
-  /**
-   * `accounts` (for the sandbox, whose test clocks each judge the jobs of their own accounts): only the
-   * jobs of these accounts, or with `except`, of every other account.
-   */
-  deleteExpiredJobs(now: number, limit: number, accounts?: AccountFilter): Promise<string[]>;
-}
-
 const EXPIRED = 'SELECT id, account_id, idempotency_key, status, reserved_cm, usage_month FROM jobs WHERE delete_after <= ?';
 
 function jobStatements(prepare: SqliteConnection['prepare']) {
@@ -143,7 +128,7 @@ function jobRetention(
   stmts: JobStatements,
   ledger: UsageLedger,
   claims: IdempotencyClaims,
-): Pick<SqliteJobRepository, 'deleteExpiredJobs' | 'importLegacyJob'> {
+): Pick<JobRepository, 'deleteExpiredJobs' | 'importLegacyJob'> {
   return {
     async deleteExpiredJobs(now, limit, accounts) {
       return db.immediate((): string[] => {
@@ -169,7 +154,7 @@ function jobRetention(
 }
 
 /** Jobs in the `jobs` table, their usage (`ledger`) and Idempotency-Keys (`claims`) changed in the same transactions. */
-export function sqliteJobs(connection: SqliteConnection, ledger: UsageLedger, claims: IdempotencyClaims): SqliteJobRepository {
+export function sqliteJobs(connection: SqliteConnection, ledger: UsageLedger, claims: IdempotencyClaims): JobRepository {
   const stmts = jobStatements(connection.prepare);
   return {
     ...jobLife(connection.db, stmts, ledger, claims),

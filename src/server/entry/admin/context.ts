@@ -2,7 +2,8 @@ import { parseArgs } from 'node:util';
 import { PLAN_IDS, type PlanId } from '@agent-tts/contract/plans.js';
 import type { Config } from '../../config.js';
 import type { AccountAdmin } from '../../domain/accounts.js';
-import type { Account, AudioStorage, Store } from '../../ports/index.js';
+import type { Account, Store } from '../../ports/index.js';
+import type { AudioStorage } from '../../domain/job-files.js';
 
 /** Every option of every admin command; each command reads those it takes. */
 const OPTIONS = {

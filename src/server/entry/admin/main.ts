@@ -1,11 +1,16 @@
+import { sayAwsSdkNodeWarning } from '../aws-sdk-warning.js';
 import { openStorage } from '../../compose.js';
 import { ConfigError, loadConfig } from '../../config.js';
 import { AccountAdmin, AdminError } from '../../domain/accounts.js';
 import { createLogger } from '../../log.js';
 import { describeError } from '../../redact.js';
+import { adminOrigin } from '../public-origin.js';
 import { COMMANDS, commandOf } from './commands.js';
 import { fail, parseAdminArgs } from './context.js';
 import { HELP } from './help.js';
+
+/** The commands that print or write URLs of the server: a sign-in link, the fixtures' base_url and audio URL. */
+const LINK_COMMANDS = new Set(['account sign-in-link', 'seed']);
 
 /**
  * `agent-tts-admin`: accounts, keys, legacy jobs, storage and seeding of a deployment, on the storage
@@ -18,7 +23,11 @@ async function main(argv: string[]): Promise<void> {
     process.stdout.write(`${HELP}\n`);
     return;
   }
-  const config = loadConfig();
+  const loaded = loadConfig();
+  if (loaded.dataDirCreated) process.stderr.write(`agent-tts-admin: created the data directory ${loaded.dataDir} (DATA_DIR); it holds no accounts yet\n`);
+  const origin = adminOrigin(loaded);
+  const config = { ...loaded, publicBaseUrl: origin.baseUrl, publicVoicesUrl: origin.voicesUrl };
+  sayAwsSdkNodeWarning(config, undefined, process.env);
   const storage = await openStorage(config, createLogger('silent'), 'agent-tts-admin');
   const { store, audio } = storage;
   const print = (human: string, json: unknown) => process.stdout.write(`${values.json ? JSON.stringify(json, null, 2) : human}\n`);
@@ -26,6 +35,8 @@ async function main(argv: string[]): Promise<void> {
     const command = commandOf(group, action);
     const run = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
     if (!run) fail(`unknown command "${command}"\n\n${HELP}`, 2);
+    // Said on stderr, so that stdout stays the link or the JSON document.
+    if (LINK_COMMANDS.has(command)) process.stderr.write(`agent-tts-admin: ${origin.said}\n`);
     await run({ values, rest, config, store, audio, admin: new AccountAdmin(store), print });
   } finally {
     await storage.close();

@@ -31,7 +31,7 @@ describe('authentication (docs/api-rules.md#authentication) and keys (§2.1, §3
   });
 
   it('refuses an unknown key and a wrong secret alike, without echoing the secret', async () => {
-    const real = server.fixtures.keys.active[0];
+    const real = server.fixtures.keys.active[0]!;
     const wrongSecret = real.slice(0, 13) + (real[13] === 'a' ? 'b' : 'a') + real.slice(14);
     for (const key of [`tts_0badc0de_${'1'.repeat(48)}`, wrongSecret]) {
       const res = await getJob(server.baseUrl, key, UNKNOWN_ID);
@@ -58,7 +58,7 @@ describe('authentication (docs/api-rules.md#authentication) and keys (§2.1, §3
   });
 
   it('keeps last-used time and call count per key', async () => {
-    const key = server.fixtures.keys.active[1];
+    const key = server.fixtures.keys.active[1]!;
     const publicId = key.slice(4, 12);
     for (let i = 0; i < 3; i++) expectMeta(await getJob(server.baseUrl, key, UNKNOWN_ID));
     // Counts are written once a second.
@@ -118,6 +118,6 @@ describe('authentication (docs/api-rules.md#authentication) and keys (§2.1, §3
     for (const key of [...server.fixtures.keys.active, server.fixtures.keys.revoked!]) {
       expect(server.logs()).not.toContain(key.slice(13));
     }
-    expect(server.logs()).toContain(`"key":"${server.fixtures.keys.active[1].slice(0, 12)}"`);
+    expect(server.logs()).toContain(`"key":"${server.fixtures.keys.active[1]!.slice(0, 12)}"`);
   });
 });

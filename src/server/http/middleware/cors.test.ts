@@ -78,7 +78,7 @@ describe('cors', () => {
     expect(res.headers.get('access-control-allow-origin')).toBeNull();
     expect(res.headers.get('vary')).toBe('Origin');
     // Without Access-Control-Request-Method it is not a preflight: no route answers OPTIONS here.
-    const options = await app().request('/v1/agent-tts', { method: 'OPTIONS', headers: { origin: ALLOWED[0] } });
+    const options = await app().request('/v1/agent-tts', { method: 'OPTIONS', headers: { origin: ALLOWED[0]! } });
     expect(options.status).toBe(404);
     expect(options.headers.get('access-control-allow-methods')).toBeNull();
   });
@@ -94,11 +94,11 @@ describe('cors', () => {
 
   it('answers preflights in the app shell too, before the 404 of an unknown path', async () => {
     const shell = createApp({ log: createLogger('silent'), notFoundHint: 'none', cors: { origins, previewPattern } });
-    const pre = await shell.request('/nowhere', { method: 'OPTIONS', headers: { origin: ALLOWED[0], 'access-control-request-method': 'GET' } });
+    const pre = await shell.request('/nowhere', { method: 'OPTIONS', headers: { origin: ALLOWED[0]!, 'access-control-request-method': 'GET' } });
     expect(pre.status).toBe(204);
     expect(pre.headers.get('access-control-allow-origin')).toBe(ALLOWED[0]);
     expect(pre.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
-    const missing = await shell.request('/nowhere', { headers: { origin: ALLOWED[0] } });
+    const missing = await shell.request('/nowhere', { headers: { origin: ALLOWED[0]! } });
     expect(missing.status).toBe(404);
     expect(missing.headers.get('access-control-allow-origin')).toBe(ALLOWED[0]);
   });

@@ -1,6 +1,6 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../domain/errors.js';
+import { ApiError } from '../api-error.js';
 import type { AppEnv } from '../context.js';
 import { jsonBody } from './json-body.js';
 

@@ -1,6 +1,8 @@
+import { getRequestListener } from '@hono/node-server';
 import { describe, expect, it } from 'vitest';
 import { parseList } from '@agent-tts/contract/ratelimit-headers.js';
-import { ApiError, ClientClosedError } from '../../domain/errors.js';
+import { ClientClosedError } from '../../domain/errors.js';
+import { ApiError } from '../api-error.js';
 import type { BucketReport } from '../../domain/rate-limits.js';
 import { createLogger } from '../../log.js';
 import { StoreUnavailableError } from '../../ports/index.js';
@@ -39,6 +41,13 @@ function app() {
   return a;
 }
 
+/**
+ * Whether @hono/node-server's listener writes this answer straight from what the handler gave (its
+ * lightweight response still holds the status, body string and headers under its `cache` symbol: the
+ * listener's test for its fast path) rather than through a web Response and its body stream.
+ */
+const writtenDirectly = (res: Response) => Object.getOwnPropertySymbols(res).some((s) => s.description === 'cache');
+
 describe('rateLimitHeaders', () => {
   it('writes RateLimit-Policy and RateLimit of the bucket on the context, as Structured Field Lists', async () => {
     const post = await app().request('/post');
@@ -74,5 +83,15 @@ describe('rateLimitHeaders', () => {
     const refused = await app().request('/refused');
     expect(refused.headers.get('retry-after')).toBe('42');
     expect((await refused.json()).error).toEqual({ code: 'RATE_LIMITED', message: 'slow down' });
+  });
+
+  it("keeps the answer @hono/node-server's lightweight response, which its listener writes without a web Response", async () => {
+    // What serve() does first: the adapter's own Request and Response become the global ones.
+    getRequestListener(() => new Response(null));
+    for (const path of ['/get', '/refused']) {
+      const res = await app().request(path);
+      expect(res.headers.get('ratelimit'), path).not.toBeNull();
+      expect(writtenDirectly(res), path).toBe(true);
+    }
   });
 });

@@ -9,12 +9,19 @@ import type { AppEnv } from '../context.js';
  * the request has run, from the bucket the handler or authentication put on the context
  * (`rateLimit`), on whatever answer it made: createApp's error handler has by then turned a thrown
  * error into its answer. An answer without a bucket on the context gets no headers.
+ *
+ * They go into the answer's own headers (`c.res.headers`), not through `c.header`: once an answer is
+ * built, `c.header` copies it into a new web Response (its body read as a stream), and
+ * @hono/node-server then writes that through its slow path (a stream, an AbortSignal, the headers
+ * copied again) instead of sending the string it was given. Setting the headers of the answer keeps
+ * it the adapter's lightweight response; the poll's throughput depends on it (bench/README.md, poll).
  */
 export const rateLimitHeaders: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
   const bucket = c.get('rateLimit');
   if (!bucket) return;
   const { kind, decision, windowMs } = bucket;
-  c.header('RateLimit-Policy', formatRateLimitPolicy(kind, decision.limit, Math.round(windowMs / 1000)));
-  c.header('RateLimit', formatRateLimit(kind, decision.remaining, decision.resetSeconds));
+  const headers = c.res.headers;
+  headers.set('RateLimit-Policy', formatRateLimitPolicy(kind, decision.limit, Math.round(windowMs / 1000)));
+  headers.set('RateLimit', formatRateLimit(kind, decision.remaining, decision.resetSeconds));
 };

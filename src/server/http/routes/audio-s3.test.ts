@@ -8,8 +8,8 @@ import { decodeMp3 } from '../../../../test/helpers/http.js';
 import { startInProcess, type InProcessServer } from '../../../../test/helpers/in-process.js';
 import { S3RVER_CREDENTIALS, startS3Server, type S3Server } from '../../../../test/helpers/s3.js';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { renderWebVtt } from '../../../contract/captions.js';
-import { createS3Client } from '../../adapters/s3-audio-storage.js';
+import { renderSrt, renderWebVtt } from '../../../contract/captions.js';
+import { createS3Client } from '../../adapters/s3/client.js';
 import { composeApi } from '../../compose.js';
 import { ConfigError, loadConfig } from '../../config.js';
 import { createLogger } from '../../log.js';
@@ -26,20 +26,27 @@ describe('audio kept in an S3 store, in process', () => {
     server = await startInProcess({ AUDIO_STORE: `s3://${s3.bucket}/audio`, ...s3.env });
   });
 
-  it('keeps a job’s word timings as <prefix>/<job_id>.timings.json and serves its captions from there', async () => {
+  it('keeps a job’s word timings as <prefix>/<job_id>.timings.json, its captions rendered once beside them, and serves them from there', async () => {
     const { key } = await server.newKey();
     const posted = await json(await server.request('POST', '/v1/agent-tts', { key, body: { text: 'Captions kept in a bucket.', timestamps: 'word' } }));
     expect([posted.status, posted.body.status]).toEqual([200, 'completed']);
     const id = posted.body.job_id;
     const client = createS3Client({ endpoint: s3.endpoint, forcePathStyle: true });
     const listed = await client.send(new ListObjectsV2Command({ Bucket: s3.bucket, Prefix: `audio/${id}` }));
-    expect((listed.Contents ?? []).map((o) => o.Key).sort()).toEqual([`audio/${id}.mp3`, `audio/${id}.timings.json`]);
+    expect((listed.Contents ?? []).map((o) => o.Key).sort()).toEqual([
+      `audio/${id}.captions.srt`,
+      `audio/${id}.captions.vtt`,
+      `audio/${id}.mp3`,
+      `audio/${id}.timings.json`,
+    ]);
     const open = (url: string) => server.app.request(new URL(url).pathname + new URL(url).search);
     const file = await (await open(posted.body.timings.json_url)).json();
     expect(file).toMatchObject({ job_id: id, granularity: 'word', duration_seconds: posted.body.audio.duration_seconds });
     expect(file.words.map((w: { word: string }) => w.word)).toEqual(['Captions', 'kept', 'in', 'a', 'bucket']);
     const vtt = await open(posted.body.timings.vtt_url);
     expect([vtt.status, await vtt.text()]).toEqual([200, renderWebVtt(file)]);
+    const srt = await open(posted.body.timings.srt_url);
+    expect([srt.status, await srt.text()]).toEqual([200, renderSrt(file)]);
   });
   afterAll(async () => {
     await server?.close();

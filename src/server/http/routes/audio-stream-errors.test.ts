@@ -7,8 +7,9 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { composeApi, type ApiServices } from '../../compose.js';
 import { loadConfig } from '../../config.js';
 import { AccountAdmin } from '../../domain/accounts.js';
-import type { AudioStorage } from '../../ports/index.js';
+import type { AudioStorage } from '../../domain/job-files.js';
 import { createApiApp } from '../apps.js';
+import { SignedFiles } from '../../domain/signed-files.js';
 import { closeServer, listen } from '../listen.js';
 
 /**
@@ -58,7 +59,12 @@ describe('an audio store that fails mid-download', () => {
         },
       });
     };
-    const app = createApiApp({ services: { ...services, audio: failing }, log, shutdown: new AbortController().signal, withOps: true });
+    const app = createApiApp({
+      services: { ...services, files: new SignedFiles({ store: services.store, audio: failing, signer: services.signer, clock: services.clock }) },
+      log,
+      shutdown: new AbortController().signal,
+      withOps: true,
+    });
     server = await listen(app.fetch, 0, '127.0.0.1', 'PORT');
     base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
 

@@ -1,18 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startInProcess, type InProcessServer } from '../../../../test/helpers/in-process.js';
+import type { InProcessServer } from '../../../../test/helpers/in-process.js';
+import { createTestServices } from '../../../../test/helpers/test-services.js';
 import { AUDIO_STORE_UNREACHABLE_MESSAGE, AUDIO_URL_INVALID_MESSAGE } from '@agent-tts/contract/errors.js';
 import { AudioUrlSigner } from '../../domain/signing.js';
 import { createLogger } from '../../log.js';
-import { type AudioStorage, AudioStorageUnavailableError } from '../../ports/index.js';
+import { AudioStorageUnavailableError } from '../../ports/index.js';
+import type { AudioStorage } from '../../domain/job-files.js';
 import { createApp } from '../create-app.js';
 import { registerAudioRoutes } from './audio.js';
+import { SignedFiles } from '../../domain/signed-files.js';
 
 const T0 = Date.UTC(2026, 3, 10, 12);
 const TTL_SECONDS = 60;
 const BYTES = Uint8Array.from({ length: 1000 }, (_, i) => i % 251);
 
 /**
- * GET /v1/audio/{job_id}.mp3 over the real SQLite store and local audio directory, with a clock the
+ * GET /v1/audio/{job_id}.mp3 over the memory store and the real local audio directory, with a clock the
  * test moves: signature and legacy expiry are judged without waiting.
  */
 describe('GET /v1/audio/{job_id}.mp3', () => {
@@ -24,7 +27,7 @@ describe('GET /v1/audio/{job_id}.mp3', () => {
   let legacyId: string;
 
   beforeAll(async () => {
-    server = await startInProcess();
+    server = await createTestServices();
     const { accountId } = await server.newKey();
     const importJob = async (expiresAt: number) => {
       const job = await server.admin.importLegacyJob({ accountId, keyPublicId: '0123abcd', expiresAt, voice: 'af_heart', speed: 1, language: 'en-US' });
@@ -43,7 +46,7 @@ describe('GET /v1/audio/{job_id}.mp3', () => {
 
   function app(audio: AudioStorage = server.services.audio) {
     const a = createApp({ log: createLogger('silent'), notFoundHint: 'none' });
-    registerAudioRoutes(a, { store: server.services.store, audio, signer, clock, log: createLogger('silent') });
+    registerAudioRoutes(a, { files: new SignedFiles({ store: server.services.store, audio, signer, clock }), log: createLogger('silent') });
     return a;
   }
   const pathOf = (id: string) => {

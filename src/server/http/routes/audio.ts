@@ -2,14 +2,11 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import { AUDIO_URL_INVALID_MESSAGE } from '@agent-tts/contract/errors.js';
 import { AUDIO_PATH_PREFIX } from '@agent-tts/contract/limits.js';
 import { getAudioRoute } from '@agent-tts/contract/routes.js';
-import { AudioPathParams } from '@agent-tts/contract/schemas.js';
-import { ApiError } from '../../domain/errors.js';
-import { isLegacyExpired } from '../../domain/job-state.js';
-import { type ByteRange, systemClock } from '../../ports/index.js';
+import { ApiError } from '../api-error.js';
 import type { AppEnv } from '../context.js';
 import { answerOtherMethods } from '../create-app.js';
 import { guardedStream } from '../streamed-body.js';
-import { fromStore, type SignedFileRouteDeps, signedQueryHook } from './signed-files.js';
+import { fromStore, mp3JobId, type SignedFileRouteDeps, signedQueryHook } from './signed-files.js';
 
 /**
  * GET /v1/audio/{job_id}.mp3: the signed URL is the capability (no Authorization header). Every refusal
@@ -19,8 +16,7 @@ import { fromStore, type SignedFileRouteDeps, signedQueryHook } from './signed-f
  * one byte range at most.
  */
 export function registerAudioRoutes(app: OpenAPIHono<AppEnv>, deps: SignedFileRouteDeps): void {
-  const { audio, signer, store, log } = deps;
-  const clock = deps.clock ?? systemClock;
+  const { files, log } = deps;
   // Hono matches whole path segments, so `{job_id}.mp3` is routed as one parameter and split here;
   // the document keeps the contract's route (registered as it is), the handler its response types.
   app.openAPIRegistry.registerPath(getAudioRoute);
@@ -28,20 +24,14 @@ export function registerAudioRoutes(app: OpenAPIHono<AppEnv>, deps: SignedFileRo
   app.openapi(
     routed,
     async (c) => {
-      const file = /^(.+)\.mp3$/.exec(c.req.param('file') ?? '');
-      const parsed = file ? AudioPathParams.safeParse({ job_id: file[1] }) : undefined;
-      if (!parsed?.success) throw new ApiError('NOT_FOUND', AUDIO_URL_INVALID_MESSAGE);
-      const jobId = parsed.data.job_id.toLowerCase();
+      const jobId = mp3JobId(c.req.param('file'));
       const { expires, sig } = c.req.valid('query');
-      const now = clock.now();
-      if (!signer.verify(jobId, expires, sig, now)) throw new ApiError('NOT_FOUND', AUDIO_URL_INVALID_MESSAGE);
-      const job = await store.getJob(jobId);
-      const stat = job && job.status === 'completed' && !isLegacyExpired(job, now) ? await fromStore(() => audio.stat(jobId)) : undefined;
+      const stat = await fromStore(() => files.audio(jobId, expires, sig));
       if (!stat) throw new ApiError('NOT_FOUND', AUDIO_URL_INVALID_MESSAGE);
 
       c.header('Content-Type', 'audio/mpeg');
       c.header('Accept-Ranges', 'bytes');
-      c.header('Cache-Control', `private, max-age=${signer.secondsLeft(expires, now)}`);
+      c.header('Cache-Control', `private, max-age=${stat.secondsLeft}`);
       const range = parseRange(c.req.header('range'), stat.size);
       if (range === 'unsatisfiable') {
         // HTTP's range protocol fixes 416 here; the body is INVALID_REQUEST's (a documented exception).
@@ -58,7 +48,7 @@ export function registerAudioRoutes(app: OpenAPIHono<AppEnv>, deps: SignedFileRo
       if (range) c.header('Content-Range', `bytes ${start}-${end}/${stat.size}`);
       const status = range ? 206 : 200;
       if (c.req.method === 'HEAD' || stat.size === 0) return c.body(null, status);
-      const stream = await fromStore(() => audio.open(jobId, { start, end }));
+      const stream = await fromStore(() => stat.open({ start, end }));
       if (!stream) throw new ApiError('NOT_FOUND', AUDIO_URL_INVALID_MESSAGE);
       const failed = 'audio store failed during a download; the connection was closed short of Content-Length';
       return c.body(guardedStream(c, stream, log, failed, { job_id: jobId }), status);
@@ -75,7 +65,7 @@ export function registerAudioRoutes(app: OpenAPIHono<AppEnv>, deps: SignedFileRo
  * A valid range that selects nothing of the file (starting at or past its end, or a zero-length suffix)
  * is 'unsatisfiable': 416.
  */
-function parseRange(header: string | undefined, size: number): ByteRange | 'unsatisfiable' | undefined {
+function parseRange(header: string | undefined, size: number): { start: number; end: number } | 'unsatisfiable' | undefined {
   if (!header) return undefined;
   const m = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
   if (!m || (m[1] === '' && m[2] === '')) return undefined;

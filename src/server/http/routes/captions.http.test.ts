@@ -26,7 +26,7 @@ describe('word timings and captions', () => {
   });
 
   it('a submission with timestamps "word" completes with timings: three signed caption URLs expiring with audio_url', async () => {
-    const key = server.fixtures.keys.active[0];
+    const key = server.fixtures.keys.active[0]!;
     const res = await completedJob(server.baseUrl, key, await postJob(server.baseUrl, key, { text: TEXT, timestamps: 'word' }, { 'idempotency-key': 'timed' }));
     completed = res.body;
     const id = completed.job_id;
@@ -60,7 +60,7 @@ describe('word timings and captions', () => {
   });
 
   it('GET of the job and a replay of its Idempotency-Key carry fresh timings; a replay asking for none is the same job', async () => {
-    const key = server.fixtures.keys.active[0];
+    const key = server.fixtures.keys.active[0]!;
     const polled = await getJob(server.baseUrl, key, completed.job_id);
     expect(polled.status).toBe(200);
     expect(Object.keys(polled.body.timings)).toEqual(['granularity', 'json_url', 'vtt_url', 'srt_url']);
@@ -75,7 +75,7 @@ describe('word timings and captions', () => {
   });
 
   it('a submission without timestamps, or with "none", has no timings; a replay asking for them is still that job, without', async () => {
-    const key = server.fixtures.keys.active[1];
+    const key = server.fixtures.keys.active[1]!;
     const absent = await completedJob(server.baseUrl, key, await postJob(server.baseUrl, key, { text: 'No captions.' }, { 'idempotency-key': 'plain' }));
     const none = await completedJob(server.baseUrl, key, await postJob(server.baseUrl, key, { text: 'No captions.', timestamps: 'none' }));
     for (const res of [absent, none, await getJob(server.baseUrl, key, absent.body.job_id)]) expect(res.body).not.toHaveProperty('timings');
@@ -98,7 +98,7 @@ describe('word timings and captions', () => {
   });
 
   it('the timings go with the audio: once it is deleted, every caption URL answers 404', async () => {
-    const key = server.fixtures.keys.active[3];
+    const key = server.fixtures.keys.active[3]!;
     const job = await completedJob(server.baseUrl, key, await postJob(server.baseUrl, key, { text: 'Soon gone.', timestamps: 'word' }));
     expect((await fetchOf(job.body.timings.json_url)).status).toBe(200);
     await server.inProcess.services.audio.deleteMany([job.body.job_id]);

@@ -3,13 +3,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildCues, renderSrt, renderWebVtt, textWords, toMillis } from '@agent-tts/contract/captions.js';
 import { AUDIO_STORE_UNREACHABLE_MESSAGE, AUDIO_URL_INVALID_MESSAGE } from '@agent-tts/contract/errors.js';
 import { WordTimingsFile, type WordTimingsFileBody } from '@agent-tts/contract/timing-schemas.js';
-import { startInProcess, type InProcessServer } from '../../../../test/helpers/in-process.js';
-import { newJob } from '../../adapters/store.contract.js';
+import type { InProcessServer } from '../../../../test/helpers/in-process.js';
+import { createTestServices } from '../../../../test/helpers/test-services.js';
+import { newJob } from '../../adapters/contracts/fixtures.contract.js';
 import { AudioUrlSigner } from '../../domain/signing.js';
 import { createLogger } from '../../log.js';
-import { type AudioStorage, AudioStorageUnavailableError, type JobRecord } from '../../ports/index.js';
+import { AudioStorageUnavailableError, type JobRecord } from '../../ports/index.js';
+import type { AudioStorage } from '../../domain/job-files.js';
 import { createApp } from '../create-app.js';
 import { registerCaptionRoutes } from './captions.js';
+import { SignedFiles } from '../../domain/signed-files.js';
 
 const T0 = Date.UTC(2026, 3, 10, 12);
 const TTL_SECONDS = 60;
@@ -24,7 +27,7 @@ function timingsOf(job: JobRecord, duration: number): WordTimingsFileBody {
 }
 
 /**
- * GET /v1/captions/{job_id}.{format} over the real SQLite store and local audio directory, with jobs
+ * GET /v1/captions/{job_id}.{format} over the memory store and the real local audio directory, with jobs
  * and timings files put there as a finished run leaves them, and a clock the test moves.
  */
 describe('GET /v1/captions/{job_id}.{format}', () => {
@@ -37,7 +40,7 @@ describe('GET /v1/captions/{job_id}.{format}', () => {
   const ids: Record<'plain' | 'lost' | 'running', string> = { plain: '', lost: '', running: '' };
 
   beforeAll(async () => {
-    server = await startInProcess();
+    server = await createTestServices();
     const { accountId } = await server.newKey();
     const { store, audio } = server.services;
     const make = async (overrides: Partial<JobRecord>, settle = true) => {
@@ -63,7 +66,7 @@ describe('GET /v1/captions/{job_id}.{format}', () => {
 
   function app(audio: AudioStorage = server.services.audio) {
     const a = createApp({ log: createLogger('silent'), notFoundHint: 'none' });
-    registerCaptionRoutes(a, { store: server.services.store, audio, signer, clock, log: createLogger('silent') });
+    registerCaptionRoutes(a, { files: new SignedFiles({ store: server.services.store, audio, signer, clock }), log: createLogger('silent') });
     return a;
   }
   const pathOf = (id: string, format: 'json' | 'vtt' | 'srt') => {
@@ -93,7 +96,7 @@ describe('GET /v1/captions/{job_id}.{format}', () => {
     expect(WordTimingsFile.safeParse(body).success).toBe(true);
   });
 
-  it('renders WebVTT and SRT from the stored cues, UTF-8, with the byte length as Content-Length', async () => {
+  it('serves WebVTT and SRT of the stored cues, UTF-8, with the byte length as Content-Length', async () => {
     const vtt = await get(pathOf(timed.id, 'vtt'));
     expect([vtt.status, vtt.headers.get('content-type')]).toEqual([200, 'text/vtt; charset=utf-8']);
     const vttText = await vtt.text();
@@ -120,6 +123,59 @@ describe('GET /v1/captions/{job_id}.{format}', () => {
         '',
       ]);
     }
+  });
+
+  /** The real local store, with the name of each of its calls noted. */
+  function watched(): { audio: AudioStorage; calls: string[] } {
+    const real = server.services.audio;
+    const calls: string[] = [];
+    const audio = Object.create(real) as AudioStorage;
+    for (const name of ['readTimings', 'stat', 'open', 'putTimings'] as const) {
+      const method = real[name].bind(real) as (...args: unknown[]) => Promise<unknown>;
+      const noted = (...args: unknown[]) => {
+        calls.push(`${name} ${String(args[2] ?? args[1])}`);
+        return method(...args);
+      };
+      Object.assign(audio, { [name]: noted });
+    }
+    return { audio, calls };
+  }
+
+  it('answers HEAD from the stored files’ metadata only: no file is read, parsed or rendered', async () => {
+    const { audio, calls } = watched();
+    for (const format of ['json', 'vtt', 'srt'] as const) expect((await get(pathOf(timed.id, format), {}, T0 + 1_000)).status).toBe(200);
+    calls.length = 0;
+    for (const format of ['json', 'vtt', 'srt'] as const) {
+      const head = await get(pathOf(timed.id, format), { method: 'HEAD' }, T0 + 1_000, audio);
+      expect(head.status).toBe(200);
+      expect(Number(head.headers.get('content-length'))).toBe((await server.services.audio.stat(timed.id, format))!.size);
+    }
+    expect(calls).toEqual(['stat json', 'stat vtt', 'stat srt']);
+    // GET streams the stored file: never the whole read, never a rendering.
+    const vtt = await get(pathOf(timed.id, 'vtt'), {}, T0 + 1_000, audio);
+    expect(await vtt.text()).toBe(renderWebVtt(file));
+    expect(calls.slice(3)).toEqual(['stat vtt', 'open vtt']);
+  });
+
+  it('renders the captions of a job whose WebVTT and SRT were never stored once, on the first request, and stores them', async () => {
+    const { store } = server.services;
+    const legacy = newJob(timed.accountId, { timestamps: 'word', text: TEXT, deleteAfter: Date.now() + 86_400_000 });
+    await store.createJob(legacy, 1_000_000);
+    await store.completeJob(legacy.id, { durationSeconds: 4, fileSizeBytes: 1, completedAt: T0, processingTimeMs: 1, chargedCentiminutes: 7 });
+    const legacyFile = timingsOf(legacy, 4);
+    await server.services.audio.putTimings(legacy.id, new TextEncoder().encode(JSON.stringify(legacyFile)));
+    expect(await server.services.audio.stat(legacy.id, 'vtt')).toBeUndefined();
+    const { audio, calls } = watched();
+    // Five at once to one server, as a page's players might: one rendering between them.
+    now = T0 + 1_000;
+    const one = app(audio);
+    const answers = await Promise.all(Array.from({ length: 5 }, () => one.request(pathOf(legacy.id, 'vtt'))));
+    for (const res of answers) expect(await res.text()).toBe(renderWebVtt(legacyFile));
+    expect(calls.filter((c) => c.startsWith('readTimings') || c.startsWith('putTimings'))).toEqual(['readTimings json', 'putTimings vtt']);
+    expect(new TextDecoder().decode(await server.services.audio.readTimings(legacy.id, 'vtt'))).toBe(renderWebVtt(legacyFile));
+    const srt = await get(pathOf(legacy.id, 'srt'), { method: 'HEAD' }, T0 + 1_000);
+    expect(Number(srt.headers.get('content-length'))).toBe(Buffer.byteLength(renderSrt(legacyFile)));
+    expect(new TextDecoder().decode(await server.services.audio.readTimings(legacy.id, 'srt'))).toBe(renderSrt(legacyFile));
   });
 
   it('answers tampered, moved, expired and another format’s signature alike: 404 NOT_FOUND with one message', async () => {
@@ -173,9 +229,8 @@ describe('GET /v1/captions/{job_id}.{format}', () => {
 
   it('answers 503 with Retry-After when the store cannot be reached, without its words', async () => {
     const real = server.services.audio;
-    const down: AudioStorage = Object.assign(Object.create(real) as AudioStorage, {
-      readTimings: () => Promise.reject(new AudioStorageUnavailableError('connect ECONNREFUSED 10.0.0.9:9000')),
-    });
+    const refused = () => Promise.reject(new AudioStorageUnavailableError('connect ECONNREFUSED 10.0.0.9:9000'));
+    const down: AudioStorage = Object.assign(Object.create(real) as AudioStorage, { readTimings: refused, stat: refused, open: refused });
     const res = await get(pathOf(timed.id, 'vtt'), {}, T0 + 1_000, down);
     expect(res.status).toBe(503);
     expect(res.headers.get('retry-after')).toBe('5');

@@ -3,10 +3,12 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildCues, renderSrt, renderWebVtt, textWords } from '@agent-tts/contract/captions.js';
-import { startInProcess, type InProcessServer } from '../../../../test/helpers/in-process.js';
-import { newJob } from '../../adapters/store.contract.js';
+import type { InProcessServer } from '../../../../test/helpers/in-process.js';
+import { createTestServices } from '../../../../test/helpers/test-services.js';
+import { newJob } from '../../adapters/contracts/fixtures.contract.js';
 import { RedisUnavailableError } from '../../adapters/redis/client.js';
 import { DashboardSessions, SIGN_IN_ATTEMPTS, SIGN_IN_TTL_MS } from '../../domain/dashboard.js';
+import { dashboardServices } from '../../domain/dashboard-services.js';
 import type { Store } from '../../ports/index.js';
 import { createApiApp } from '../apps.js';
 import { closeServer, listen } from '../listen.js';
@@ -15,7 +17,7 @@ let s: InProcessServer;
 let sessions: DashboardSessions;
 
 beforeAll(async () => {
-  s = await startInProcess({ PUBLIC_BASE_URL: 'https://tts.example.test', BILLING_URL: 'https://tts.example.test/billing' });
+  s = await createTestServices({ PUBLIC_BASE_URL: 'https://tts.example.test', BILLING_URL: 'https://tts.example.test/billing' });
   sessions = new DashboardSessions(s.services.store, s.services.clock);
 }, 60_000);
 afterAll(async () => {
@@ -299,7 +301,12 @@ describe('dashboard pages when the store fails', () => {
         },
       }),
     );
-    app = createApiApp({ services: { ...s.services, store }, log, shutdown: new AbortController().signal, withOps: false });
+    app = createApiApp({
+      services: { ...s.services, dashboard: dashboardServices({ ...s.services, ...s.services.config, store }) },
+      log,
+      shutdown: new AbortController().signal,
+      withOps: false,
+    });
   });
 
   it('answers an HTML page with the security headers: 503 with Retry-After when the store does not answer, 500 otherwise', async () => {

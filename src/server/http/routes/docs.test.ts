@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { runInNewContext } from 'node:vm';
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { describe, expect, it } from 'vitest';
-import { IDEMPOTENCY_KEY_EXAMPLE } from '../../../contract/schemas.js';
+import { IDEMPOTENCY_KEY_EXAMPLE } from '../../../contract/parameter-schemas.js';
 import type { AppEnv } from '../context.js';
 import { registerDocsRoutes } from './docs.js';
 

@@ -7,7 +7,7 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { html } from 'hono/html';
 import { API_PATH } from '@agent-tts/contract/limits.js';
-import { IDEMPOTENCY_KEY_EXAMPLE } from '@agent-tts/contract/schemas.js';
+import { IDEMPOTENCY_KEY_EXAMPLE } from '@agent-tts/contract/parameter-schemas.js';
 import type { AppEnv } from '../context.js';
 import { pageHeaders } from './dashboard/respond.js';
 

@@ -12,7 +12,7 @@ describe('idempotency (docs/api-rules.md#idempotency) and usage (§8)', () => {
   });
 
   it('50 concurrent POSTs with one Idempotency-Key create one job and one charge', async () => {
-    const key = server.fixtures.keys.active[0];
+    const key = server.fixtures.keys.active[0]!;
     const body = { text: 'Exactly one job, however many times it is sent.' };
     const responses = await Promise.all(Array.from({ length: 50 }, () => postJob(server.baseUrl, key, body, { 'idempotency-key': 'same-key-50' })));
     const statuses = new Set(responses.map((r) => r.status));
@@ -22,7 +22,7 @@ describe('idempotency (docs/api-rules.md#idempotency) and usage (§8)', () => {
     ).toBe(true);
     expect(new Set(responses.map((r) => r.body.job_id)).size).toBe(1);
     expect(responses.filter((r) => r.headers.get('idempotent-replayed') === 'true')).toHaveLength(49);
-    const done = await pollUntilDone(server.baseUrl, key, responses[0].body.job_id);
+    const done = await pollUntilDone(server.baseUrl, key, responses[0]!.body.job_id);
     const charged = Math.ceil((done.body.audio.duration_seconds / 60) * 100) / 100;
     expect(done.body.billing.monthly_minutes_used).toBe(charged);
     // A later replay is the same job and still no second charge.
@@ -34,7 +34,7 @@ describe('idempotency (docs/api-rules.md#idempotency) and usage (§8)', () => {
   });
 
   it('a different Idempotency-Key, or none, creates a new job', async () => {
-    const key = server.fixtures.keys.active[1];
+    const key = server.fixtures.keys.active[1]!;
     const submit = async (headers: Record<string, string>) =>
       completedJob(server.baseUrl, key, await postJob(server.baseUrl, key, { text: 'First.' }, headers));
     const a = await submit({ 'idempotency-key': 'k-a' });
@@ -56,7 +56,7 @@ describe('idempotency (docs/api-rules.md#idempotency) and usage (§8)', () => {
   });
 
   it('replays a job that is still processing as 202', async () => {
-    const key = server.fixtures.keys.active[4];
+    const key = server.fixtures.keys.active[4]!;
     const first = postJob(server.baseUrl, key, { text: longText(1500) }, { 'idempotency-key': 'long' });
     await new Promise((r) => setTimeout(r, 1000));
     const replay = await postJob(server.baseUrl, key, { text: 'ignored: the key wins' }, { 'idempotency-key': 'long' });
@@ -66,7 +66,7 @@ describe('idempotency (docs/api-rules.md#idempotency) and usage (§8)', () => {
   });
 
   it('refuses invalid Idempotency-Keys with INVALID_REQUEST', async () => {
-    const key = server.fixtures.keys.active[5];
+    const key = server.fixtures.keys.active[5]!;
     expectError(await postJob(server.baseUrl, key, { text: 'x' }, { 'idempotency-key': 'k'.repeat(256) }), 400, 'INVALID_REQUEST');
     expectError(await postJob(server.baseUrl, key, { text: 'x' }, { 'idempotency-key': '' }), 400, 'INVALID_REQUEST');
   });

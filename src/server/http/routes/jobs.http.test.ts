@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, decodeMp3, expectError, expectMeta, fetchOf, getJob, longText, pollUntilDone, postJob, rms, sleep } from '../../../../test/helpers/http.js';
+import { call, decodeMp3, expectError, expectMeta, fetchOf, getJob, longText, pollUntilDone, postJob, sleep } from '../../../../test/helpers/http.js';
+import { rms } from '../../../../test/helpers/audio.js';
 import { startInProcessHttp, type SeededServer } from '../../../../test/helpers/in-process.js';
 import { AUDIO_URL_INVALID_MESSAGE } from '@agent-tts/contract/errors.js';
 
@@ -19,7 +20,7 @@ describe('jobs: inline 200, 202 and polling, audio URLs (docs/api-rules.md#job-s
   let completed: any;
 
   it('completes a short text inline: 200 with audio_url, audio, billing and meta', async () => {
-    const key = server.fixtures.keys.active[0];
+    const key = server.fixtures.keys.active[0]!;
     const res = await postJob(server.baseUrl, key, { text: 'The quick brown fox jumps over the lazy dog.', voice: 'bf_emma', speed: 1 });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     completed = res.body;
@@ -103,7 +104,7 @@ describe('jobs: inline 200, 202 and polling, audio URLs (docs/api-rules.md#job-s
   });
 
   async function answers202ThenCompletes(server: SeededServer): Promise<void> {
-    const key = server.fixtures.keys.active[1];
+    const key = server.fixtures.keys.active[1]!;
     const res = await postJob(server.baseUrl, key, { text: longText(150), voice: 'st_m2', language: 'de' });
     expect(res.status, JSON.stringify(res.body)).toBe(202);
     expect(res.body).toMatchObject({ success: true, status: 'processing', status_url: `/v1/agent-tts?id=${res.body.job_id}` });
@@ -125,7 +126,7 @@ describe('jobs: inline 200, 202 and polling, audio URLs (docs/api-rules.md#job-s
   }
 
   it('answers NOT_FOUND alike for unknown ids and another account’s job; INVALID_REQUEST for a bad id', async () => {
-    const other = server.fixtures.keys.active[2];
+    const other = server.fixtures.keys.active[2]!;
     const foreign = await getJob(server.baseUrl, other, completed.job_id);
     const unknown = await getJob(server.baseUrl, other, '6f1c2d4e-5a6b-4c7d-8e9f-0a1b2c3d4e5f');
     expectError(foreign, 404, 'NOT_FOUND');

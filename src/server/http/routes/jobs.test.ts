@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeMp3 } from '../../../../test/helpers/http.js';
-import { startInProcess, type InProcessServer } from '../../../../test/helpers/in-process.js';
+import type { InProcessServer } from '../../../../test/helpers/in-process.js';
+import { createTestServices } from '../../../../test/helpers/test-services.js';
 import { StoreUnavailableError } from '../../ports/index.js';
 
 const json = async (res: Response) => ({ status: res.status, headers: res.headers, body: await res.json() });
@@ -8,7 +9,7 @@ const json = async (res: Response) => ({ status: res.status, headers: res.header
 describe('POST and GET /v1/agent-tts, in process', () => {
   let server: InProcessServer;
   beforeAll(async () => {
-    server = await startInProcess();
+    server = await createTestServices();
   });
   afterAll(async () => {
     await server?.close();
@@ -128,7 +129,7 @@ describe('audio downloads, in process', () => {
   let server: InProcessServer;
   let url: URL;
   beforeAll(async () => {
-    server = await startInProcess();
+    server = await createTestServices();
     const { key } = await server.newKey();
     const posted = await (await server.request('POST', '/v1/agent-tts', { key, body: { text: 'A file to fetch in parts.' } })).json();
     url = new URL(posted.audio_url);
@@ -197,7 +198,7 @@ describe('audio downloads, in process', () => {
 describe('POST /v1/agent-tts when the store stops answering, in process', () => {
   let server: InProcessServer;
   beforeAll(async () => {
-    server = await startInProcess();
+    server = await createTestServices();
   });
   afterAll(async () => {
     await server?.close();

@@ -1,26 +1,34 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startInProcess, type InProcessServer } from '../../../../test/helpers/in-process.js';
+import { createTestServices } from '../../../../test/helpers/test-services.js';
 import { API_VERSION } from '@agent-tts/contract/limits.js';
 import { createLogger } from '../../log.js';
 import { createOpsMetrics } from '../../metrics.js';
 import { StoreUnavailableError } from '../../ports/index.js';
+import { findNativeLibraries } from '../../synth/native.js';
+import { opsDepsOf } from '../apps.js';
 import { createApp } from '../create-app.js';
 import { type OpsDeps, registerOpsRoutes } from './ops.js';
+import { Readiness, type ReadinessDeps } from '../../domain/readiness.js';
 
-/** The operations routes over the real SQLite store and local audio directory, in an app of their own. */
+/**
+ * The operations routes over the memory store and a real local audio directory, in an app of their own;
+ * the speech engine they name is the real one, in a server of its own.
+ */
 describe('operations routes', () => {
   let server: InProcessServer;
   beforeAll(async () => {
-    server = await startInProcess();
+    server = await createTestServices();
   });
   afterAll(async () => {
     await server?.close();
   });
 
-  function app(overrides: Partial<OpsDeps> = {}) {
+  function app(overrides: Partial<ReadinessDeps> & Pick<Partial<OpsDeps>, 'metrics'> = {}) {
     const { store, audio } = server.services;
+    const { metrics, ...backends } = overrides;
     const a = createApp({ log: createLogger('silent'), notFoundHint: 'none' });
-    registerOpsRoutes(a, { store, audio, log: createLogger('silent'), ...overrides });
+    registerOpsRoutes(a, { readiness: new Readiness({ store, audio, ...backends }), metrics, log: createLogger('silent') });
     return a;
   }
 
@@ -44,6 +52,24 @@ describe('operations routes', () => {
     expect(await res.json()).toMatchObject({ success: true, status: 'ready', checks: { store: 'ok', queue: 'ok', audio_storage: 'ok' } });
     // Without a queue or audio storage to ask, only the store is checked.
     expect((await (await app({ audio: undefined }).request('/readyz')).json()).checks).toEqual({ store: 'ok' });
+  });
+
+  it('/readyz: names the speech engine the process runs (native eSpeak NG where installed, by default)', async () => {
+    const real = await startInProcess();
+    let body;
+    try {
+      const a = createApp({ log: createLogger('silent'), notFoundHint: 'none' });
+      registerOpsRoutes(a, opsDepsOf(real.services, createLogger('silent')));
+      body = await (await a.request('/readyz')).json();
+    } finally {
+      await real.close();
+    }
+    const native = 'espeak' in findNativeLibraries();
+    expect(body.synthesis).toEqual(
+      native
+        ? { engine: 'espeak-native', detail: expect.stringMatching(/^eSpeak NG [\d.]+.*, LAME [\d.]+/) }
+        : { engine: 'espeak-wasm', detail: expect.any(String) },
+    );
   });
 
   it('/readyz: 503 INTERNAL_ERROR naming what failed and how (timeout or unreachable), never the backend’s words', async () => {

@@ -1,17 +1,20 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { PROBE_TIMEOUT_MS, TimeoutError, withTimeout } from '../../timeout.js';
-import { ApiError } from '../../domain/errors.js';
+import { ApiError } from '../api-error.js';
+import { outageOf } from '../../domain/errors.js';
+import type { Readiness } from '../../domain/readiness.js';
 import type { Logger } from '../../log.js';
 import type { OpsMetrics } from '../../metrics.js';
-import { type AudioStorage, type JobQueue, type Store, StoreUnavailableError } from '../../ports/index.js';
 import { type AppEnv, sendError, sendJson } from '../context.js';
+import type { EngineInfo } from '../services.js';
 
 export interface OpsDeps {
-  store: Pick<Store, 'ping'>;
+  /** The backends /readyz asks. */
+  readiness: Readiness;
   log: Logger;
-  queue?: Pick<JobQueue, 'ping'>;
-  audio?: Pick<AudioStorage, 'ping'>;
   metrics?: OpsMetrics;
+  /** The speech engine this process runs jobs with: /readyz names it (`synthesis`). */
+  engine?: EngineInfo;
 }
 
 /** Names what failed without echoing a backend's error text (it may hold addresses or credentials). */
@@ -20,16 +23,13 @@ async function probe(check: () => Promise<void>, what: string): Promise<'ok' | '
     await withTimeout(check(), PROBE_TIMEOUT_MS, what);
     return 'ok';
   } catch (error) {
-    return error instanceof TimeoutError || (error instanceof StoreUnavailableError && error.timedOut) ? 'timeout' : 'unreachable';
+    return error instanceof TimeoutError || outageOf(error)?.timedOut === true ? 'timeout' : 'unreachable';
   }
 }
 
 /** Readiness: the store, the queue and the audio storage answer. Shared by the API and the worker. */
-async function readiness(deps: Pick<OpsDeps, 'store' | 'queue' | 'audio' | 'log'>): Promise<{ ready: boolean; checks: Record<string, string> }> {
-  const { store, queue, audio } = deps;
-  const checks: Record<string, () => Promise<void>> = { store: () => store.ping() };
-  if (queue?.ping) checks.queue = () => queue.ping!();
-  if (audio) checks.audio_storage = () => audio.ping();
+async function readiness(deps: Pick<OpsDeps, 'readiness'>): Promise<{ ready: boolean; checks: Record<string, string> }> {
+  const checks = deps.readiness.checks();
   const names = Object.keys(checks);
   const results = await Promise.all(names.map((name) => probe(checks[name]!, name)));
   const named = Object.fromEntries(names.map((name, i) => [name, results[i]!]));
@@ -50,7 +50,8 @@ export function registerOpsRoutes(app: OpenAPIHono<AppEnv>, deps: OpsDeps): void
 
   app.get('/readyz', async (c) => {
     const { ready, checks } = await readiness(deps);
-    if (ready) return sendJson(c, 200, { success: true, status: 'ready', checks });
+    const synthesis = deps.engine && { engine: deps.engine.name, ...(deps.engine.detail && { detail: deps.engine.detail }) };
+    if (ready) return sendJson(c, 200, { success: true, status: 'ready', checks, ...(synthesis && { synthesis }) });
     log.warn({ request_id: c.get('requestId'), checks }, 'not ready');
     const failing = Object.entries(checks)
       .filter(([, v]) => v !== 'ok')

@@ -1,17 +1,15 @@
-import { AUDIO_STORE_RETRY_AFTER_SECONDS, AUDIO_STORE_UNREACHABLE_MESSAGE } from '@agent-tts/contract/errors.js';
+import { AUDIO_STORE_RETRY_AFTER_SECONDS, AUDIO_STORE_UNREACHABLE_MESSAGE, AUDIO_URL_INVALID_MESSAGE } from '@agent-tts/contract/errors.js';
+import { AudioPathParams } from '@agent-tts/contract/parameter-schemas.js';
 import { audioUrlMessage } from '@agent-tts/contract/messages.js';
-import { ApiError } from '../../domain/errors.js';
-import type { AudioUrlSigner } from '../../domain/signing.js';
+import { ApiError } from '../api-error.js';
+import { outageOf } from '../../domain/errors.js';
+import type { SignedFiles } from '../../domain/signed-files.js';
 import type { Logger } from '../../log.js';
-import { AudioStorageUnavailableError, type AudioStorage, type Clock, type Store } from '../../ports/index.js';
 
 /** What the routes of signed files (the audio, the word timings and captions) answer from. */
 export interface SignedFileRouteDeps {
-  store: Pick<Store, 'getJob'>;
-  audio: AudioStorage;
-  signer: AudioUrlSigner;
-  /** Signature expiry and legacy expiry are judged on it (default: the system clock). */
-  clock?: Clock;
+  /** The domain's rule of a signed URL: what it opens, if anything. */
+  files: SignedFiles;
   /** Where a store that fails in the middle of a download is reported. */
   log: Logger;
 }
@@ -24,7 +22,7 @@ export async function fromStore<T>(run: () => Promise<T>): Promise<T> {
   try {
     return await run();
   } catch (error) {
-    if (error instanceof AudioStorageUnavailableError) {
+    if (outageOf(error)?.backend === 'audio_storage') {
       throw new ApiError('INTERNAL_ERROR', AUDIO_STORE_UNREACHABLE_MESSAGE, undefined, { 'Retry-After': String(AUDIO_STORE_RETRY_AFTER_SECONDS) }, 503);
     }
     throw error;
@@ -45,4 +43,15 @@ export function signedQueryHook(result: { success: boolean; error?: { issues: re
     if (field === 'expires' || field === 'sig') faults[field] = query[field];
   }
   throw new ApiError('NOT_FOUND', audioUrlMessage(faults));
+}
+
+/**
+ * The job id of a `{job_id}.mp3` path segment (Hono routes whole segments, so the audio and stream
+ * routes take it as one parameter), lower-cased; a malformed one is refused as every URL that does not work.
+ */
+export function mp3JobId(file: string | undefined): string {
+  const match = /^(.+)\.mp3$/.exec(file ?? '');
+  const parsed = match ? AudioPathParams.safeParse({ job_id: match[1] }) : undefined;
+  if (!parsed?.success) throw new ApiError('NOT_FOUND', AUDIO_URL_INVALID_MESSAGE);
+  return parsed.data.job_id.toLowerCase();
 }

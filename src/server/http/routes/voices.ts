@@ -1,7 +1,7 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { VOICES_PATH } from '@agent-tts/contract/limits.js';
 import { listVoicesRoute } from '@agent-tts/contract/routes.js';
-import type { CatalogVoiceBody } from '@agent-tts/contract/schemas.js';
+import type { CatalogVoiceBody } from '@agent-tts/contract/catalog-schemas.js';
 import { type AppEnv, metaOf } from '../context.js';
 import { answerOtherMethods } from '../create-app.js';
 

@@ -1,10 +1,9 @@
 import type { Hono, MiddlewareHandler } from 'hono';
 import { getCookie } from 'hono/cookie';
-import { AccountAdmin } from '../../../domain/accounts.js';
-import { DashboardSessions, dashboardView } from '../../../domain/dashboard.js';
-import type { AudioUrlSigner } from '../../../domain/signing.js';
+import type { AccountAdmin } from '../../../domain/accounts.js';
+import type { DashboardSessions } from '../../../domain/dashboard.js';
+import type { DashboardAccount, DashboardServices } from '../../../domain/dashboard-services.js';
 import type { Logger } from '../../../log.js';
-import type { Account, Clock, PlanSettings, RateLimiter, Store } from '../../../ports/index.js';
 import type { AppContext, AppEnv } from '../../context.js';
 import { type AccountPageExtra, accountPage } from './account-view.js';
 import { readForm, sameOrigin } from './forms.js';
@@ -12,22 +11,17 @@ import { SESSION_ENDED, landing } from './pages.js';
 import { render } from './respond.js';
 
 export interface DashboardDeps {
-  store: Store;
-  plans: Record<string, PlanSettings>;
-  signer: AudioUrlSigner;
+  /** The domain's services of the dashboard (domain/dashboard-services.ts). */
+  services: DashboardServices;
+  /** The origin forms must come from, and whether the session cookie is Secure. */
   publicBaseUrl: string;
-  billingUrl: string;
-  /** The time sessions, sign-in links, the usage month and audio URLs are judged on. */
-  clock: Clock;
-  /** Counts sign-in attempts per client address (the deployment's limiter: shared by every instance with Redis). */
-  limiter: RateLimiter;
   log: Logger;
 }
 
 /** A signed-in browser: its session id, its account, and the CSRF token of its forms. */
 export interface Session {
   id: string;
-  account: Account;
+  account: DashboardAccount;
   csrf: string;
 }
 
@@ -48,7 +42,7 @@ export interface Dashboard {
 }
 
 export function createDashboard(app: Hono<AppEnv>, deps: DashboardDeps): Dashboard {
-  const sessions = new DashboardSessions(deps.store, deps.clock);
+  const { sessions, admin } = deps.services;
   const secure = deps.publicBaseUrl.startsWith('https:');
   const cookie = { name: secure ? '__Host-agent_tts_session' : 'agent_tts_session', secure };
   const fromThisOrigin = sameOrigin(new URL(deps.publicBaseUrl).origin);
@@ -56,7 +50,7 @@ export function createDashboard(app: Hono<AppEnv>, deps: DashboardDeps): Dashboa
     app,
     deps,
     sessions,
-    admin: new AccountAdmin(deps.store),
+    admin,
     cookie,
     async sessionOf(c) {
       const id = getCookie(c, cookie.name);
@@ -64,7 +58,7 @@ export function createDashboard(app: Hono<AppEnv>, deps: DashboardDeps): Dashboa
       return account && id ? { id, account, csrf: sessions.csrfToken(id) } : undefined;
     },
     async show(c, s, extra = {}, status = 200) {
-      const view = await dashboardView(s.account, deps);
+      const view = await deps.services.view(s.account);
       return render(c, accountPage(view, s.csrf, extra), status);
     },
     post(path, ...handlers) {

@@ -1,6 +1,6 @@
 import { AdminError } from '../../../domain/accounts.js';
 import { DASHBOARD_PATH } from '../../../domain/dashboard.js';
-import type { Account } from '../../../ports/index.js';
+import type { DashboardAccount } from '../../../domain/dashboard-services.js';
 import { type Dashboard, withSession } from './context.js';
 import { KEY_NAME_MAX, formLimit, keyNameOf } from './forms.js';
 import { SESSION_ENDED, landing, revokePage } from './pages.js';
@@ -14,7 +14,7 @@ const NAME_REFUSED = `A key name is 1 to ${KEY_NAME_MAX} characters.`;
  */
 export function registerKeyRoutes(dash: Dashboard): void {
   const { admin } = dash;
-  const ownKey = async (account: Account, shown: string) => {
+  const ownKey = async (account: DashboardAccount, shown: string) => {
     const key = await admin.requireKey(shown).catch(() => undefined);
     return key && key.accountId === account.id ? key : undefined;
   };

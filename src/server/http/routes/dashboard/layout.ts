@@ -1,7 +1,7 @@
 import { html } from 'hono/html';
 import type { HtmlEscapedString } from 'hono/utils/html';
 import { DASHBOARD_PATH } from '../../../domain/dashboard.js';
-import type { Account } from '../../../ports/index.js';
+import type { DashboardAccount } from '../../../domain/dashboard-services.js';
 
 /** A rendered piece of a page (hono/html's template result). */
 export type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
@@ -17,7 +17,7 @@ export function when(ms: number | undefined): Html {
  * The frame of every dashboard page: head, icon, stylesheet and script of this origin, and the
  * navigation (with the sign-out form when an account is signed in).
  */
-export function page(title: string, body: Html, options: { account?: Account; csrf?: string } = {}): Html {
+export function page(title: string, body: Html, options: { account?: DashboardAccount; csrf?: string } = {}): Html {
   const nav = options.account
     ? html`<nav aria-label="Dashboard">
         <a href="${DASHBOARD_PATH}#keys">API keys</a><a href="${DASHBOARD_PATH}#usage">Usage</a><a href="${DASHBOARD_PATH}#jobs">Jobs</a

@@ -1,6 +1,6 @@
 import { html } from 'hono/html';
 import { DASHBOARD_PATH, SIGN_IN_PATH } from '../../../domain/dashboard.js';
-import type { Account } from '../../../ports/index.js';
+import type { DashboardAccount } from '../../../domain/dashboard-services.js';
 import { type Html, page } from './layout.js';
 
 /** The notices a redirect after a form names in `?notice=`. */
@@ -58,7 +58,7 @@ export function landing(message?: { text: string; error?: boolean }): Html {
 }
 
 /** The confirmation a revocation asks for: what stops working, and the form that revokes the key. */
-export function revokePage(key: { shown: string; name: string }, session: { account: Account; csrf: string }): Html {
+export function revokePage(key: { shown: string; name: string }, session: { account: DashboardAccount; csrf: string }): Html {
   const { shown } = key;
   return page(
     'Revoke key',

@@ -1,8 +1,8 @@
 import { getConnInfo } from '@hono/node-server/conninfo';
 import type { MiddlewareHandler } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
-import { DASHBOARD_PATH, SESSION_TTL_MS, SIGN_IN_ATTEMPTS, SIGN_IN_PATH, SIGN_IN_WINDOW_MS, looksLikeToken, signInBucket } from '../../../domain/dashboard.js';
-import type { RateLimiter } from '../../../ports/index.js';
+import { DASHBOARD_PATH, SESSION_TTL_MS, SIGN_IN_PATH, looksLikeToken } from '../../../domain/dashboard.js';
+import type { DashboardServices } from '../../../domain/dashboard-services.js';
 import type { AppContext, AppEnv } from '../../context.js';
 import { type Dashboard, withSession } from './context.js';
 import { formLimit, readForm } from './forms.js';
@@ -19,18 +19,16 @@ function clientAddress(c: AppContext): string | undefined {
 }
 
 /**
- * Sign-in attempts per client address. The RateLimiter port already fits (a rolling window per
- * named bucket), so no map of its own: in memory in the embedded mode (idle buckets are swept), in
- * Redis in the distributed mode, where every API instance counts alike. The address is the
+ * Sign-in attempts per client address (DashboardServices.signInAttempt). The address is the
  * connection's peer (getConnInfo): X-Forwarded-For is never read, as the server has no
  * trusted-proxy setting; behind a proxy, every client shares the proxy's address. A refused attempt
  * spends no token.
  */
-function signInLimit(limiter: RateLimiter): MiddlewareHandler<AppEnv> {
+function signInLimit(services: DashboardServices): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const decision = await limiter.check(signInBucket(clientAddress(c)), SIGN_IN_ATTEMPTS, SIGN_IN_WINDOW_MS, true);
-    if (!decision.allowed) {
-      const wait = Math.max(1, decision.resetSeconds);
+    const attempt = await services.signInAttempt(clientAddress(c));
+    if (!attempt.allowed) {
+      const wait = attempt.retryAfterSeconds;
       c.header('Retry-After', String(wait));
       return render(
         c,
@@ -75,7 +73,7 @@ export function registerSignInRoutes(dash: Dashboard): void {
     return render(c, signInPage(token));
   });
 
-  dash.post(SIGN_IN_PATH, signInLimit(dash.deps.limiter), formLimit, (c) => signIn(dash, c));
+  dash.post(SIGN_IN_PATH, signInLimit(dash.deps.services), formLimit, (c) => signIn(dash, c));
 
   dash.post(
     `${DASHBOARD_PATH}/sign-out`,
