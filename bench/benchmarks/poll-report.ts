@@ -139,7 +139,5 @@ export function pollMarkdown(ctx: BenchContext, r: PollResults): string {
   }
   for (const d of diagnostics)
     if (d.available && d.profile) md.push('', `#### Profile, ${d.variant}`, '', profileMarkdown(d.profile, sideOf(d.figures, 'variant').requests));
-  for (const d of diagnostics)
-    if (d.available && d.profile) md.push('', `#### Profile, ${d.variant}`, '', profileMarkdown(d.profile, sideOf(d.figures, 'variant').requests));
   return md.join('\n');
 }
