@@ -2,10 +2,10 @@
  * Benchmarks of the paths that matter, each against a baseline measured in the same run (the machine
  * is shared and noisy, so only ratios and same-run differences mean anything). See bench/README.md.
  *
- *   npm run bench                         full run (33 to 55 minutes), writes bench/results/<date>-full.{md,json}
+ *   npm run bench                         full run (36 to 60 minutes), writes bench/results/<date>-full.{md,json}
  *   npm run bench -- --quick              4.5 to 6 minutes, checks that every benchmark still runs
  *   npm run bench -- --only poll,inline   a selection: poll | inline | open-loop | long | synth-engine |
- *                                         synth-mp3 | synth-long | store | word-timings | timings-long,
+ *                                         synth-mp3 | synth-long | store | word-timings | timings-long | stream,
  *                                         or synth for the three synth-*, timings for the two timings ones
  *   npm run bench -- --profile            servers under `node --cpu-prof`, hot functions in the result
  */
@@ -22,6 +22,7 @@ import { runSynthEngine } from './benchmarks/synth-engine.js';
 import { runSynthLong } from './benchmarks/synth-long.js';
 import { runSynthMp3 } from './benchmarks/synth-mp3.js';
 import { runStore } from './benchmarks/store.js';
+import { runStream } from './benchmarks/stream.js';
 import { runTimingsLong } from './benchmarks/timings-long.js';
 import { runWordTimings } from './benchmarks/word-timings.js';
 import { describeMachine, type MachineInfo } from './harness/machine.js';
@@ -40,6 +41,7 @@ const BENCHMARKS = {
   store: runStore,
   'word-timings': runWordTimings,
   'timings-long': runTimingsLong,
+  stream: runStream,
 } as const;
 type BenchmarkName = keyof typeof BENCHMARKS;
 const NAMES = Object.keys(BENCHMARKS) as BenchmarkName[];

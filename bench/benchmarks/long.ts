@@ -21,7 +21,7 @@ import { type Baseline, FULL_CHARS, type JobRun, type LongParams, longFigures, l
  */
 
 /** MP3 files start with an ID3 tag or a frame sync (11 set bits). */
-function looksLikeMp3(head: Buffer): boolean {
+export function looksLikeMp3(head: Buffer): boolean {
   return head.subarray(0, 3).toString('latin1') === 'ID3' || (head[0] === 0xff && ((head[1] ?? 0) & 0xe0) === 0xe0);
 }
 

@@ -52,6 +52,17 @@ export class DirectPipeline {
     return { ms, audioSeconds: result.durationSeconds, bytes: result.bytes };
   }
 
+  /**
+   * The pipeline into a sink that keeps nothing and notes when each chunk's MP3 reached it (ms after the
+   * call): what a listener of the pipeline itself would get, with no file, store or HTTP in between.
+   */
+  async timed(req: SynthesisRequest): Promise<{ ms: number; audioSeconds: number; bytes: number; chunks: number; writesMs: number[] }> {
+    const writesMs: number[] = [];
+    const started = performance.now();
+    const result = await this.synth.synthesize(req, { write: async () => void writesMs.push(performance.now() - started) });
+    return { ms: performance.now() - started, audioSeconds: result.durationSeconds, bytes: result.bytes, chunks: result.chunks, writesMs };
+  }
+
   async close(): Promise<void> {
     await this.synth.close();
     await rm(this.dir, { recursive: true, force: true });

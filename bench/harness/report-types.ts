@@ -10,7 +10,7 @@ export interface TargetResult {
 }
 
 export interface BenchmarkOutput {
-  name: 'poll' | 'inline' | 'open-loop' | 'long' | 'synth-engine' | 'synth-mp3' | 'synth-long' | 'store' | 'word-timings' | 'timings-long';
+  name: 'poll' | 'inline' | 'open-loop' | 'long' | 'synth-engine' | 'synth-mp3' | 'synth-long' | 'store' | 'word-timings' | 'timings-long' | 'stream';
   title: string;
   /** Everything measured and every parameter, for the JSON result. */
   data: Record<string, unknown>;
