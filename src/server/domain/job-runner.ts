@@ -104,7 +104,7 @@ export class JobRunner implements JobRun {
     const onProgress = this.progressListener(jobId, job.progress);
     const live = await this.liveAudio?.begin(jobId);
     const write = new JobAudioWrite(jobId, this.audio, await this.openSpool(jobId), this.log, live);
-    const published = await this.publish(jobId);
+    const published = this.segments && LiveSegmentWriter.start(this.segments, jobId, this.log);
     const sink: AudioSink = published ? { write: (bytes) => write.sink.write(bytes).then(() => published.write(bytes)) } : write.sink;
     const saves = new StoreOutageWait(jobId, this.outage, this.log, signal);
     try {
@@ -139,17 +139,6 @@ export class JobRunner implements JobRun {
       if (live) await this.liveAudio?.close(jobId, live);
       await published?.discard();
       await write.discard();
-    }
-  }
-
-  /** Starts publishing the run's audio as segments; undefined without segments, or when the store refuses (listeners elsewhere then wait for the stored file). */
-  private async publish(jobId: string): Promise<LiveSegmentWriter | undefined> {
-    if (!this.segments) return undefined;
-    try {
-      return await LiveSegmentWriter.begin(this.segments, jobId, this.log);
-    } catch (error) {
-      this.log.warn({ job_id: jobId, err: error }, 'live audio segments not available; stream listeners elsewhere wait for the stored audio');
-      return undefined;
     }
   }
 

@@ -94,7 +94,7 @@ describe('live audio segments', () => {
 
   it('publishes a segment once 256 KiB are buffered, or 400 ms after its first byte; a new run removes the previous run’s segments', async () => {
     const job = await processingJob('Segments.');
-    const first = await LiveSegmentWriter.begin(blobs, job.id, log);
+    const first = LiveSegmentWriter.start(blobs, job.id, log);
     await first.write(new Uint8Array(10).fill(1));
     expect(await blobs.stat(segmentKey(job.id, first.run, 0))).toBeUndefined();
     await sleep(700);
@@ -104,7 +104,8 @@ describe('live audio segments', () => {
     for (let i = 0; i < 20 && !(await blobs.stat(segmentKey(job.id, first.run, 1))); i++) await sleep(50);
     expect(await blobs.stat(segmentKey(job.id, first.run, 1))).toEqual({ size: SEGMENT_BYTES });
     // The first run's worker dies; the job runs again.
-    const second = await LiveSegmentWriter.begin(blobs, job.id, log);
+    const second = LiveSegmentWriter.start(blobs, job.id, log);
+    for (let i = 0; i < 20 && (await readLiveMark(blobs, job.id))?.run !== second.run; i++) await sleep(50);
     expect(await readLiveMark(blobs, job.id)).toEqual({ run: second.run });
     for (let i = 0; i < 20 && (await blobs.stat(segmentKey(job.id, first.run, 0))); i++) await sleep(50);
     expect(await blobs.stat(segmentKey(job.id, first.run, 0))).toBeUndefined();
@@ -121,12 +122,12 @@ describe('live audio segments', () => {
     const here = new LiveAudio({ store, audio, segments: blobs });
     for (const ending of ['another run', 'failed'] as const) {
       const job = await processingJob('Replaced.');
-      const dead = await LiveSegmentWriter.begin(blobs, job.id, log);
+      const dead = LiveSegmentWriter.start(blobs, job.id, log);
       await dead.write(new Uint8Array(1000).fill(7));
       await dead.finish();
       const listening = listenAll(here.listen(job.id));
       await sleep(600);
-      if (ending === 'another run') await LiveSegmentWriter.begin(blobs, job.id, log);
+      if (ending === 'another run') LiveSegmentWriter.start(blobs, job.id, log);
       else await store.failJob(job.id, { code: 'INTERNAL_ERROR', message: 'The engine failed.', completedAt: Date.now() });
       const heard = await listening;
       expect(Buffer.concat(heard.pieces)).toEqual(Buffer.alloc(1000, 7));

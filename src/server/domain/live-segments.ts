@@ -43,9 +43,9 @@ export async function readLiveMark(blobs: BlobStorage, jobId: string): Promise<L
 
 const encodeMark = (mark: LiveRunMark) => new TextEncoder().encode(JSON.stringify(mark));
 
-/** Deletes the segments of `run` from `from` on, in batches, while there are more (they are published in order, without gaps). */
-async function removeSegments(blobs: BlobStorage, jobId: string, run: string, from = 0): Promise<void> {
-  for (let seq = from; ; seq += REMOVE_BATCH) {
+/** Deletes the segments of `run`, in batches, while there are more (they are published in order, without gaps). */
+async function removeSegments(blobs: BlobStorage, jobId: string, run: string): Promise<void> {
+  for (let seq = 0; ; seq += REMOVE_BATCH) {
     await blobs.delete(Array.from({ length: REMOVE_BATCH }, (_, i) => segmentKey(jobId, run, seq + i)));
     if (!(await blobs.stat(segmentKey(jobId, run, seq + REMOVE_BATCH)))) return;
   }
@@ -72,16 +72,24 @@ export class LiveSegmentWriter {
     private readonly log: Logger,
   ) {}
 
-  /** Names a new run of `jobId` in `<job>.live`; the previous run's segments are removed in the background. */
-  static async begin(blobs: BlobStorage, jobId: string, log: Logger): Promise<LiveSegmentWriter> {
-    const previous = await readLiveMark(blobs, jobId).catch(() => undefined);
+  /**
+   * A new run of `jobId`: named in `<job>.live` first, in the background (the synthesis does not wait for
+   * the store); the previous run's segments are then removed, in the background too.
+   */
+  static start(blobs: BlobStorage, jobId: string, log: Logger): LiveSegmentWriter {
     const writer = new LiveSegmentWriter(blobs, jobId, randomUUID(), log);
-    await blobs.put(liveKey(jobId), encodeMark({ run: writer.run }), 'application/json');
-    if (previous && previous.run !== writer.run) {
-      removeSegments(blobs, jobId, previous.run).catch((error: unknown) =>
-        log.warn({ job_id: jobId, err: error }, 'live audio segments of a previous run not removed'),
-      );
-    }
+    writer.publishing = (async () => {
+      const previous = await readLiveMark(blobs, jobId);
+      await blobs.put(liveKey(jobId), encodeMark({ run: writer.run }), 'application/json');
+      if (previous && previous.run !== writer.run) {
+        removeSegments(blobs, jobId, previous.run).catch((error: unknown) =>
+          log.warn({ job_id: jobId, err: error }, 'live audio segments of a previous run not removed'),
+        );
+      }
+    })().catch((error: unknown) => {
+      writer.failed = true;
+      log.warn({ job_id: jobId, err: error }, 'live audio of the job not published; stream listeners elsewhere wait for the stored audio');
+    });
     return writer;
   }
 
