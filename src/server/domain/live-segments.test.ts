@@ -1,10 +1,13 @@
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { longText } from '../../../test/helpers/http.js';
+import { S3RVER_CREDENTIALS, type S3Server, startS3Server } from '../../../test/helpers/s3.js';
 import { newAccount, newJob } from '../adapters/contracts/fixtures.contract.js';
 import { LocalBlobStorage } from '../adapters/local-blob-storage.js';
+import { S3BlobStorage } from '../adapters/s3-blob-storage.js';
+import { createS3Client } from '../adapters/s3/client.js';
 import { SqliteStore } from '../adapters/sqlite-store.js';
 import { createLogger } from '../log.js';
 import type { Synthesizer } from '../ports/index.js';
@@ -32,6 +35,14 @@ async function listenAll(stream: ReadableStream<Uint8Array>): Promise<{ pieces: 
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** A temporary file holding `bytes` (removed with the suite's directory). */
+let tempDir = tmpdir();
+async function writeTemp(bytes: Uint8Array): Promise<string> {
+  const path = join(tempDir, `${Math.random().toString(36).slice(2)}.mp3`);
+  await writeFile(path, bytes);
+  return path;
+}
+
 /**
  * A job's audio published as segments by a run in "another process" (a JobRunner this LiveAudio knows
  * nothing of, as a worker of the distributed mode), read by listeners, over real SQLite, a real audio
@@ -46,6 +57,7 @@ describe('live audio segments', () => {
   const log = createLogger('silent');
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'agent-tts-segments-'));
+    tempDir = dir;
     store = new SqliteStore(join(dir, 'db.sqlite'));
     blobs = new LocalBlobStorage(join(dir, 'audio'));
     audio = new JobFiles(blobs);
@@ -118,6 +130,40 @@ describe('live audio segments', () => {
     expect((await readdir(join(dir, 'audio'))).filter((n) => n.startsWith(job.id))).toEqual([liveKey(job.id)]);
   }, 20_000);
 
+  it('a segment read short of its stored size (a store that shows an object before all its bytes) is read again, not passed on short', async () => {
+    const job = await processingJob('Short reads.');
+    // The directory, except that each segment's first read gives only its first half.
+    const seen = new Set<string>();
+    const shortFirstRead: typeof blobs = Object.assign(Object.create(blobs) as LocalBlobStorage, {
+      read: async (key: string) => {
+        const bytes = await blobs.read(key);
+        if (!bytes || !key.includes('.live.') || seen.has(key)) return bytes;
+        seen.add(key);
+        return bytes.subarray(0, bytes.byteLength >> 1);
+      },
+    });
+    const writer = LiveSegmentWriter.start(blobs, job.id, log);
+    const bytes = Buffer.from(Array.from({ length: 3 * SEGMENT_BYTES }, (_, i) => (i * 7) & 0xff));
+    const listening = listenAll(new LiveAudio({ store, audio, segments: shortFirstRead }).listen(job.id));
+    for (let i = 0; i < bytes.byteLength; i += 100_000) await writer.write(bytes.subarray(i, i + 100_000));
+    await writer.finish();
+    // The listener follows the run before the job completes (afterwards it would read the stored file).
+    await sleep(800);
+    await audio.putFile(job.id, await writeTemp(bytes));
+    await store.completeJob(job.id, {
+      durationSeconds: 1,
+      fileSizeBytes: bytes.byteLength,
+      completedAt: Date.now(),
+      processingTimeMs: 1,
+      chargedCentiminutes: 2,
+    });
+    const heard = await listening;
+    expect(heard.error).toBeUndefined();
+    expect(Buffer.compare(Buffer.concat(heard.pieces), bytes)).toBe(0);
+    expect(seen.size).toBeGreaterThan(1);
+    await writer.discard();
+  }, 20_000);
+
   it('a listener of a run that another run replaces ends with an error, as does one of a job that fails: never a short body that looks whole', async () => {
     const here = new LiveAudio({ store, audio, segments: blobs });
     for (const ending of ['another run', 'failed'] as const) {
@@ -134,4 +180,50 @@ describe('live audio segments', () => {
       expect(heard.error, ending).toBeInstanceOf(Error);
     }
   }, 20_000);
+});
+
+/** The same over an S3-protocol server (s3rver): segments are objects, the rest of the audio a ranged GetObject. */
+describe('live audio segments in S3 (s3rver)', () => {
+  let dir: string;
+  let server: S3Server;
+  let store: SqliteStore;
+  let blobs: S3BlobStorage;
+  let audio: JobFiles;
+  let synth: Synthesizer;
+  const log = createLogger('silent');
+  beforeAll(async () => {
+    Object.assign(process.env, S3RVER_CREDENTIALS);
+    dir = await mkdtemp(join(tmpdir(), 'agent-tts-segments-s3-'));
+    server = await startS3Server();
+    store = new SqliteStore(join(dir, 'db.sqlite'));
+    const client = createS3Client({ endpoint: server.endpoint, region: 'us-east-1', forcePathStyle: true });
+    blobs = new S3BlobStorage({ client, bucket: server.bucket, prefix: 'segments' });
+    audio = new JobFiles(blobs);
+    synth = createSynthesizer({ threads: 1 });
+  });
+  afterAll(async () => {
+    await synth?.close();
+    await store?.close();
+    await server?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('a listener elsewhere gets the audio before the job completes and ends with exactly the stored object; the segments go', async () => {
+    const account = newAccount();
+    await store.createAccount(account);
+    const job = newJob(account.id, { text: longText(80) });
+    expect(await store.createJob(job, 1_000_000)).toEqual({ kind: 'created' });
+    const here = new LiveAudio({ store, audio, segments: blobs });
+    const listening = listenAll(here.listen(job.id));
+    expect(await new JobRunner(store, audio, synth, log, undefined, { segments: blobs }).run(job.id)).toBe(true);
+    const completedAt = Date.now();
+    const heard = await listening;
+    const stored = Buffer.from(await new Response(await audio.open(job.id)).arrayBuffer());
+    expect(heard.error).toBeUndefined();
+    expect(Buffer.compare(Buffer.concat(heard.pieces), stored)).toBe(0);
+    expect(heard.firstAt).toBeLessThan(completedAt);
+    const mark = await readLiveMark(blobs, job.id);
+    expect(mark?.size).toBe(stored.byteLength);
+    expect(await blobs.stat(segmentKey(job.id, mark?.run ?? '', 0))).toBeUndefined();
+  }, 120_000);
 });
