@@ -80,9 +80,10 @@ describe.skipIf(!redis)('distributed mode with audio in S3: 2 API instances, 1 w
     expect(res.status, JSON.stringify(res.body)).toBe(202);
     const done = await pollUntilDone(b.baseUrl, key, res.body.job_id, 280_000);
     expect(done.body.status, JSON.stringify(done.body)).toBe('completed');
-    // The bucket holds this job's audio and the seeded job's behind the expired URL of the fixtures.
+    // The bucket holds this job's audio (and the mark of its run's live audio, whose segments are gone)
+    // and the seeded job's behind the expired URL of the fixtures.
     const seeded = a.fixtures.expired_audio!.job_id;
-    expect((await keysInBucket()).sort()).toEqual([`${res.body.job_id}.mp3`, `${seeded}.mp3`].sort());
+    expect((await keysInBucket()).sort()).toEqual([`${res.body.job_id}.live`, `${res.body.job_id}.mp3`, `${seeded}.mp3`].sort());
 
     const whole = await fetch(done.body.audio_url);
     expect(whole.status).toBe(200);
@@ -115,15 +116,18 @@ describe.skipIf(!redis)('distributed mode with audio in S3: 2 API instances, 1 w
     await eventually(async () => Number(await redis!.hGet(`${prefix}job:${jobId}`, 'progress')) > 0.4, 'the upload to be under way', 600);
     await worker.kill();
     expect(await redis!.hGet(`${prefix}job:${jobId}`, 'status')).toBe('processing');
-    // The dead run's upload is recorded in the bucket; its object does not exist.
-    expect((await keysInBucket()).filter((k) => k.includes(jobId))).toEqual([expect.stringMatching(new RegExp(`^\\.uploads/${jobId}\\.mp3/`))]);
+    // The dead run's upload is recorded in the bucket; its object does not exist (its live audio aside:
+    // the retried run removes its segments).
+    expect((await keysInBucket()).filter((k) => k.includes(jobId) && !k.startsWith(`${jobId}.live`))).toEqual([
+      expect.stringMatching(new RegExp(`^\\.uploads/${jobId}\\.mp3/`)),
+    ]);
 
     worker = await newWorker();
     const done = await pollUntilDone(b.baseUrl, key, jobId, 150_000);
     expect(done.body.status, JSON.stringify(done.body)).toBe('completed');
     const swept = await a.admin(['storage', 'sweep']);
     expect(swept.code, swept.stderr).toBe(0);
-    expect((await keysInBucket()).filter((k) => k.includes(jobId))).toEqual([`${jobId}.mp3`]);
+    expect((await keysInBucket()).filter((k) => k.includes(jobId))).toEqual([`${jobId}.live`, `${jobId}.mp3`]);
     expect(await keysInBucket()).not.toContainEqual(expect.stringMatching(/^\.uploads\//));
     const audio = await fetch(done.body.audio_url);
     const bytes = new Uint8Array(await audio.arrayBuffer());

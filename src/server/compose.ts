@@ -50,6 +50,8 @@ export interface Storage {
   audio: AudioStorage;
   /** Present in the distributed mode. */
   redis?: RedisBackends;
+  /** The blob storage under `audio`, in the distributed mode: where runs publish their audio as segments for stream listeners elsewhere. */
+  segments?: BlobStorage;
   close(): Promise<void>;
 }
 
@@ -62,8 +64,8 @@ export async function openStorage(config: Config, log: Logger, processName: stri
     const redis = openRedisBackends(config, config.distributed!, log, processName, options);
     // Every process of the deployment writes to the one audio directory: a run that lost its queue
     // lock may still be writing its own partial file, so leftovers count as such only once stale.
-    const audio = new JobFiles(objectStore ?? new LocalBlobStorage(join(config.dataDir, 'audio'), SHARED_PART_STALE_MS));
-    return { store: redis.store, audio, redis, close: () => redis.close() };
+    const blobs = objectStore ?? new LocalBlobStorage(join(config.dataDir, 'audio'), SHARED_PART_STALE_MS);
+    return { store: redis.store, audio: new JobFiles(blobs), redis, segments: blobs, close: () => redis.close() };
   }
   // Node.js 20 and 22 store through better-sqlite3, an optional part: its absence is said at once.
   // (A specifier in a variable: the package has no types, and only whether it loads matters here.)
@@ -154,14 +156,15 @@ export async function composeApi(config: Config, log: Logger, options: ComposeOp
   const clock = options.clock ?? systemClock;
   // The request path reads keys, accounts, jobs and usage on every request: cached, with invalidation.
   const storage = options.storage ?? (await openStorage(config, log, 'agent-tts-api', { cacheReads: true }));
-  const { store, audio, redis } = storage;
+  const { store, audio, redis, segments } = storage;
   const metrics = createOpsMetrics();
   const runsJobs = !redis || config.localWorkers;
   const synth = runsJobs ? (options.synth ?? createSynth(config)) : undefined;
   const estimator: SynthesisEstimator = synth ?? estimateOnly(config);
-  // The audio of the jobs this process runs streams from live files; others are waited for (live-audio.ts).
-  const live = new LiveAudio({ store, audio }, synth ? { files: liveFiles(config, log), log } : undefined);
-  const runner = synth ? new JobRunner(store, audio, synth, log, clock, { ...runnerOptions(config, log), live }) : undefined;
+  // The audio of the jobs this process runs streams from live files; in the distributed mode it is also
+  // published as segments, and the jobs other processes run are read from theirs (live-audio.ts).
+  const live = new LiveAudio({ store, audio, segments }, synth ? { files: liveFiles(config, log), log } : undefined);
+  const runner = synth ? new JobRunner(store, audio, synth, log, clock, { ...runnerOptions(config, log), live, segments }) : undefined;
   const limiter: RateLimiter = redis ? redis.limiter() : (options.limiter ?? new MemoryRateLimiter(() => clock.now()));
 
   const { queue, worker, resumeInterrupted } = jobQueueOf(storage, runner, metrics, config, log, options);
@@ -265,12 +268,12 @@ export interface WorkerServices {
 /** A synthesis worker process of the distributed mode: takes jobs from the shared queue. */
 export async function composeWorker(config: Config, log: Logger): Promise<WorkerServices> {
   const storage = await openStorage(config, log, 'agent-tts-worker');
-  const { store, audio, redis } = storage;
+  const { store, audio, redis, segments } = storage;
   if (!redis) throw new Error('a worker needs REDIS_URL');
   const synth = createSynth(config);
   const metrics = createOpsMetrics();
   const worker = redis.worker(
-    instrumentRunner(new JobRunner(store, audio, synth, log, systemClock, runnerOptions(config, log)), store, metrics),
+    instrumentRunner(new JobRunner(store, audio, synth, log, systemClock, { ...runnerOptions(config, log), segments }), store, metrics),
     config.jobConcurrency,
   );
   return {

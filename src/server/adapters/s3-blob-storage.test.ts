@@ -98,10 +98,10 @@ describe('S3BlobStorage', () => {
       await storage.putTimings(job, new TextEncoder().encode('WEBVTT\n'), 'vtt');
       await storage.putTimings(job, new TextEncoder().encode('1\n'), 'srt');
     }
-    // 2,001 ids, four keys each (audio, word timings, WebVTT and SRT), the stored ones in the first and the last batch.
+    // 2,001 ids, five keys each (audio, word timings, WebVTT, SRT and the mark of its live audio), the stored ones in the first and the last batch.
     const ids = [stored[0]!, ...Array.from({ length: 1999 }, () => randomUUID()), stored[1]!];
     await storage.deleteMany(ids);
-    expect(batches).toEqual([...Array.from({ length: 8 }, () => S3_DELETE_BATCH), 4]);
+    expect(batches).toEqual([...Array.from({ length: 10 }, () => S3_DELETE_BATCH), 5]);
     for (const job of stored) {
       expect(await storage.stat(job)).toBeUndefined();
       expect(await storage.readTimings(job)).toBeUndefined();
@@ -110,7 +110,7 @@ describe('S3BlobStorage', () => {
     }
   });
 
-  it('deletes one job’s four files with a DeleteObject each (which every S3-protocol server has), not DeleteObjects', async () => {
+  it('deletes one job’s five files with a DeleteObject each (which every S3-protocol server has), not DeleteObjects', async () => {
     const client = createS3Client({ endpoint: s.endpoint, region: 'us-east-1', forcePathStyle: true });
     const commands: string[] = [];
     client.middlewareStack.add(
@@ -125,7 +125,7 @@ describe('S3BlobStorage', () => {
     await storage.putTimings(job, new TextEncoder().encode('{}'));
     commands.length = 0;
     await storage.delete(job);
-    expect(commands.sort()).toEqual(Array.from({ length: 4 }, () => 'DeleteObjectCommand'));
+    expect(commands.sort()).toEqual(Array.from({ length: 5 }, () => 'DeleteObjectCommand'));
     expect(await storage.readTimings(job)).toBeUndefined();
   });
 

@@ -92,7 +92,7 @@ export class S3BlobStorage implements BlobStorage {
     return readObject(this.bucket, key);
   }
 
-  /** Deleting an absent key is not an error in S3. Up to four keys (a job's files) are a DeleteObject each, more are DeleteObjects of up to 1000 keys each. */
+  /** Deleting an absent key is not an error in S3. Up to five keys (a job's files) are a DeleteObject each, more are DeleteObjects of up to 1000 keys each. */
   async delete(keys: readonly string[]): Promise<void> {
     await deleteObjects(this.bucket, keys);
   }

@@ -9,7 +9,7 @@ const job = '0b3c7a52-0d0b-4c8e-9d7e-3f6a1b2c4d5e';
 
 describe('the keys of a job’s files', () => {
   it('are its audio, word timings and captions side by side, and lead back to the job', () => {
-    expect(jobKeys(job)).toEqual([`${job}.mp3`, `${job}.timings.json`, `${job}.captions.vtt`, `${job}.captions.srt`]);
+    expect(jobKeys(job)).toEqual([`${job}.mp3`, `${job}.timings.json`, `${job}.captions.vtt`, `${job}.captions.srt`, `${job}.live`]);
     expect(jobFileKey(job, 'audio')).toBe(`${job}.mp3`);
     expect(jobFileKey(job, 'srt')).toBe(`${job}.captions.srt`);
     for (const key of jobKeys(job)) expect(jobOfKey(key)).toBe(job);

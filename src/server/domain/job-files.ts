@@ -59,10 +59,19 @@ const timingsKey = (jobId: string, format: TimingsFormat = 'json'): string => (f
 /** The key of one of a job's files: its audio or one of its timings files. */
 export const jobFileKey = (jobId: string, file: JobFile): string => (file === 'audio' ? audioKey(jobId) : timingsKey(jobId, file));
 
-/** Every key of a job's files: its audio, word timings and captions (what deleting a job removes). */
-export const jobKeys = (jobId: string): string[] => [audioKey(jobId), timingsKey(jobId, 'json'), timingsKey(jobId, 'vtt'), timingsKey(jobId, 'srt')];
+/**
+ * Every key of a job's files: its audio, word timings and captions, and the mark of its last run's live
+ * audio, `<job>.live` (live-segments.ts) (what deleting a job removes).
+ */
+export const jobKeys = (jobId: string): string[] => [
+  audioKey(jobId),
+  timingsKey(jobId, 'json'),
+  timingsKey(jobId, 'vtt'),
+  timingsKey(jobId, 'srt'),
+  `${jobId}.live`,
+];
 
-const SUFFIXES = ['.mp3', '.timings.json', '.captions.vtt', '.captions.srt'];
+const SUFFIXES = ['.mp3', '.timings.json', '.captions.vtt', '.captions.srt', '.live'];
 
 /**
  * The job a key is one of the files of; undefined for a key that is no job's file. A bare job id is
@@ -79,8 +88,9 @@ const CONTENT_TYPES: Record<JobFile, string> = { audio: 'audio/mpeg', json: 'app
 
 /**
  * A job's files over a key-addressed BlobStorage: `<job>.mp3`, its word timings `<job>.timings.json`
- * and its captions `<job>.captions.vtt` and `.captions.srt`, side by side. Deleting a job deletes all
- * four; a job's leftovers are the partial writes of any key beginning with its id (job ids are UUIDs:
+ * and its captions `<job>.captions.vtt` and `.captions.srt`, side by side (and, in the distributed
+ * mode, the mark of its run's live audio `<job>.live`; live-segments.ts). Deleting a job deletes all
+ * five; a job's leftovers are the partial writes of any key beginning with its id (job ids are UUIDs:
  * none begins another).
  */
 export class JobFiles implements AudioStorage {

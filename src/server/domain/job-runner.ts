@@ -1,7 +1,9 @@
 import { ENGINE_FAILURE_MESSAGE, PROVIDER_FAILURE_MESSAGE, STORE_FAILURE_MESSAGE } from './job-messages.js';
 import type { Logger } from '../log.js';
 import {
+  type AudioSink,
   type AudioSpool,
+  type BlobStorage,
   type AudioSpoolFile,
   type Clock,
   type JobRepository,
@@ -15,6 +17,7 @@ import type { AudioStorage } from './job-files.js';
 import { toMillis } from '@agent-tts/contract/captions.js';
 import { JobAudioWrite, storeUnreachable } from './job-audio.js';
 import type { LiveAudio } from './live-audio.js';
+import { LiveSegmentWriter } from './live-segments.js';
 import { type JobTimingsFiles, wordTimingsFile } from './job-timings.js';
 import { DEFAULT_STORE_OUTAGE, type StoreOutagePolicy, StoreOutageWait } from './store-outage.js';
 import { secondsToCentiminutes } from './usage.js';
@@ -34,6 +37,11 @@ export interface JobRunnerOptions {
   outage?: Partial<StoreOutagePolicy>;
   /** Where stream listeners read the audio of a running job as it is made (live-audio.ts). */
   live?: LiveAudio;
+  /**
+   * Where the audio of a running job is also published as segments, for stream listeners in other
+   * processes (the distributed mode; live-segments.ts).
+   */
+  segments?: BlobStorage;
 }
 
 /** Store writes of progress are throttled: polling reads it, and it need not be exact to the chunk. */
@@ -59,6 +67,8 @@ const PROGRESS_WRITE_INTERVAL_MS = 500;
  *
  * With live audio (live-audio.ts), the audio is also appended to a live file as it is made, for the
  * listeners of the job's stream URL: finished once the job is settled completed, ended abnormally otherwise.
+ * With segments, it is also published as segment objects for listeners in other processes: marked whole
+ * once the synthesis is done, deleted once the run ends (live-segments.ts).
  *
  * The progress shown never goes back: a run starts from what the job shows (a run again from the start
  * after its worker died holds it until it gets further), and the store only ever raises it.
@@ -69,6 +79,7 @@ export class JobRunner implements JobRun {
   private readonly spool?: AudioSpool;
   private readonly outage: StoreOutagePolicy;
   private readonly liveAudio?: LiveAudio;
+  private readonly segments?: BlobStorage;
 
   constructor(
     private readonly store: JobRepository,
@@ -82,6 +93,7 @@ export class JobRunner implements JobRun {
     this.spool = options.spool;
     this.outage = { ...DEFAULT_STORE_OUTAGE, ...options.outage };
     this.liveAudio = options.live;
+    this.segments = options.segments;
   }
 
   /** Returns false when the job was not run to an end (aborted for shutdown; it stays processing). */
@@ -92,13 +104,16 @@ export class JobRunner implements JobRun {
     const onProgress = this.progressListener(jobId, job.progress);
     const live = await this.liveAudio?.begin(jobId);
     const write = new JobAudioWrite(jobId, this.audio, await this.openSpool(jobId), this.log, live);
+    const published = this.segments && LiveSegmentWriter.start(this.segments, jobId, this.log);
+    const sink: AudioSink = published ? { write: (bytes) => write.sink.write(bytes).then(() => published.write(bytes)) } : write.sink;
     const saves = new StoreOutageWait(jobId, this.outage, this.log, signal);
     try {
       const { text, voice, language, speed, timestamps } = job;
-      const result = await this.synth.synthesize({ text, voice, language, speed, ...(timestamps ? { timestamps } : {}) }, write.sink, {
+      const result = await this.synth.synthesize({ text, voice, language, speed, ...(timestamps ? { timestamps } : {}) }, sink, {
         onProgress,
         signal,
       });
+      await published?.finish();
       const timings = wordTimingsFile(job, result);
       const saved =
         (await write.commit((path) => saves.save('the audio', () => this.audio.putFile(jobId, path), 'audio saved from the spool'))) &&
@@ -122,6 +137,7 @@ export class JobRunner implements JobRun {
       this.live.delete(jobId);
       // Unless finished above, the stream listeners of this run end abnormally (the job failed or stopped).
       if (live) await this.liveAudio?.close(jobId, live);
+      await published?.discard();
       await write.discard();
     }
   }

@@ -1,16 +1,13 @@
 import type { Logger } from '../log.js';
-import type { JobRepository, LiveAudioFile, LiveAudioFiles } from '../ports/index.js';
+import type { BlobStorage, JobRepository, LiveAudioFile, LiveAudioFiles } from '../ports/index.js';
 import type { AudioStorage } from './job-files.js';
+import { LiveSegmentReader, STREAM_PIECE_BYTES, StreamEndedError } from './live-segment-reader.js';
+import { readLiveMark } from './live-segments.js';
 
-/** The most a listener reads at once: its memory, whatever the length of the job. */
-const STREAM_PIECE_BYTES = 64 * 1024;
 /** How often a listener of a job that runs elsewhere (or has not started) asks the store again. */
 const STORE_POLL_MS = 1000;
-
-/** The stream of a job that failed (or whose run stopped) ends with it: the HTTP layer closes the connection short. */
-class StreamEndedError extends Error {
-  override readonly name = 'StreamEndedError';
-}
+/** As often, when the job's run may publish segments (the distributed mode): the first bytes wait for it. */
+const SEGMENT_POLL_MS = 250;
 
 type RunState = 'running' | 'done' | 'ended';
 
@@ -67,6 +64,11 @@ export class LiveRun {
 export interface LiveAudioDeps {
   store: Pick<JobRepository, 'getJob'>;
   audio: Pick<AudioStorage, 'open'>;
+  /**
+   * Where runs in other processes publish their audio as segments (the distributed mode; live-segments.ts):
+   * a listener of a job that does not run here reads them. Without it, such a listener waits for the stored file.
+   */
+  segments?: BlobStorage;
 }
 
 /** Where a process that runs jobs keeps their live files, and where it reports a file it cannot make. */
@@ -82,7 +84,9 @@ export interface LiveAudioRuns {
  *
  * A job this process does not run (one that waits for its turn, or, in the distributed mode, runs on
  * another worker) is waited for: the listener asks the store every STORE_POLL_MS, and joins the run when
- * it starts here, or serves the stored file once the job is completed.
+ * it starts here, or serves the stored file once the job is completed. With `segments` (the distributed
+ * mode) it asks every SEGMENT_POLL_MS, and follows the run another process publishes as segments once
+ * one is named (live-segment-reader.ts).
  */
 export class LiveAudio {
   private readonly runs = new Map<string, LiveRun>();
@@ -122,6 +126,7 @@ export class LiveAudio {
     let run: LiveRun | undefined;
     let reader: Awaited<ReturnType<LiveRun['openReader']>>;
     let stored: ReadableStreamDefaultReader<Uint8Array> | undefined;
+    let remote: LiveSegmentReader | undefined;
     let position = 0;
     // Set when the listener goes away: a pending read then stops waiting instead of polling on.
     let cancelled = false;
@@ -136,6 +141,7 @@ export class LiveAudio {
           const chunk = await stored.read();
           return chunk.done ? undefined : chunk.value;
         }
+        if (remote) return remote.next(() => cancelled);
         if (run && reader) {
           if (position < run.written) {
             const bytes = await reader.read(position, Math.min(STREAM_PIECE_BYTES, run.written - position));
@@ -163,10 +169,12 @@ export class LiveAudio {
           continue;
         }
         if (job?.status !== 'processing') throw new StreamEndedError('the job failed or is gone');
-        await this.startOrTimeout(jobId);
+        remote = await this.publishedRun(jobId);
+        if (!remote) await this.startOrTimeout(jobId);
       }
     };
     const release = async () => {
+      await remote?.release();
       await reader?.close();
       await stored?.cancel().catch(() => undefined);
     };
@@ -194,7 +202,15 @@ export class LiveAudio {
     );
   }
 
-  /** Resolves when a run of `jobId` begins here, or after STORE_POLL_MS. */
+  /** A reader of the run of `jobId` another process publishes as segments; undefined when none is named (yet). */
+  private async publishedRun(jobId: string): Promise<LiveSegmentReader | undefined> {
+    const { segments, store, audio } = this.deps;
+    if (!segments) return undefined;
+    const mark = await readLiveMark(segments, jobId);
+    return mark && new LiveSegmentReader({ blobs: segments, store, audio, pollMs: SEGMENT_POLL_MS }, jobId, mark.run);
+  }
+
+  /** Resolves when a run of `jobId` begins here, or after STORE_POLL_MS (SEGMENT_POLL_MS with segments). */
   private startOrTimeout(jobId: string): Promise<void> {
     return new Promise((resolve) => {
       const waiting = this.starts.get(jobId) ?? new Set<() => void>();
@@ -205,7 +221,7 @@ export class LiveAudio {
         if (waiting.size === 0 && this.starts.get(jobId) === waiting) this.starts.delete(jobId);
         resolve();
       };
-      const timer = setTimeout(wake, STORE_POLL_MS);
+      const timer = setTimeout(wake, this.deps.segments ? SEGMENT_POLL_MS : STORE_POLL_MS);
       waiting.add(wake);
     });
   }

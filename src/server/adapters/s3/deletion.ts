@@ -6,8 +6,8 @@ import type { UploadMarkers } from './markers.js';
 /** The most keys one DeleteObjects request takes. */
 export const S3_DELETE_BATCH = 1000;
 
-/** Up to this many keys (one job's files) are deleted with a DeleteObject each, at once. */
-const SINGLE_DELETES = 4;
+/** Up to this many keys (one job's files: audio, word timings, two captions, the mark of its live audio) are deleted with a DeleteObject each, at once. */
+const SINGLE_DELETES = 5;
 
 /**
  * Deletes the objects of `keys`: a few (up to SINGLE_DELETES) with a DeleteObject each, at once, which
