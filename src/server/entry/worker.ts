@@ -1,7 +1,8 @@
 import { sayAwsSdkNodeWarning } from './aws-sdk-warning.js';
 import type { Server } from 'node:http';
 import { composeWorker } from '../compose.js';
-import { ConfigError, loadConfig } from '../config.js';
+import { loadConfig } from '../config.js';
+import { ConfigError } from '../config/error.js';
 import { Readiness } from '../domain/readiness.js';
 import { createOpsApp, serverHosts } from '../http/apps.js';
 import { closeServer, listen } from '../http/listen.js';
