@@ -232,7 +232,8 @@ export function readRateLimitHeaders(get: (name: string) => string | null | unde
   if (!policyValue || !stateValue) return undefined;
   try {
     const policies = parseRateLimitPolicy(policyValue);
-    const state = parseRateLimit(stateValue)[0]!;
+    const state = parseRateLimit(stateValue)[0];
+    if (!state) return undefined;
     const policy = policies.find((p) => p.name === state.name);
     return policy ? { policy, state } : undefined;
   } catch {

@@ -169,7 +169,8 @@ export async function composeApi(config: Config, log: Logger, options: ComposeOp
   const limiter: RateLimiter = redis ? redis.limiter() : (options.limiter ?? new MemoryRateLimiter(() => clock.now()));
 
   const { queue, worker, resumeInterrupted } = jobQueueOf(storage, runner, metrics, config, log, options);
-  if (queue.stats) metrics.observeQueue(() => queue.stats!());
+  const stats = queue.stats?.bind(queue);
+  if (stats) metrics.observeQueue(stats);
 
   const keyUsage = new KeyUsageRecorder(store);
   const jobs = new JobService({
