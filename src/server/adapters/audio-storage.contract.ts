@@ -6,9 +6,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AudioStorage } from '../domain/job-files.js';
 
 /**
- * The behaviour every AudioStorage adapter owes the job runner, the audio route, the retention sweep
- * and the admin CLI, written once and run against each adapter. `open` gives a storage no other test
- * uses (a fresh directory, a fresh key prefix); `close` removes what it created.
+ * The behaviour the AudioStorage (domain/job-files.ts's JobFiles) owes the job runner, the audio
+ * route, the retention sweep and the admin CLI, written once and run over each BlobStorage adapter
+ * (a local directory, S3). `open` gives a storage no other test uses (a fresh directory, a fresh key
+ * prefix); `close` removes what it created.
  */
 export interface AudioStorageHarness {
   storage: AudioStorage;
