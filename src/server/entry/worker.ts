@@ -30,8 +30,8 @@ async function main(): Promise<void> {
 
   let ops: Server | undefined;
   // Read by loadConfig with REDIS_URL.
-  const settings = config.distributed!;
-  if (settings.workerOpsPort !== undefined) {
+  const workerOpsPort = config.distributed?.workerOpsPort;
+  if (workerOpsPort !== undefined) {
     const app = createOpsApp(
       {
         readiness: new Readiness({ store: services.store, audio: services.audio, queue: { ping: () => worker.ping() } }),
@@ -41,7 +41,7 @@ async function main(): Promise<void> {
       },
       serverHosts(config),
     );
-    ops = await listen(app.fetch, settings.workerOpsPort, config.host, 'WORKER_OPS_PORT');
+    ops = await listen(app.fetch, workerOpsPort, config.host, 'WORKER_OPS_PORT');
   }
   log.info(
     {
