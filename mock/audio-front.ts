@@ -51,7 +51,7 @@ function malformedAudioRequest(method: string | undefined, url: URL, prefer: str
   if ((method !== 'GET' && method !== 'HEAD') || !url.pathname.startsWith(AUDIO_PATH_PREFIX) || wellFormedQuery(url)) return undefined;
   const example = new URL(completedJobExample.audio_url);
   // A Prefer that names an error keeps it; one that asks for the audio cannot have it.
-  return { path: `${url.pathname}${example.search}`, prefer: prefersError(prefer) ? prefer! : 'code=404, example=malformed_audio_url' };
+  return { path: `${url.pathname}${example.search}`, prefer: prefersError(prefer) ? prefer : 'code=404, example=malformed_audio_url' };
 }
 
 /** A single `bytes=` range of a file of `size` bytes: the range, 'unsatisfiable', or undefined (serve it whole). */

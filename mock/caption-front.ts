@@ -31,5 +31,5 @@ export function captionRequest(
   if (wellFormedQuery(url)) return { path: url.pathname + url.search, headers: { accept } };
   // A Prefer that names an error keeps it; one that asks for the file cannot have it.
   const example = new URL(completedJobWithTimingsExample.timings!.vtt_url);
-  return { path: `${url.pathname}${example.search}`, headers: { accept, prefer: prefersError(prefer) ? prefer! : 'code=404, example=malformed_caption_url' } };
+  return { path: `${url.pathname}${example.search}`, headers: { accept, prefer: prefersError(prefer) ? prefer : 'code=404, example=malformed_caption_url' } };
 }

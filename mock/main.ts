@@ -40,7 +40,7 @@ function parseArgsMessage(error: Error & { code?: string }): string {
   const option = /Option '(-[^' ]+)/.exec(error.message)?.[1];
   if (option && /argument missing|argument is ambiguous/.test(error.message)) return `${option} needs a value`;
   return error.message
-    .split('\n')[0]!
+    .replace(/\n.*$/s, '')
     .replace(/^Unknown option/, 'unknown option')
     .replace(/^Unexpected argument/, 'unexpected argument');
 }

@@ -6,7 +6,7 @@ import { AudioQuery } from '@agent-tts/contract/parameter-schemas.js';
 export const preferredCode = (prefer: string | undefined) => (prefer === undefined ? undefined : /(?:^|[\s,;])code=(\d{3})/.exec(prefer)?.[1]);
 
 /** Whether `Prefer` names an error status (anything but the file itself, 200 or 206). */
-export function prefersError(prefer: string | undefined): boolean {
+export function prefersError(prefer: string | undefined): prefer is string {
   const code = preferredCode(prefer);
   return prefer !== undefined && code !== undefined && code !== '200' && code !== '206';
 }

@@ -1,8 +1,8 @@
-import { spawn } from 'node:child_process';
-import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from './helpers/server.js';
 
@@ -146,5 +146,43 @@ describe('.ci/run on a machine where Node 24 cannot be installed', () => {
     const step = await run(['.ci/run', 'node24'], env);
     expect(step.code, step.out).toBe(0);
     expect(step.out).toContain('== node24: skipped outside CI: Node 24 could not be installed');
+  });
+});
+
+describe('the shell scripts ShellCheck is given (.ci/shell-scripts.sh)', () => {
+  let repo: string;
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, encoding: 'utf8' });
+  const listed = (cwd: string) =>
+    execFileSync('bash', [join(ROOT, '.ci/shell-scripts.sh')], { cwd, encoding: 'utf8' })
+      .split('\0')
+      .filter(Boolean)
+      .sort();
+
+  beforeAll(async () => {
+    repo = await mkdtemp(join(tmpdir(), 'shell-scripts-'));
+    git('init', '-q');
+    const files: Record<string, string> = {
+      'a.sh': 'echo a\n',
+      'bin/tool': '#!/usr/bin/env bash\necho tool\n',
+      'bin/plain': '#!/bin/sh\necho plain\n',
+      'bin/cli.js': '#!/usr/bin/env node\nconsole.log(1);\n',
+      'notes.txt': 'a line\n#!/bin/bash on a later line\n',
+      'bin/bashful': '#!/usr/bin/env bashful\n',
+    };
+    for (const [file, text] of Object.entries(files)) {
+      await mkdir(dirname(join(repo, file)), { recursive: true });
+      await writeFile(join(repo, file), text);
+    }
+    await writeFile(join(repo, 'untracked.sh'), 'echo u\n');
+    git('add', 'a.sh', 'bin', 'notes.txt');
+  });
+  afterAll(() => rm(repo, { recursive: true, force: true }));
+
+  it('are the tracked files named *.sh and those with a sh or bash shebang, nothing else', () => {
+    expect(listed(repo)).toEqual(['a.sh', 'bin/plain', 'bin/tool']);
+  });
+
+  it("are this repository's scripts, .ci/run among them", () => {
+    expect(listed(ROOT)).toEqual(expect.arrayContaining(['.ci/run', '.ci/ensure-redis.sh', 'scripts/pack-smoke.sh', 'scripts/release.sh']));
   });
 });

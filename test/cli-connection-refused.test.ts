@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentTtsClient } from '../src/client/client.js';
 import { AgentTtsError } from '../src/client/errors.js';
 import { describeFailure } from '../src/client/cli/errors.js';
-import { freePort } from './helpers/server.js';
+import { freePort } from '@agent-tts/bench/harness/server-process.js';
 import { runCli } from './helpers/cli.js';
 
 const KEY = `tts_00000000_${'0'.repeat(48)}`;

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_TABLE } from '../src/contract/errors.js';
-import { freePort } from './helpers/server.js';
+import { freePort } from '@agent-tts/bench/harness/server-process.js';
 import { listen, type ListeningServer } from './helpers/in-process.js';
 import { runCli } from './helpers/cli.js';
 

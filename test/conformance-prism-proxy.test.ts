@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openApiYamlPath } from '../conformance/package-files.js';
 import { runConformanceCli, type CliRun } from '../conformance/testing/run-cli.js';
 import { prismCliPath } from '../mock/prism-cli.js';
-import { freePort, removeDir } from './helpers/server.js';
+import { removeDir } from './helpers/server.js';
+import { freePort } from '@agent-tts/bench/harness/server-process.js';
 import { listen, type ListeningServer } from './helpers/in-process.js';
 
 /**

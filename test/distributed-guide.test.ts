@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeMp3, getJob, pollUntilDone, postJob, sleep } from './helpers/http.js';
-import { freePort, removeDir, ROOT } from './helpers/server.js';
+import { removeDir, ROOT } from './helpers/server.js';
+import { freePort } from '@agent-tts/bench/harness/server-process.js';
 
 /**
  * docs/distributed.md runs as written on one machine: its shell blocks marked

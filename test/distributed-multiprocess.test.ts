@@ -17,7 +17,8 @@ import {
   type OwnRedis,
   type RunningWorker,
 } from './helpers/redis.js';
-import { freePort, removeDir, startServer, type RunningServer } from './helpers/server.js';
+import { removeDir, startServer, type RunningServer } from './helpers/server.js';
+import { freePort } from '@agent-tts/bench/harness/server-process.js';
 
 /**
  * Several processes on loopback over one Redis: two API instances without local workers, two

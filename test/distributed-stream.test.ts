@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeMp3, getJob, longText, pollUntilDone, postJob } from './helpers/http.js';
 import { deleteKeys, eventually, redisOrSkip, startWorker, testRedisUrl, uniquePrefix, type RunningWorker } from './helpers/redis.js';
 import { S3RVER_CREDENTIALS, startS3Server, type S3Server } from './helpers/s3.js';
-import { freePort, removeDir, startServer, type RunningServer } from './helpers/server.js';
+import { removeDir, startServer, type RunningServer } from './helpers/server.js';
+import { freePort } from '@agent-tts/bench/harness/server-process.js';
 
 /** Every byte of a response body, with when each piece arrived (ms since `since`), or the error the body ended with. */
 async function readAll(

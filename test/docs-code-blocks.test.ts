@@ -1,4 +1,4 @@
-import { execFile, spawnSync } from 'node:child_process';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from './helpers/server.js';
 
 /**
- * The code blocks of README.md, docs/ and the packages' READMEs say what the code does:
+ * The code blocks of README.md, docs/ and every other README (the packages', their folders') say what the code does:
  * - every ```ts block type-checks against the packages' sources (with the workspace's strict options);
  *   a block that goes on from the one before it is written ```ts continued, and the names a block uses
  *   without declaring them (a `sandbox` a test file made earlier) are given in an HTML comment just
@@ -27,7 +27,10 @@ const DOCS = [
   ...readdirSync(join(ROOT, 'docs'))
     .filter((f) => f.endsWith('.md'))
     .map((f) => `docs/${f}`),
-  ...['src/client', 'src/contract', 'src/load', 'src/mcp', 'src/sandbox', 'src/server', 'conformance', 'mock', 'bench'].map((d) => `${d}/README.md`),
+  // Every README of the repository's folders: the packages' and their rooms' (src/server/synth/README.md).
+  ...execFileSync('git', ['ls-files', '-co', '--exclude-standard', '--', '*/README.md'], { cwd: ROOT, encoding: 'utf8' })
+    .split('\n')
+    .filter((f) => f.endsWith('/README.md') && !/(^|\/)(node_modules|dist)\//.test(f)),
 ].filter((f) => existsSync(join(ROOT, f)));
 
 interface Block {

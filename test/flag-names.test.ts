@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConformanceFixtures } from '../src/contract/fixtures.js';
-import { ROOT, runNode } from './helpers/server.js';
+import { ROOT } from './helpers/server.js';
+import { runNode } from '@agent-tts/bench/harness/node-process.js';
 
 /**
  * Every command names its flags alike (README, "Flag names"): `--out <file>` for the one file it

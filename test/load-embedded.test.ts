@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { browserAvailable, launchBrowser, openPage } from './helpers/browser.js';
 import { postJob, sleep } from './helpers/http.js';
 import { readReports, runLoadCommand, startLoad } from './helpers/load.js';
-import { freePort, removeDir } from './helpers/server.js';
+import { removeDir } from './helpers/server.js';
+import { freePort } from '@agent-tts/bench/harness/server-process.js';
 import { listen, type ListeningServer } from './helpers/in-process.js';
 import { withoutTimings } from './helpers/captions.js';
 

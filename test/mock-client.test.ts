@@ -9,7 +9,8 @@ import { AgentTtsError } from '../src/client/errors.js';
 import { renderSrt, renderWebVtt } from '../src/contract/captions.js';
 import { wordTimingsFileExample } from '../src/contract/examples.js';
 import { MOCK_API_KEY } from '../conformance/fixtures-file.js';
-import { ROOT, freePort, removeDir } from './helpers/server.js';
+import { ROOT, removeDir } from './helpers/server.js';
+import { freePort } from '@agent-tts/bench/harness/server-process.js';
 
 /** Plays an MP3 through a decoder: its length in seconds, and how many frames it could not decode. */
 async function decode(bytes: Uint8Array): Promise<{ seconds: number; errors: number }> {

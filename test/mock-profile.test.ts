@@ -8,7 +8,8 @@ import { ERROR_CODES } from '../src/contract/errors.js';
 import { completedJobWithTimingsExample, EXAMPLE_ORIGIN, TIMINGS_EXAMPLE_TEXT, wordTimingsFileExample } from '../src/contract/examples.js';
 import { MOCK_API_KEY } from '../conformance/fixtures-file.js';
 import { runConformanceCli, type CliRun } from '../conformance/testing/run-cli.js';
-import { ROOT, freePort, removeDir } from './helpers/server.js';
+import { ROOT, removeDir } from './helpers/server.js';
+import { freePort } from '@agent-tts/bench/harness/server-process.js';
 
 /** The mock as a client author starts it (the agent-tts-mock bin), and the suite's mock profile against it. */
 describe('mock: Prism on the committed document, checked by the suite', () => {

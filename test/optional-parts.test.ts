@@ -5,8 +5,9 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPTIONAL_PARTS } from '../src/server/optional-parts.js';
-import { NodeProcess, WORKER_MAIN } from '@agent-tts/bench/harness/server-process.js';
-import { ADMIN_MAIN, removeDir, ROOT, runNode, SERVER_MAIN } from './helpers/server.js';
+import { WORKER_MAIN, ADMIN_MAIN, SERVER_MAIN } from '@agent-tts/bench/harness/server-process.js';
+import { NodeProcess, runNode } from '@agent-tts/bench/harness/node-process.js';
+import { removeDir, ROOT } from './helpers/server.js';
 
 /**
  * The server's optional parts (Redis and BullMQ; the AWS SDK; better-sqlite3 where Node.js has no

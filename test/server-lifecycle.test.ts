@@ -3,11 +3,12 @@ import { mkdtemp, readdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { NodeProcess } from '@agent-tts/bench/harness/server-process.js';
+import { NodeProcess, runNode } from '@agent-tts/bench/harness/node-process.js';
 import { findNativeLibraries } from '../src/server/synth/native.js';
 import { decodeMp3, expectError, getJob, longText, pollUntilDone, postJob, sleep } from './helpers/http.js';
 import { startOwnRedis, startWorker } from './helpers/redis.js';
-import { ADMIN_MAIN, ROOT, SERVER_MAIN, freePort, removeDir, runNode, startServer, type RunningServer } from './helpers/server.js';
+import { ROOT, removeDir, startServer, type RunningServer } from './helpers/server.js';
+import { ADMIN_MAIN, SERVER_MAIN, freePort } from '@agent-tts/bench/harness/server-process.js';
 
 describe('start-up, shutdown, crash recovery and retention', () => {
   let server: RunningServer | undefined;

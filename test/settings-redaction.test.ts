@@ -5,8 +5,10 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BAD_SETTINGS, type BadSetting, repeatsValue } from './helpers/bad-settings.js';
-import { deleteKeys, redisOrSkip, startWorker, testRedisUrl, uniquePrefix, WORKER_MAIN, type RunningWorker } from './helpers/redis.js';
-import { ADMIN_MAIN, ROOT, SERVER_MAIN, removeDir, runNode, startServer, type RunningServer } from './helpers/server.js';
+import { deleteKeys, redisOrSkip, startWorker, testRedisUrl, uniquePrefix, type RunningWorker } from './helpers/redis.js';
+import { ROOT, removeDir, startServer, type RunningServer } from './helpers/server.js';
+import { runNode } from '@agent-tts/bench/harness/node-process.js';
+import { ADMIN_MAIN, SERVER_MAIN, WORKER_MAIN } from '@agent-tts/bench/harness/server-process.js';
 
 const LOG_MODULE = join(ROOT, 'src/server/dist/log.js');
 

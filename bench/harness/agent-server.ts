@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig, type Config } from '@agent-tts/server';
-import { NodeProcess, ServerProcess, freePort } from './server-process.js';
+import { ServerProcess, freePort } from './server-process.js';
+import { NodeProcess } from './node-process.js';
 
 /** The bench package's folder (its results/ and node_modules resolution); the build is in its dist/. */
 export const BENCH_ROOT = fileURLToPath(new URL('../..', import.meta.url));

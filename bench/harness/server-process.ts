@@ -7,8 +7,6 @@ import { dirname, join } from 'node:path';
 import { ConformanceFixtures, type ConformanceFixturesT } from '@agent-tts/contract/fixtures.js';
 import { NodeProcess, runNode } from './node-process.js';
 
-export { NodeProcess, runNode };
-
 /**
  * The one harness that runs the built reference server as a child process, shared by the benchmarks
  * (bench/) and the spawned-process tests (test/, which import it as

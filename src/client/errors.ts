@@ -170,13 +170,15 @@ export function errorFromResponse(response: Response, body: unknown, extra: Part
   const requestId = typeof obj?.meta?.request_id === 'string' ? obj.meta.request_id : headerRequestId;
   const sandbox = response.headers.get('agent-tts-sandbox') === '1' ? true : undefined;
   if (typeof code === 'string' && isServiceCode(code) && typeof message === 'string') {
+    const details = asObject(obj?.error?.details);
+    const jobId = details?.job_id;
     return new AgentTtsError({
       code,
       message,
       status: response.status,
       requestId,
-      details: asObject(obj?.error?.details),
-      ...(typeof asObject(obj?.error?.details)?.job_id === 'string' ? { jobId: asObject(obj?.error?.details)!.job_id as string } : {}),
+      details,
+      ...(typeof jobId === 'string' ? { jobId } : {}),
       retryAfterSeconds,
       rateLimit,
       sandbox,

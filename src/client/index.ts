@@ -41,6 +41,6 @@ export type {
   VoiceCatalog,
   WordTiming,
   WordTimingsFile,
-  paths,
 } from './types.js';
+export type { paths } from './openapi-types.js';
 export { CLIENT_VERSION } from './version.js';

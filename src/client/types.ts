@@ -1,9 +1,8 @@
-import type { components, paths } from './openapi-types.js';
+import type { components } from './openapi-types.js';
 
 /** Types of the API's bodies, taken from the generated OpenAPI types so they cannot drift. */
 type Schemas = components['schemas'];
 
-export type { paths };
 export type CompletedJob = Schemas['CompletedJob'];
 export type ProcessingJob = Schemas['ProcessingJob'];
 export type FailedJob = Schemas['FailedJob'];

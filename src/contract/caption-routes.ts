@@ -1,7 +1,7 @@
 /** The route of a job's word timings and captions: an extension beyond the base API, behind a signed URL like the audio. */
 import { createRoute, z } from '@hono/zod-openapi';
 import { AUDIO_STORE_RETRY_AFTER_SECONDS, AUDIO_STORE_UNREACHABLE_MESSAGE, AUDIO_URL_INVALID_MESSAGE } from './errors.js';
-import { errorExamples, wordTimingsFileExample } from './examples.js';
+import { errorExample, wordTimingsFileExample } from './examples.js';
 import { CAPTIONS_PATH_PREFIX } from './limits.js';
 import { audioUrlMessage } from './messages.js';
 import { header, publicHeaders, text } from './response-headers.js';
@@ -56,11 +56,11 @@ export const getCaptionsRoute = createRoute({
       content: json(ErrorBody, {
         invalid_caption_url: {
           summary: 'Tampered, expired, unknown, deleted or without timings: all answer alike',
-          value: { ...errorExamples(['NOT_FOUND']).not_found!.value, error: { code: 'NOT_FOUND', message: AUDIO_URL_INVALID_MESSAGE } },
+          value: { ...errorExample('NOT_FOUND'), error: { code: 'NOT_FOUND', message: AUDIO_URL_INVALID_MESSAGE } },
         },
         malformed_caption_url: {
           summary: 'Malformed or cut short: the message names the part at fault',
-          value: { ...errorExamples(['NOT_FOUND']).not_found!.value, error: { code: 'NOT_FOUND', message: audioUrlMessage({ sig: 'Jm3cV0Hk8G5wq0n1d3bX' }) } },
+          value: { ...errorExample('NOT_FOUND'), error: { code: 'NOT_FOUND', message: audioUrlMessage({ sig: 'Jm3cV0Hk8G5wq0n1d3bX' }) } },
         },
       }),
     },
@@ -79,7 +79,7 @@ export const getCaptionsRoute = createRoute({
       content: json(ErrorBody, {
         audio_store_unreachable: {
           summary: 'The store is unreachable for now',
-          value: { ...errorExamples(['INTERNAL_ERROR']).internal_error!.value, error: { code: 'INTERNAL_ERROR', message: AUDIO_STORE_UNREACHABLE_MESSAGE } },
+          value: { ...errorExample('INTERNAL_ERROR'), error: { code: 'INTERNAL_ERROR', message: AUDIO_STORE_UNREACHABLE_MESSAGE } },
         },
       }),
     },

@@ -108,7 +108,7 @@ export function buildCues(text: string, words: readonly TimedWord[]): Cue[] {
     const next = words[i + 1];
     const tailEnd = next ? next.utf16_start : text.length;
     const tail = text.slice(word.utf16_end, tailEnd);
-    const punctuation = /^[^\s]*/u.exec(tail)![0];
+    const punctuation = /^[^\s]*/u.exec(tail)?.[0] ?? '';
     const sentenceEnds = SENTENCE_END.test(tail);
     const cueText = text.slice(head.utf16_start, word.utf16_end + punctuation.length);
     const grown = next

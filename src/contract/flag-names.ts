@@ -7,8 +7,7 @@
 export function renameOldFlags(argv: readonly string[], renamed: Readonly<Record<string, string>>, notice: (line: string) => void): string[] {
   const result: string[] = [];
   const told = new Set<string>();
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
+  for (const [i, arg] of argv.entries()) {
     if (arg === '--') {
       // Everything after the terminator is an operand, never a flag.
       result.push(...argv.slice(i));
@@ -16,16 +15,16 @@ export function renameOldFlags(argv: readonly string[], renamed: Readonly<Record
     }
     const match = /^--([^=]+)(=[\s\S]*)?$/.exec(arg);
     const old = match?.[1];
-    if (old === undefined || !Object.hasOwn(renamed, old)) {
+    const now = old !== undefined && Object.hasOwn(renamed, old) ? renamed[old] : undefined;
+    if (old === undefined || now === undefined) {
       result.push(arg);
       continue;
     }
-    const now = renamed[old]!;
     if (!told.has(old)) {
       told.add(old);
       notice(oldFlagNotice(old, now));
     }
-    result.push(`--${now}${match![2] ?? ''}`);
+    result.push(`--${now}${match?.[2] ?? ''}`);
   }
   return result;
 }

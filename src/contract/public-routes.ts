@@ -1,7 +1,7 @@
 /** The routes without an API key: the audio download behind a signed URL, and the public voice catalog. */
 import { createRoute, z } from '@hono/zod-openapi';
 import { AUDIO_STORE_RETRY_AFTER_SECONDS, AUDIO_STORE_UNREACHABLE_MESSAGE, AUDIO_URL_INVALID_MESSAGE } from './errors.js';
-import { errorExamples } from './examples.js';
+import { errorExample, errorExamples } from './examples.js';
 import { VOICES_PATH } from './limits.js';
 import { audioUrlMessage } from './messages.js';
 import { corsHeader, header, publicHeaders, requestIdHeader, text } from './response-headers.js';
@@ -51,11 +51,11 @@ export const getAudioRoute = createRoute({
       content: json(ErrorBody, {
         invalid_audio_url: {
           summary: 'Tampered, expired, unknown or deleted: all answer alike',
-          value: { ...errorExamples(['NOT_FOUND']).not_found!.value, error: { code: 'NOT_FOUND', message: AUDIO_URL_INVALID_MESSAGE } },
+          value: { ...errorExample('NOT_FOUND'), error: { code: 'NOT_FOUND', message: AUDIO_URL_INVALID_MESSAGE } },
         },
         malformed_audio_url: {
           summary: 'Malformed or cut short (here a sig cut short): the message names the part at fault',
-          value: { ...errorExamples(['NOT_FOUND']).not_found!.value, error: { code: 'NOT_FOUND', message: audioUrlMessage({ sig: 'Jm3cV0Hk8G5wq0n1d3bX' }) } },
+          value: { ...errorExample('NOT_FOUND'), error: { code: 'NOT_FOUND', message: audioUrlMessage({ sig: 'Jm3cV0Hk8G5wq0n1d3bX' }) } },
         },
       }),
     },
@@ -81,7 +81,7 @@ export const getAudioRoute = createRoute({
       content: json(ErrorBody, {
         audio_store_unreachable: {
           summary: 'The audio store is unreachable for now',
-          value: { ...errorExamples(['INTERNAL_ERROR']).internal_error!.value, error: { code: 'INTERNAL_ERROR', message: AUDIO_STORE_UNREACHABLE_MESSAGE } },
+          value: { ...errorExample('INTERNAL_ERROR'), error: { code: 'INTERNAL_ERROR', message: AUDIO_STORE_UNREACHABLE_MESSAGE } },
         },
       }),
     },

@@ -114,13 +114,14 @@ class Parser {
     if (ch === '-' || (ch >= '0' && ch <= '9')) {
       const m = /^-?(\d+)(?:\.(\d+))?/.exec(rest);
       if (!m) throw new StructuredFieldError(`a number expected at ${this.i}`);
-      if (m[2] === undefined) {
-        if (m[1]!.length > 15) throw new StructuredFieldError('an Integer has at most 15 digits');
-      } else if (m[1]!.length > 12 || m[2].length > 3) {
+      const [text, integer = '', fraction] = m;
+      if (fraction === undefined) {
+        if (integer.length > 15) throw new StructuredFieldError('an Integer has at most 15 digits');
+      } else if (integer.length > 12 || fraction.length > 3) {
         throw new StructuredFieldError('a Decimal has at most 12 integer and 3 fraction digits');
       }
-      this.i += m[0].length;
-      return Number(m[0]);
+      this.i += text.length;
+      return Number(text);
     }
     if (ch === '"') {
       let out = '';
@@ -143,7 +144,7 @@ class Parser {
       if (!m) throw new StructuredFieldError(`a Byte Sequence is malformed at ${this.i}`);
       let binary: string;
       try {
-        binary = atob(m[1]!);
+        binary = atob(m[1] ?? '');
       } catch {
         throw new StructuredFieldError(`a Byte Sequence is not base64 at ${this.i}`);
       }
@@ -232,7 +233,8 @@ export function readRateLimitHeaders(get: (name: string) => string | null | unde
   if (!policyValue || !stateValue) return undefined;
   try {
     const policies = parseRateLimitPolicy(policyValue);
-    const state = parseRateLimit(stateValue)[0]!;
+    const state = parseRateLimit(stateValue)[0];
+    if (!state) return undefined;
     const policy = policies.find((p) => p.name === state.name);
     return policy ? { policy, state } : undefined;
   } catch {

@@ -157,7 +157,8 @@ function failureResult(error: unknown, client: AgentTtsClient, call: Call, optio
   if (error instanceof CallTimeUp) {
     if (state.jobId) {
       const nextPollAt = state.nextPollAt ?? clock.now() + 1000;
-      if (nextPollOf.size >= 1000) nextPollOf.delete(nextPollOf.keys().next().value!);
+      const oldest = nextPollOf.keys().next();
+      if (nextPollOf.size >= 1000 && !oldest.done) nextPollOf.delete(oldest.value);
       nextPollOf.set(state.jobId, nextPollAt);
       return processingResult(state.jobId, nextPollAt - clock.now(), state.percent, client, maxCallMs, options.redact);
     }

@@ -39,7 +39,7 @@ function parseSetTime(value: string): number {
 function clockBodyProblem(raw: unknown): string {
   if (raw !== null && typeof raw === 'object' && !Array.isArray(raw)) {
     const fields = Object.keys(raw);
-    const value = (raw as Record<string, unknown>)[fields[0]!];
+    const value = fields[0] === undefined ? undefined : (raw as Record<string, unknown>)[fields[0]];
     const got = ` Got ${typeof value === 'number' ? String(value) : JSON.stringify(value)}.`;
     if (fields.length === 1 && fields[0] === 'advance_seconds') return ADVANCE_RULE + got;
     if (fields.length === 1 && fields[0] === 'set') return SET_RULE + got;

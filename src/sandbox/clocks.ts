@@ -191,11 +191,11 @@ export function clockMiddleware(clocks: SandboxClocks, accountOfJob: (jobId: str
     let clock = clocks.global;
     if (clocks.anyOnTestClocks) {
       const auth = c.req.header('authorization');
-      const key = auth === undefined ? null : API_KEY_PATTERN.exec(auth.replace(/^Bearer\s+/i, '').trim());
-      if (key) clock = clocks.ofKey(key[1]!);
+      const key = auth === undefined ? undefined : API_KEY_PATTERN.exec(auth.replace(/^Bearer\s+/i, '').trim())?.[1];
+      if (key !== undefined) clock = clocks.ofKey(key);
       else if (c.req.path.startsWith(AUDIO_PATH_PREFIX)) {
-        const job = /^([^/]+)\.mp3$/i.exec(c.req.path.slice(AUDIO_PATH_PREFIX.length));
-        const account = job ? await accountOfJob(job[1]!.toLowerCase()).catch(() => undefined) : undefined;
+        const job = /^([^/]+)\.mp3$/i.exec(c.req.path.slice(AUDIO_PATH_PREFIX.length))?.[1];
+        const account = job !== undefined ? await accountOfJob(job.toLowerCase()).catch(() => undefined) : undefined;
         if (account !== undefined) clock = clocks.ofAccount(account);
       }
     }

@@ -18,7 +18,7 @@ export type { ClientClock } from '@agent-tts/client/clock.js';
 export type { Flag, FlaggedRequest, JournalEntry } from './journal-entry.js';
 export type { JournalFilter } from './journal.js';
 export type { ClockControls, CreateClockOptions, TestClock } from './clock-controls.js';
-export { isLoopbackHost } from './listeners.js';
+export { isLoopbackHost } from '@agent-tts/server';
 
 export interface StartSandboxOptions {
   /**

@@ -65,9 +65,6 @@ export function originsOf(host: string, servers: Server[]) {
   return { ownUrl, ownVoicesUrl, listening: { host, port, voicesPort, urls: reachableUrls(host, ownUrl, port) } };
 }
 
-/** Whether listening on `host` keeps the sandbox on this machine: 127.0.0.0/8, ::1 (or ::ffff:127.x.y.z) and localhost. */
-export { isLoopbackHost };
-
 /** The URLs of the API: on a wildcard address one per address of this machine's interfaces, else `baseUrl`. */
 function reachableUrls(host: string, baseUrl: string, port: number): string[] {
   if (host !== '0.0.0.0' && host !== '::') return [baseUrl];

@@ -3,7 +3,7 @@ import { MPEGDecoder } from 'mpg123-decoder';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AgentTtsClient } from '../client/client.js';
 import { ConformanceFixtures } from '../contract/fixtures.js';
-import { ConfigError } from '../server/config.js';
+import { ConfigError } from '../server/config/error.js';
 import { isLoopbackHost, type RunningSandbox, startSandbox } from './index.js';
 import { createSandbox, type SandboxCore } from './sandbox.js';
 

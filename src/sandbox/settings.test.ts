@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConfigError } from '../server/config.js';
+import { ConfigError } from '../server/config/error.js';
 import { CONFIG_VARIABLES } from '../server/config/settings.js';
 import { type RunningSandbox, startSandbox } from './index.js';
 import { SANDBOX_SETTINGS, checkSettingNames, settingsFromEnvironment, unclassifiedSettings } from './settings.js';

@@ -52,7 +52,7 @@ export function validatingFetch(
     if (!operation || (operation.template === VOICES_PATH) !== (listener === 'voices')) return response;
     const contentType = response.headers.get('content-type') ?? '';
     let json: unknown;
-    if (contentType.split(';')[0]!.trim().toLowerCase().endsWith('json'))
+    if (contentType.replace(/;.*$/s, '').trim().toLowerCase().endsWith('json'))
       json = await response
         .clone()
         .json()

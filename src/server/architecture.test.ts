@@ -52,7 +52,16 @@ const ASSEMBLY_MODULES = ['compose.ts', 'create-api.ts', 'seed.ts'];
 /** One entry point per process kind (package.json's bin): the API server, the synthesis worker, the admin CLI. */
 const ENTRY_MODULES = ['entry/server.ts', 'entry/worker.ts', 'entry/admin/main.ts'];
 
+/** Every module the rules below name (allowed or forbidden), and every room they rule on. */
+const NAMED_MODULES = [...ASSEMBLY_MODULES, ...ENTRY_MODULES, 'config.ts', 'log.ts', 'metrics.ts'];
+const ROOMS = ['http/', 'domain/', 'ports/', 'adapters/', 'synth/', 'entry/', 'config/'];
+
 describe('architecture of the server', () => {
+  it('names modules and rooms that exist: a rule on a name that is gone rules on nothing', () => {
+    expect(NAMED_MODULES.filter((m) => !(m in server))).toEqual([]);
+    expect(ROOMS.filter((room) => modulesUnder(server, [room]).length === 0)).toEqual([]);
+  });
+
   it('has no import cycle', () => {
     expect(Object.keys(server).length).toBeGreaterThan(50);
     expect(serverCycles).toEqual([]);

@@ -8,7 +8,8 @@ import type { RedisBackends } from './adapters/redis/index.js';
 import type { SynthesisWorker } from './adapters/redis/synthesis-worker.js';
 import { SqliteStore } from './adapters/sqlite-store.js';
 import { defaultSqliteDriver } from './adapters/sqlite-driver.js';
-import { ConfigError, type Config } from './config.js';
+import type { Config } from './config.js';
+import { ConfigError } from './config/error.js';
 import { createSynth, estimateOnly, speechRequests } from './synthesis-setup.js';
 import { importOptionalPart } from './optional-parts.js';
 import type { HttpServices } from './http/services.js';
@@ -168,7 +169,8 @@ export async function composeApi(config: Config, log: Logger, options: ComposeOp
   const limiter: RateLimiter = redis ? redis.limiter() : (options.limiter ?? new MemoryRateLimiter(() => clock.now()));
 
   const { queue, worker, resumeInterrupted } = jobQueueOf(storage, runner, metrics, config, log, options);
-  if (queue.stats) metrics.observeQueue(() => queue.stats!());
+  const stats = queue.stats?.bind(queue);
+  if (stats) metrics.observeQueue(stats);
 
   const keyUsage = new KeyUsageRecorder(store);
   const jobs = new JobService({

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BAD_SETTINGS, repeatsValue } from '../../test/helpers/bad-settings.js';
-import { ConfigError, loadConfig } from './config.js';
+import { loadConfig } from './config.js';
+import { ConfigError } from './config/error.js';
 import { CONFIG_VARIABLES } from './config/settings.js';
 import { DISTRIBUTED_VARIABLES } from './config/distributed.js';
 

@@ -11,7 +11,6 @@ import { EnvSchema, type EnvSettings } from './config/settings.js';
  * The configuration of every process kind, and the one place that reads the environment: the settings
  * table is config/settings.ts (docs/configuration.md documents it), its checks are under config/.
  */
-export { ConfigError };
 
 export interface Config {
   host: string;

@@ -7,7 +7,8 @@
  */
 export { type Api, type ApiExtension, createApi, type CreateApiOptions } from './create-api.js';
 export type { ApiServices, ComposeOptions, Storage } from './compose.js';
-export { type Config, ConfigError, loadConfig } from './config.js';
+export { type Config, loadConfig } from './config.js';
+export { ConfigError } from './config/error.js';
 export { CONFIG_VARIABLES } from './config/settings.js';
 export { createLogger, type Logger } from './log.js';
 export { redactText } from './redact.js';

@@ -1,4 +1,4 @@
-import { pino, type Logger, type LoggerOptions as LoggerOptionsOfPino } from 'pino';
+import { pino, type Logger as PinoLogger, type LoggerOptions as LoggerOptionsOfPino } from 'pino';
 import { redactKeys } from '@agent-tts/contract/limits.js';
 import { redactText } from './redact.js';
 
@@ -72,7 +72,11 @@ export function createLogger(level: string, name = 'agent-tts', options: LoggerO
 
 type LoggerSettings = LoggerOptionsOfPino<never>;
 
-export type { Logger };
+/**
+ * The server's logger: pino's, as createLogger makes it. The domain, the adapters and the HTTP layer name
+ * it from here, so that this module alone names the logging library.
+ */
+export type Logger = PinoLogger;
 
 /** What the request log line says of an answered request (one line per request: http/middleware/request-context.ts). */
 export interface RequestLineFields {

@@ -1,4 +1,4 @@
-import { ConfigError } from './config.js';
+import { ConfigError } from './config/error.js';
 
 /**
  * The server's optional parts: their packages are optional peer dependencies of @agent-tts/server

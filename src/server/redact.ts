@@ -108,13 +108,12 @@ export function secretsIn(env: NodeJS.ProcessEnv): Set<string> {
   }
   for (const value of Object.values(env)) {
     if (!value?.includes('://')) continue;
-    for (const m of value.matchAll(USERINFO)) {
-      const info = m[2]!;
+    for (const [, , info = ''] of value.matchAll(USERINFO)) {
       const colon = info.indexOf(':');
       add(colon === -1 ? info : info.slice(colon + 1));
     }
-    for (const m of value.matchAll(PARAM)) {
-      if (isSecretParam(m[2]!)) add(m[3]!);
+    for (const [, , name = '', secret = ''] of value.matchAll(PARAM)) {
+      if (isSecretParam(name)) add(secret);
     }
   }
   return found;

@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { VOICES_PATH } from '@agent-tts/contract/limits.js';
-import { ConfigError, type Config } from './config.js';
+import type { Config } from './config.js';
+import { ConfigError } from './config/error.js';
 import { SpeechRequests } from './domain/speech-request.js';
 import { SynthesisError, type SynthesisEstimator, type Synthesizer } from './ports/index.js';
 import { Estimator, createSynthesizer, voiceCatalog } from './synth/index.js';

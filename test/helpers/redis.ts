@@ -3,11 +3,10 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { NodeProcess, WORKER_MAIN, freePort } from '@agent-tts/bench/harness/server-process.js';
+import { WORKER_MAIN, freePort } from '@agent-tts/bench/harness/server-process.js';
+import { NodeProcess } from '@agent-tts/bench/harness/node-process.js';
 import { createClient } from 'redis';
 import type { RedisClient } from '../../src/server/adapters/redis/client.js';
-
-export { WORKER_MAIN };
 
 /** Tests use a database of their own on the shared Redis, and only keys under their own prefixes. */
 const TEST_REDIS_DB = 11;

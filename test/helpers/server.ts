@@ -24,11 +24,11 @@ import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { ADMIN_MAIN, SERVER_MAIN, ServerProcess, freePort, runNode } from '@agent-tts/bench/harness/server-process.js';
+import { ServerProcess } from '@agent-tts/bench/harness/server-process.js';
 import type { ConformanceFixturesT } from '../../src/contract/fixtures.js';
 
-// The process harness is shared with the benchmarks: bench/harness/server-process.ts.
-export { ADMIN_MAIN, SERVER_MAIN, freePort, runNode };
+// The process harness is shared with the benchmarks: bench/harness/server-process.ts (its entry points,
+// freePort) and bench/harness/node-process.ts (runNode), which the tests import from there.
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 

@@ -6,9 +6,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AudioStorage } from '../domain/job-files.js';
 
 /**
- * The behaviour every AudioStorage adapter owes the job runner, the audio route, the retention sweep
- * and the admin CLI, written once and run against each adapter. `open` gives a storage no other test
- * uses (a fresh directory, a fresh key prefix); `close` removes what it created.
+ * The behaviour the AudioStorage (domain/job-files.ts's JobFiles) owes the job runner, the audio
+ * route, the retention sweep and the admin CLI, written once and run over each BlobStorage adapter
+ * (a local directory, S3). `open` gives a storage no other test uses (a fresh directory, a fresh key
+ * prefix); `close` removes what it created.
  */
 export interface AudioStorageHarness {
   storage: AudioStorage;
@@ -136,7 +137,7 @@ function timings(current: () => Opened): void {
     const job = randomUUID();
     expect(await storage.readTimings(job)).toBeUndefined();
     await storage.putTimings(job, json(3));
-    expect(Buffer.from((await storage.readTimings(job))!)).toEqual(Buffer.from(json(3)));
+    expect(Buffer.from((await storage.readTimings(job)) ?? [])).toEqual(Buffer.from(json(3)));
     expect(await storage.readTimings(randomUUID())).toBeUndefined();
   });
 
@@ -146,8 +147,8 @@ function timings(current: () => Opened): void {
     await storage.putTimings(job, json(5000));
     await storage.putTimings(other, json(1));
     await storage.putTimings(job, json(2));
-    expect(Buffer.from((await storage.readTimings(job))!)).toEqual(Buffer.from(json(2)));
-    expect(Buffer.from((await storage.readTimings(other))!)).toEqual(Buffer.from(json(1)));
+    expect(Buffer.from((await storage.readTimings(job)) ?? [])).toEqual(Buffer.from(json(2)));
+    expect(Buffer.from((await storage.readTimings(other)) ?? [])).toEqual(Buffer.from(json(1)));
     // Timings alone are no audio, and leave nothing that looks like a dead run's partial write.
     expect(await storage.stat(job)).toBeUndefined();
     expect(await storage.open(job)).toBeUndefined();
@@ -156,7 +157,7 @@ function timings(current: () => Opened): void {
     await w.write(bytes(10));
     await w.commit();
     expect(await storage.stat(job)).toEqual({ size: 10 });
-    expect(Buffer.from((await storage.readTimings(job))!)).toEqual(Buffer.from(json(2)));
+    expect(Buffer.from((await storage.readTimings(job)) ?? [])).toEqual(Buffer.from(json(2)));
   });
 }
 
@@ -183,7 +184,7 @@ function captions(current: () => Opened): void {
     expect(await readAll(await storage.open(job, 'vtt'))).toEqual(Buffer.from(vtt(2000)));
     expect(await readAll(await storage.open(job, 'srt'))).toEqual(Buffer.from(srt));
     expect(await readAll(await storage.open(job, 'json'))).toEqual(Buffer.from('{"cues":[]}'));
-    expect(Buffer.from((await storage.readTimings(job, 'vtt'))!)).toEqual(Buffer.from(vtt(2000)));
+    expect(Buffer.from((await storage.readTimings(job, 'vtt')) ?? [])).toEqual(Buffer.from(vtt(2000)));
     // Replaced whole; captions are neither audio nor a dead run's leftovers.
     await storage.putTimings(job, vtt(1), 'vtt');
     expect(await readAll(await storage.open(job, 'vtt'))).toEqual(Buffer.from(vtt(1)));

@@ -67,10 +67,10 @@ function writing(current: () => Opened): void {
     expect(await readAll(await blobs.open(a))).toEqual(bytes(3000));
     expect(await readAll(await blobs.open(a, { start: 2999, end: 2999 }))).toEqual(bytes(3000).subarray(2999));
     expect(await readAll(await blobs.open(a, { start: 0, end: 0 }))).toEqual(bytes(3000).subarray(0, 1));
-    expect(Buffer.from((await blobs.read(b))!)).toEqual(bytes(10, 3));
+    expect(Buffer.from((await blobs.read(b)) ?? [])).toEqual(bytes(10, 3));
     // Replaced whole.
     await blobs.put(a, bytes(5, 5));
-    expect(Buffer.from((await blobs.read(a))!)).toEqual(bytes(5, 5));
+    expect(Buffer.from((await blobs.read(a)) ?? [])).toEqual(bytes(5, 5));
   });
 
   it('shows nothing under a key until its writer commits; an aborted writer leaves the committed file and no leftover', async () => {

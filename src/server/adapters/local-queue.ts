@@ -32,7 +32,8 @@ export class LocalJobQueue implements JobQueue {
 
   private pump(): void {
     while (this.running < this.concurrency && this.pending.length > 0 && !this.abort.signal.aborted) {
-      const jobId = this.pending.shift()!;
+      const jobId = this.pending.shift();
+      if (jobId === undefined) break;
       this.running++;
       const task = this.runner
         .run(jobId, this.abort.signal)

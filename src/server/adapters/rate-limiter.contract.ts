@@ -19,6 +19,12 @@ interface Limited {
 
 const bucket = () => `contract:${randomUUID()}`;
 
+/** The admission a counted check returns, for `refund`. */
+function admissionOf(decision: { admission?: string }): string {
+  if (decision.admission === undefined) throw new Error('a counted check that was allowed returns its admission');
+  return decision.admission;
+}
+
 export function describeRateLimiterContract(name: string, open: (clock: () => number) => Promise<RateLimiterHarness>, options: { skip?: boolean } = {}): void {
   describe.skipIf(options.skip ?? false)(`RateLimiter contract: ${name}`, () => {
     const clock = { now: Date.UTC(2026, 3, 10, 12, 0, 0) };
@@ -93,14 +99,14 @@ function refundsAndBuckets({ harness, clock }: Limited): void {
     expect(second).toMatchObject({ allowed: true, remaining: 0 });
     expect(first.admission).toBeTypeOf('string');
     expect(await h.limiter.check(b, 2, 60_000, false)).not.toHaveProperty('admission');
-    await h.limiter.refund(b, second.admission!);
+    await h.limiter.refund(b, admissionOf(second));
     // The first admission still holds its place and still sets the reset.
     expect(await h.limiter.check(b, 2, 60_000, false)).toMatchObject({ allowed: true, remaining: 1, resetSeconds: 55 });
     expect(await h.limiter.check(b, 2, 60_000, true)).toMatchObject({ allowed: true, remaining: 0 });
     expect(await h.limiter.check(b, 2, 60_000, true)).toMatchObject({ allowed: false });
     // Refunding an admission that already left the window changes nothing.
     clock.now += 57_000; // the first admission (at 0 s) has left; the one at 5 s has not
-    await h.limiter.refund(b, first.admission!);
+    await h.limiter.refund(b, admissionOf(first));
     expect(await h.limiter.check(b, 2, 60_000, false)).toMatchObject({ remaining: 1 });
   });
 

@@ -10,13 +10,13 @@ export interface CorsSettings {
 /** `https://*.preview.example.com` → a RegExp matching exactly one DNS label in place of `*`. */
 function previewPatternToRegExp(pattern: string): RegExp {
   const url = /^(https?):\/\/([a-z0-9*.-]+)(:\d+)?$/i.exec(pattern);
-  if (!url?.[2]?.includes('*')) {
+  const hostPattern = url?.[2];
+  if (!url || !hostPattern?.includes('*')) {
     throw new ConfigError(
       'CORS_PREVIEW_PATTERN: expected an origin with one "*" label in its host, e.g. https://*.preview.example.com (http or https, no path, user name or password); empty to allow none',
     );
   }
-  // The check above proves the host group matched.
-  const host = url[2]!
+  const host = hostPattern
     .split('.')
     .map((label) => (label === '*' ? '[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?' : label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
     .join('\\.');

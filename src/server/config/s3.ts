@@ -22,10 +22,11 @@ export interface S3Location {
 /** `s3://bucket/some/prefix` → { bucket, prefix }; undefined when it is not such a URL. */
 export function parseS3Url(url: string): S3Location | undefined {
   const m = /^s3:\/\/([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])(?:\/(.*))?$/.exec(url);
-  if (!m) return undefined;
+  const bucket = m?.[1];
+  if (!m || bucket === undefined) return undefined;
   const prefix = (m[2] ?? '').replace(/^\/+|\/+$/g, '');
   if (prefix.split('/').some((p) => p === '.' || p === '..') || /\/\//.test(prefix)) return undefined;
-  return { bucket: m[1]!, prefix };
+  return { bucket, prefix };
 }
 
 /** The object store of AUDIO_STORE, or undefined (audio under DATA_DIR); S3_* settings without it are refused. */

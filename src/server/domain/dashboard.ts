@@ -44,9 +44,9 @@ export function signInBucket(address: string | undefined): string {
 }
 
 function addressGroup(address: string): string {
-  const bare = address.split('%')[0]!.toLowerCase();
-  const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/.exec(bare);
-  if (mapped) return mapped[1]!;
+  const bare = address.replace(/%.*$/s, '').toLowerCase();
+  const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/.exec(bare)?.[1];
+  if (mapped) return mapped;
   if (!bare.includes(':')) return bare;
   const [head = '', tail] = bare.split('::');
   const parts = (text: string) => (text ? text.split(':') : []);

@@ -51,7 +51,9 @@ export class SpeechRequests {
 
   resolve(body: TtsRequestBody): SpeechRequest {
     // The body was validated against the contract: the id matches one of the voice patterns.
-    const voice = parseVoice(body.voice ?? DEFAULT_VOICE)!;
+    const id = body.voice ?? DEFAULT_VOICE;
+    const voice = parseVoice(id);
+    if (!voice) throw new RequestRefusedError('INVALID_REQUEST', unknownVoiceMessage(id, { kind: 'unlisted' }, this.catalog));
     if (!this.families.has(voice.family)) {
       throw new RequestRefusedError('INVALID_REQUEST', unknownVoiceMessage(voice.id, { kind: 'family', family: voice.family }, this.catalog));
     }

@@ -1,5 +1,5 @@
 import { API_PATH } from '@agent-tts/contract/limits.js';
-import { ConfigError } from '../config.js';
+import { ConfigError } from '../config/error.js';
 import { describeError } from '../redact.js';
 
 /**

@@ -1,7 +1,8 @@
 import { sayAwsSdkNodeWarning } from './aws-sdk-warning.js';
 import type { Server } from 'node:http';
 import { composeWorker } from '../compose.js';
-import { ConfigError, loadConfig } from '../config.js';
+import { loadConfig } from '../config.js';
+import { ConfigError } from '../config/error.js';
 import { Readiness } from '../domain/readiness.js';
 import { createOpsApp, serverHosts } from '../http/apps.js';
 import { closeServer, listen } from '../http/listen.js';
@@ -29,8 +30,8 @@ async function main(): Promise<void> {
 
   let ops: Server | undefined;
   // Read by loadConfig with REDIS_URL.
-  const settings = config.distributed!;
-  if (settings.workerOpsPort !== undefined) {
+  const workerOpsPort = config.distributed?.workerOpsPort;
+  if (workerOpsPort !== undefined) {
     const app = createOpsApp(
       {
         readiness: new Readiness({ store: services.store, audio: services.audio, queue: { ping: () => worker.ping() } }),
@@ -40,7 +41,7 @@ async function main(): Promise<void> {
       },
       serverHosts(config),
     );
-    ops = await listen(app.fetch, settings.workerOpsPort, config.host, 'WORKER_OPS_PORT');
+    ops = await listen(app.fetch, workerOpsPort, config.host, 'WORKER_OPS_PORT');
   }
   log.info(
     {

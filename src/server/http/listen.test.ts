@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { API_VERSION } from '@agent-tts/contract/limits.js';
-import { ConfigError } from '../config.js';
+import { ConfigError } from '../config/error.js';
 import { closeServer, listen } from './listen.js';
 
 /** A listener of this process on a free port (no spawned server), spoken to over a raw socket. */

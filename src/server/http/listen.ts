@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type RequestListener, type Server, 
 import type { Socket } from 'node:net';
 import { serve } from '@hono/node-server';
 import { API_VERSION } from '@agent-tts/contract/limits.js';
-import { ConfigError } from '../config.js';
+import { ConfigError } from '../config/error.js';
 import type { AheadOfApp } from './poll-fast-path.js';
 import { forgetRequest, markAnswered, requestIdOf } from './socket-requests.js';
 import { boundUnreadBodies } from './unread-body.js';

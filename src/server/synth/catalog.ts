@@ -43,7 +43,7 @@ function generatedEntries(taken: ReadonlySet<string>): CatalogVoice[] {
       for (const { name, id } of ids) {
         voices.push({
           id,
-          name: name[0]!.toUpperCase() + name.slice(1),
+          name: name.charAt(0).toUpperCase() + name.slice(1),
           gender,
           languages: [KOKORO_LANGUAGE_BY_LETTER[letter]],
           family: 'kokoro',

@@ -151,6 +151,7 @@ export function chunkText(text: string, options: ChunkOptions = {}): TextChunk[]
     }
   }
   flush();
-  if (pendingLength > 0 && chunks.length > 0) chunks[chunks.length - 1]!.length += pendingLength;
+  const last = chunks.at(-1);
+  if (pendingLength > 0 && last) last.length += pendingLength;
   return chunks;
 }

@@ -62,7 +62,7 @@ const ESPEAK_LANGUAGE: Readonly<Record<string, string>> = {
 
 export function espeakLanguage(language: string): string {
   const tag = language.toLowerCase();
-  const found = ESPEAK_LANGUAGE[tag] ?? ESPEAK_LANGUAGE[tag.split('-')[0]!];
+  const found = ESPEAK_LANGUAGE[tag] ?? ESPEAK_LANGUAGE[tag.replace(/-.*$/s, '')];
   if (!found) throw new SynthesisError('INTERNAL_ERROR', `No eSpeak voice for language "${language}"`, { retryable: false });
   return found;
 }

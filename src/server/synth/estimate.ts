@@ -51,7 +51,7 @@ const SMOOTHING = 0.3;
 const MIN_MEASURED_AUDIO_SECONDS = 20;
 
 function speechCharsPerSecond(language: string | undefined): number {
-  const primary = (language ?? 'en').toLowerCase().split('-')[0]!;
+  const primary = (language ?? 'en').toLowerCase().replace(/-.*$/s, '');
   return SPEECH_CHARS_PER_SECOND[primary] ?? DEFAULT_CHARS_PER_SECOND;
 }
 

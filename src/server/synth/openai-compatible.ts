@@ -60,20 +60,18 @@ export class OpenAICompatibleEngine implements SpeechEngine {
       ...(family === 'supertonic' ? { language: chunk.language } : {}),
     });
 
-    let failure: AttemptFailure | undefined;
-    let attempts = 0;
-    while (attempts <= this.retries && (!failure || failure.transient)) {
-      if (failure) await sleep(this.backoffMs(attempts, failure.retryAfterMs), undefined, { signal });
-      attempts++;
+    for (let attempts = 1; ; attempts++) {
       const outcome = await this.attempt(url, body, signal);
       if (!('reason' in outcome)) return outcome;
-      failure = outcome;
+      if (attempts > this.retries || !outcome.transient) {
+        throw new SynthesisError(
+          'TTS_PROVIDER_ERROR',
+          `Speech server for ${family} voices failed after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${outcome.reason}`,
+          { retryable: outcome.transient },
+        );
+      }
+      await sleep(this.backoffMs(attempts, outcome.retryAfterMs), undefined, { signal });
     }
-    throw new SynthesisError(
-      'TTS_PROVIDER_ERROR',
-      `Speech server for ${family} voices failed after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${failure!.reason}`,
-      { retryable: failure!.transient },
-    );
   }
 
   private async attempt(url: string, body: string, signal?: AbortSignal): Promise<PcmAudio | AttemptFailure> {

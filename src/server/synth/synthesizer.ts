@@ -44,7 +44,8 @@ export function createSynthesizer(options: SynthesizerOptions = {}): Synthesizer
         : { name: 'espeak-wasm', detail: 'eSpeak NG and LAME in WebAssembly' }
       : { name: 'openai-compatible' };
   const pool = new SynthesisPool({ threads, warmEspeak: kind === 'espeak', ...(native && { native }) });
-  const engine: SpeechEngine = kind === 'espeak' ? new EspeakEngine(pool) : new OpenAICompatibleEngine(options.upstream!);
+  // Checked above: the openai-compatible engine has its upstream.
+  const engine: SpeechEngine = kind === 'openai-compatible' && options.upstream ? new OpenAICompatibleEngine(options.upstream) : new EspeakEngine(pool);
   const estimator = new Estimator(kind, threads);
   const bitrateKbps = options.bitrateKbps ?? 48;
   // Two chunks per thread keep every thread busy while one result travels back; more only costs memory.

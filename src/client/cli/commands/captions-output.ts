@@ -38,9 +38,9 @@ export async function timingsTargets(
     targets.push({ flag: '--captions', path: values.captions, format });
   }
   if (values.timings !== undefined) targets.push({ flag: '--timings', path: values.timings, format: 'json' });
-  if (targets.length === 0) return targets;
-  if (values['no-download'])
-    throw usageError(`--no-download and ${targets[0]!.flag} cannot be combined: ${targets[0]!.flag} writes a file after the audio`, 'speak');
+  const [first] = targets;
+  if (first === undefined) return targets;
+  if (values['no-download']) throw usageError(`--no-download and ${first.flag} cannot be combined: ${first.flag} writes a file after the audio`, 'speak');
   const seen = new Map<string, string>(audioPath !== undefined && audioPath !== '-' ? [[resolve(audioPath), '-o']] : []);
   for (const target of targets) {
     if (target.path === '-') throw usageError(`${target.flag} needs a file path; standard output ("-") is for the audio`, 'speak');

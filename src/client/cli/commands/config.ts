@@ -119,8 +119,9 @@ function fieldOf(name: string | undefined, allowed: readonly ConfigField[]): Con
 
 async function setField(ctx: CliContext, rest: string[]): Promise<ExitCode> {
   const field = fieldOf(rest[0], ['base_url', 'voices_url']);
-  if (rest.length !== 2) throw usageError(`Usage: agent-tts config set ${field} <url>`, 'config');
-  const value = checkUrl(rest[1]!, field);
+  const url = rest[1];
+  if (rest.length !== 2 || url === undefined) throw usageError(`Usage: agent-tts config set ${field} <url>`, 'config');
+  const value = checkUrl(url, field);
   const config = await loadConfig(ctx.env);
   const path = await saveConfig(ctx.env, { ...config.values, [field]: value });
   if (ctx.output.json) ctx.output.emitJson({ ok: true, path, [field]: value });

@@ -22,8 +22,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export async function statusCommand(ctx: CliContext, args: string[]): Promise<ExitCode> {
   const argv = renameOldFlags(args, { output: 'out' }, (line) => ctx.output.err(`agent-tts: ${line}`));
   const { values, positionals } = usageOnError('status', () => parseArgs(commandConfig(argv, OPTIONS)));
-  if (positionals.length !== 1) throw usageError('Expected one job id', 'status');
-  const jobId = positionals[0]!;
+  const [jobId] = positionals;
+  if (positionals.length !== 1 || jobId === undefined) throw usageError('Expected one job id', 'status');
   if (!UUID.test(jobId)) throw usageError(`"${jobId}" is not a job id (a UUID such as 3f1c2d4e-5a6b-4c7d-8e9f-0a1b2c3d4e5f)`, 'status');
   const timeoutSeconds = numberOption(values.timeout, '--timeout', 'status');
   if (values.out === '-' && ctx.output.json) throw usageError('-o - (audio on stdout) cannot be combined with --json', 'status');

@@ -44,8 +44,8 @@ function table(voices: CatalogVoice[]): string[] {
     v.languages.length > 4 ? `${v.languages.slice(0, 3).join(',')} +${v.languages.length - 3} more` : v.languages.join(',');
   const rows = voices.map((v) => [`${v.curated ? '*' : ' '} ${v.id}`, v.gender, v.family, languages(v), v.name]);
   const header = ['  ID', 'GENDER', 'FAMILY', 'LANGUAGES', 'NAME'];
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  return [header, ...rows].map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  '));
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]?.length ?? 0)));
+  return [header, ...rows].map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join('  '));
 }
 
 export async function voicesCommand(ctx: CliContext, args: string[]): Promise<ExitCode> {

@@ -84,5 +84,8 @@ export function openedStore<S>(open: OpenStore<S>): () => S {
   afterAll(async () => {
     await h?.close();
   });
-  return () => h!.store;
+  return () => {
+    if (!h) throw new Error('the store is opened in beforeAll: read it in a test');
+    return h.store;
+  };
 }

@@ -208,8 +208,9 @@ function listings(current: CurrentStore): void {
     const gone = newJob(a.id, { createdAt: now + 3, deleteAfter: now - 1 });
     await store.createJob(gone, 100_000);
     expect(await store.deleteExpiredJobs(now, 100)).toContain(gone.id);
-    expect((await store.listRecentJobs(a.id, 10)).map((j) => j.id)).toEqual([jobs[2]!.id, jobs[1]!.id, jobs[0]!.id]);
-    expect((await store.listRecentJobs(a.id, 2)).map((j) => j.id)).toEqual([jobs[2]!.id, jobs[1]!.id]);
+    const newestFirst = jobs.map((j) => j.id).reverse();
+    expect((await store.listRecentJobs(a.id, 10)).map((j) => j.id)).toEqual(newestFirst);
+    expect((await store.listRecentJobs(a.id, 2)).map((j) => j.id)).toEqual(newestFirst.slice(0, 2));
     expect((await store.listRecentJobs(a.id, 10))[0]).toEqual(jobs[2]);
     expect(await store.listRecentJobs(randomUUID(), 10)).toEqual([]);
   });

@@ -30,7 +30,6 @@ export interface RedisClientOptions {
 const READ_CACHE_ENTRIES = 10_000;
 
 /** `redis://user:secret@host:6379/2` → `redis://user:***@host:6379/2`: URLs reach logs only like this. */
-export { redactRedisUrl };
 
 /** Reconnects quickly at first, then every 2 s at most, with jitter so a fleet does not reconnect in step. */
 export function reconnectDelay(retries: number): number {

@@ -3,7 +3,8 @@ import type { JobRun } from '../../ports/index.js';
 import type { Logger } from '../../log.js';
 import { bullConnection } from './bullmq.js';
 import { RedisKeys, SYNTHESIS_QUEUE } from './keys.js';
-import { redactRedisUrl, withinDeadline, type RedisClient } from './client.js';
+import { withinDeadline, type RedisClient } from './client.js';
+import { redactUrl as redactRedisUrl } from '../../redact.js';
 import type { DistributedSettings } from '../../config/distributed.js';
 import { withTimeout } from '../../timeout.js';
 

@@ -1,6 +1,7 @@
 import { sayAwsSdkNodeWarning } from '../aws-sdk-warning.js';
 import { openStorage } from '../../compose.js';
-import { ConfigError, loadConfig } from '../../config.js';
+import { loadConfig } from '../../config.js';
+import { ConfigError } from '../../config/error.js';
 import { AccountAdmin, AdminError } from '../../domain/accounts.js';
 import { createLogger } from '../../log.js';
 import { describeError } from '../../redact.js';

@@ -43,7 +43,7 @@ export function boundHosts(bound: string): string[] {
   const hosts: string[] = [];
   for (const address of Object.values(networkInterfaces()).flat()) {
     if (!address) continue;
-    if (address.family === 'IPv4' || bound === '::') hosts.push(address.address.split('%')[0]!);
+    if (address.family === 'IPv4' || bound === '::') hosts.push(address.address.replace(/%.*$/s, ''));
   }
   return hosts;
 }

@@ -11,7 +11,8 @@ import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { renderSrt, renderWebVtt } from '../../../contract/captions.js';
 import { createS3Client } from '../../adapters/s3/client.js';
 import { composeApi } from '../../compose.js';
-import { ConfigError, loadConfig } from '../../config.js';
+import { loadConfig } from '../../config.js';
+import { ConfigError } from '../../config/error.js';
 import { createLogger } from '../../log.js';
 
 Object.assign(process.env, S3RVER_CREDENTIALS);

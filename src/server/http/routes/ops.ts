@@ -29,11 +29,9 @@ async function probe(check: () => Promise<void>, what: string): Promise<'ok' | '
 
 /** Readiness: the store, the queue and the audio storage answer. Shared by the API and the worker. */
 async function readiness(deps: Pick<OpsDeps, 'readiness'>): Promise<{ ready: boolean; checks: Record<string, string> }> {
-  const checks = deps.readiness.checks();
-  const names = Object.keys(checks);
-  const results = await Promise.all(names.map((name) => probe(checks[name]!, name)));
-  const named = Object.fromEntries(names.map((name, i) => [name, results[i]!]));
-  return { ready: results.every((r) => r === 'ok'), checks: named };
+  const checks = Object.entries(deps.readiness.checks());
+  const results = await Promise.all(checks.map(async ([name, check]) => [name, await probe(check, name)] as const));
+  return { ready: results.every(([, r]) => r === 'ok'), checks: Object.fromEntries(results) };
 }
 
 /**
