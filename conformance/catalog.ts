@@ -14,6 +14,7 @@ import { metaRules } from './rules/meta.js';
 import { notFoundRules } from './rules/not-found.js';
 import { openApiRules } from './rules/openapi.js';
 import { rateLimitRules } from './rules/rate-limit.js';
+import { streamRules } from './rules/stream.js';
 import { submitRules } from './rules/submit.js';
 import { timingsRules } from './rules/timings.js';
 import { timingsPromiseRules } from './rules/timings-promises.js';
@@ -38,6 +39,7 @@ export const CATALOG: readonly Rule[] = [
   ...timingsRules,
   ...timingsPromiseRules,
   ...timingsUrlRules,
+  ...streamRules,
   ...authRules,
   ...notFoundRules,
   ...legacyRules,

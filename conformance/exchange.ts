@@ -20,7 +20,11 @@ export interface Exchange {
     bytes: Buffer;
     text: string;
     json?: unknown;
+    /** Sent with `digest`: the whole body's SHA-256 (hex) and size; `bytes` then holds its first 64 KiB only. */
+    digest?: { sha256: string; size: number };
   };
+  /** Milliseconds from the start to the first byte of the answer's body (a streamed body goes on after it). */
+  firstBodyMs?: number;
   /** The request failed (network, timeout): the suite could not observe an answer. */
   error?: string;
   /** The request never reached the server (connection refused, unknown host). */

@@ -6,7 +6,8 @@ import type { ExtensionMode } from './settings.js';
  * Extensions beyond the base API: additive features a deployment may offer or not. A deployment that
  * does not offer one ignores the request field that asks for it (the API ignores unknown fields), so
  * the suite learns whether it is offered from the answer: a job that asked for word timings and
- * completed without `timings` was served by a deployment that does not offer them.
+ * completed without `timings` was served by a deployment that does not offer them, and a processing
+ * answer without `stream_url` by one that does not stream audio.
  *
  * What then happens is the run's `--extensions` setting: `optional` (default) reports the extension's
  * rules as skipped, "extension not supported", which passes a plain run and fails a `--strict` one (a
@@ -20,6 +21,12 @@ const EXTENSIONS = {
     /** The request fields that ask for it: the generated rules draw their valid values, never broken ones. */
     requestFields: ['timestamps'],
     docs: 'docs/api-rules.md#word-timings-and-captions',
+  },
+  streaming: {
+    name: 'streaming audio',
+    /** Nothing asks for it: a processing answer carries `stream_url` or not. */
+    requestFields: [],
+    docs: 'docs/api-rules.md#streaming-audio',
   },
 } as const;
 

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { Exchange } from './exchange.js';
@@ -19,7 +20,16 @@ export interface SendOptions {
    * answer is lost on the way back, yet its status proves the server received and handled the request.
    */
   dropOnAnswer?: boolean;
+  /** Called once, when the first byte of the answer's body arrives (a streamed answer: while the rest is still coming). */
+  onFirstBody?: () => void;
+  /**
+   * Keep only the first 64 KiB of the body, and its SHA-256 and size (`response.digest`): for audio of
+   * any length (a long job's is tens of megabytes), compared without holding it.
+   */
+  digest?: boolean;
 }
+
+const DIGEST_KEPT_BYTES = 64 * 1024;
 
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
 /** Errors raised before any byte reached a server. */
@@ -51,7 +61,10 @@ export async function sendRaw(base: string, options: SendOptions, seq: number, o
   };
   const started = performance.now();
   try {
-    const outcome = await transmit(url, options, headers, body);
+    const outcome = await transmit(url, options, headers, body, () => {
+      exchange.firstBodyMs = Math.round(performance.now() - started);
+      options.onFirstBody?.();
+    });
     if (outcome === 'dropped') exchange.dropped = true;
     else if (outcome && 'droppedAfterStatus' in outcome) {
       exchange.dropped = true;
@@ -70,6 +83,7 @@ function transmit(
   options: SendOptions,
   headers: Record<string, string>,
   body: Buffer | undefined,
+  onFirstBody: () => void,
 ): Promise<Exchange['response'] | 'dropped' | { droppedAfterStatus: number }> {
   return new Promise((resolve, reject) => {
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
@@ -105,9 +119,15 @@ function transmit(
       }
       const chunks: Buffer[] = [];
       let size = 0;
+      const hash = options.digest ? createHash('sha256') : undefined;
       res.on('data', (chunk: Buffer) => {
+        if (size === 0 && chunk.length > 0) onFirstBody();
+        const kept = size;
         size += chunk.length;
-        if (size > MAX_BODY_BYTES) req.destroy(new Error(`response body over ${MAX_BODY_BYTES} bytes`));
+        if (hash) {
+          hash.update(chunk);
+          if (kept < DIGEST_KEPT_BYTES) chunks.push(chunk.subarray(0, DIGEST_KEPT_BYTES - kept));
+        } else if (size > MAX_BODY_BYTES) req.destroy(new Error(`response body over ${MAX_BODY_BYTES} bytes`));
         else chunks.push(chunk);
       });
       res.on('error', (error) => {
@@ -116,7 +136,8 @@ function transmit(
       });
       res.on('end', () => {
         clearTimeout(timer);
-        resolve(responseOf(res, Buffer.concat(chunks)));
+        const response = responseOf(res, Buffer.concat(chunks));
+        resolve(hash ? { ...response, digest: { sha256: hash.digest('hex'), size } } : response);
       });
     });
     if (options.dropAfterSendMs !== undefined) {

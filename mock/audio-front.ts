@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type IncomingMessage, type Server, type ServerResponse, createServer, request } from 'node:http';
 import { completedJobExample } from '@agent-tts/contract/examples.js';
-import { API_PATH, AUDIO_PATH_PREFIX } from '@agent-tts/contract/limits.js';
+import { API_PATH, AUDIO_PATH_PREFIX, STREAM_PATH_PREFIX } from '@agent-tts/contract/limits.js';
 import { AudioPathParams } from '@agent-tts/contract/parameter-schemas.js';
 import { encodeChunk } from '../src/server/synth/mp3-encode.js';
 import { captionRequest } from './caption-front.js';
@@ -9,7 +9,8 @@ import { isJson, onOwnOrigin, ownOrigin } from './own-origin.js';
 import { preferredCode, prefersError, wellFormedQuery } from './signed-urls.js';
 
 /**
- * The mock's listener, in front of Prism: it answers an audio download itself, with a real MP3, asks
+ * The mock's listener, in front of Prism: it answers an audio download and the stream of a job's audio
+ * itself, with a real MP3, asks
  * Prism for a caption file in the format its URL names (caption-front.ts), and hands every other
  * request to Prism unchanged.
  *
@@ -32,14 +33,22 @@ export async function silenceMp3(): Promise<Uint8Array> {
  * for no error with `Prefer` (no Prefer, or `code=200` or `206`). Errors chosen with Prefer, and
  * malformed URLs, get Prism's examples: 404, 416, 500, 503.
  */
-function servesAudio(method: string | undefined, url: URL, prefer: string | undefined): boolean {
+function servesAudio(method: string | undefined, url: URL, prefer: string | undefined, prefix = AUDIO_PATH_PREFIX): boolean {
   const code = preferredCode(prefer);
   if (prefer !== undefined && code !== '200' && code !== '206') return false;
-  if ((method !== 'GET' && method !== 'HEAD') || !url.pathname.startsWith(AUDIO_PATH_PREFIX)) return false;
-  const file = /^(.+)\.mp3$/.exec(url.pathname.slice(AUDIO_PATH_PREFIX.length));
+  if ((method !== 'GET' && method !== 'HEAD') || !url.pathname.startsWith(prefix)) return false;
+  const file = /^(.+)\.mp3$/.exec(url.pathname.slice(prefix.length));
   if (!file || !AudioPathParams.safeParse({ job_id: file[1] }).success) return false;
   return wellFormedQuery(url);
 }
+
+/**
+ * Whether the front answers this request with the stream of a job's audio (the streaming extension,
+ * docs/api-rules.md#streaming-audio): a GET or HEAD of a well-formed stream URL that asks for no
+ * error with `Prefer` (no Prefer, or `code=200`).
+ */
+const servesStream = (method: string | undefined, url: URL, prefer: string | undefined): boolean =>
+  preferredCode(prefer) !== '206' && servesAudio(method, url, prefer, STREAM_PATH_PREFIX);
 
 /**
  * A GET or HEAD of an audio URL whose query is malformed or cut short: the server answers it 404
@@ -48,10 +57,16 @@ function servesAudio(method: string | undefined, url: URL, prefer: string | unde
  * malformed URL with a query of the issued form: the path with the example's query, and `Prefer`.
  */
 function malformedAudioRequest(method: string | undefined, url: URL, prefer: string | undefined): { path: string; prefer: string } | undefined {
-  if ((method !== 'GET' && method !== 'HEAD') || !url.pathname.startsWith(AUDIO_PATH_PREFIX) || wellFormedQuery(url)) return undefined;
-  const example = new URL(completedJobExample.audio_url);
+  if (method !== 'GET' && method !== 'HEAD') return undefined;
+  const example = url.pathname.startsWith(AUDIO_PATH_PREFIX)
+    ? 'malformed_audio_url'
+    : url.pathname.startsWith(STREAM_PATH_PREFIX)
+      ? 'malformed_stream_url'
+      : undefined;
+  if (example === undefined || wellFormedQuery(url)) return undefined;
+  const issued = new URL(completedJobExample.audio_url);
   // A Prefer that names an error keeps it; one that asks for the audio cannot have it.
-  return { path: `${url.pathname}${example.search}`, prefer: prefersError(prefer) ? prefer : 'code=404, example=malformed_audio_url' };
+  return { path: `${url.pathname}${issued.search}`, prefer: prefersError(prefer) ? prefer : `code=404, example=${example}` };
 }
 
 /** A single `bytes=` range of a file of `size` bytes: the range, 'unsatisfiable', or undefined (serve it whole). */
@@ -168,6 +183,30 @@ function sendAudio(req: IncomingMessage, res: ServerResponse, mp3: Uint8Array, p
   res.end(req.method === 'HEAD' ? undefined : Buffer.from(mp3.subarray(start, end + 1)));
 }
 
+/**
+ * The stream of a job's audio, as the server sends a completed job's: `200 audio/mpeg`, chunked (no
+ * Content-Length), `Cache-Control: no-store`, and exactly the bytes the audio URL serves. The mock's
+ * jobs take no time, so the stream is whole at once; a client that streams a processing example's
+ * `stream_url` gets the file its `audio_url` downloads.
+ */
+function sendStream(req: IncomingMessage, res: ServerResponse, mp3: Uint8Array): void {
+  res.writeHead(200, {
+    'content-type': 'audio/mpeg',
+    'cache-control': 'no-store',
+    'x-request-id': randomUUID(),
+    'access-control-allow-origin': req.headers.origin ?? '*',
+    'access-control-expose-headers': '*',
+  });
+  if (req.method === 'HEAD') {
+    res.end();
+    return;
+  }
+  // Two writes, so that the body goes out in chunks as the server's does.
+  const half = Math.floor(mp3.length / 2);
+  res.write(Buffer.from(mp3.subarray(0, half)));
+  res.end(Buffer.from(mp3.subarray(half)));
+}
+
 /** The example a submission asking for word timings is answered with, when it names none. */
 const TIMINGS_EXAMPLE = 'completed_with_timings';
 
@@ -189,6 +228,10 @@ export function createFront(mp3: Uint8Array, prism: { host: string; port: number
     if (servesAudio(req.method, url, prefer)) {
       req.resume();
       return sendAudio(req, res, mp3, prism);
+    }
+    if (servesStream(req.method, url, prefer)) {
+      req.resume();
+      return sendStream(req, res, mp3);
     }
     const malformed = malformedAudioRequest(req.method, url, prefer);
     if (malformed) return forward(req, res, prism, { headers: { prefer: malformed.prefer }, path: malformed.path });

@@ -1,9 +1,9 @@
 import type { IncomingMessage } from 'node:http';
 import { EXAMPLE_ORIGIN } from '@agent-tts/contract/examples.js';
-import { AUDIO_PATH_PREFIX, CAPTIONS_PATH_PREFIX } from '@agent-tts/contract/limits.js';
+import { AUDIO_PATH_PREFIX, CAPTIONS_PATH_PREFIX, STREAM_PATH_PREFIX } from '@agent-tts/contract/limits.js';
 
 /**
- * The document's examples point their files (`audio_url`, `timings.*_url`) at `https://tts.example.com`,
+ * The document's examples point their files (`audio_url`, `timings.*_url`, `stream_url`) at `https://tts.example.com`,
  * a host that does not exist: a client following them from the mock failed with ENOTFOUND, or sent its
  * request off the machine. The mock's front serves those paths itself (audio-front.ts, caption-front.ts),
  * so it rewrites their origin, in the JSON answers it hands back from Prism, to the origin the client
@@ -12,7 +12,7 @@ import { AUDIO_PATH_PREFIX, CAPTIONS_PATH_PREFIX } from '@agent-tts/contract/lim
  */
 
 const escaped = EXAMPLE_ORIGIN.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-const FILE_URL = new RegExp(`${escaped}(?=${AUDIO_PATH_PREFIX}|${CAPTIONS_PATH_PREFIX})`, 'g');
+const FILE_URL = new RegExp(`${escaped}(?=${AUDIO_PATH_PREFIX}|${CAPTIONS_PATH_PREFIX}|${STREAM_PATH_PREFIX})`, 'g');
 
 /** A Host header the mock can put in a URL: a name or an IPv4 address, or an IPv6 one in brackets, with an optional port. */
 const HOST = /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.%]+\])(?::\d{1,5})?$/;

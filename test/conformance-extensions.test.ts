@@ -114,3 +114,57 @@ describe('conformance: a deployment that does not offer word timings', () => {
     for (const r of [plain, strict]) await removeDir(r.outputDir);
   }, 120_000);
 });
+
+/**
+ * Streaming audio is an extension too: a deployment whose processing answers carry no `stream_url` —
+ * the reference behind a proxy that takes it off — has the `stream.*` rules skipped as "extension not
+ * supported" by default, failed under `--extensions required`, and left out under `--extensions none`.
+ */
+const STREAM_RULES = CATALOG.filter((r) => r.extension === 'streaming').map((r) => r.id);
+
+describe('conformance: a deployment that does not stream audio', () => {
+  let server: ListeningServer;
+  let proxy: FaultyProxy;
+  let proxyUrl: string;
+  let doc: OpenApiDocument;
+  let seeds = 0;
+
+  beforeAll(async () => {
+    server = await listen({ RATE_WINDOW_SECONDS: WINDOW });
+    proxy = new FaultyProxy(server.baseUrl, 'stream-not-offered');
+    proxyUrl = await proxy.listen();
+    doc = OpenApiDocument.load();
+  }, 60_000);
+
+  afterAll(async () => {
+    await proxy?.close();
+    await server?.close();
+    if (server) await removeDir(server.dataDir);
+  });
+
+  const run = async (...args: string[]) => {
+    const path = join(server.dataDir, `fixtures-${++seeds}.json`);
+    const seeded = await server.admin(['seed', '--out', path, '--acceptance', '0']);
+    expect(seeded.code, seeded.stderr).toBe(0);
+    await writeFile(path, (await readFile(path, 'utf8')).split(server.baseUrl).join(proxyUrl));
+    const settings = readSettings(['--fixtures', path, '--rate-window-seconds', WINDOW, '--quiet', ...args], {});
+    return runSuite(settings, resolveTarget(settings), doc);
+  };
+
+  it('by default the stream rules are skipped as "extension not supported", and the run does not fail; --extensions required fails them', async () => {
+    const result = await run('--only', 'stream.*');
+    expect(STREAM_RULES.length).toBe(5);
+    const judged = result.rules.filter((r) => STREAM_RULES.includes(r.id));
+    expect(judged.map((r) => [r.id, r.outcome])).toEqual(STREAM_RULES.map((id) => [id, 'skip']));
+    for (const rule of judged) {
+      expect(rule.skipKind).toBe('feature');
+      expect(rule.message).toMatch(/^extension not supported: streaming audio \(docs\/api-rules\.md#streaming-audio\); the 202 of .* carries no stream_url/);
+    }
+    expect(isFailing(result)).toBe(false);
+    expect(proxy.injected).toBeGreaterThan(0);
+
+    const required = await run('--only', 'stream.*', '--extensions', 'required');
+    const failed = required.rules.filter((r) => r.outcome === 'fail').map((r) => r.id);
+    expect(failed.sort()).toEqual([...STREAM_RULES].sort());
+  }, 240_000);
+});

@@ -105,6 +105,39 @@ describe('mock: our own client downloads the files the mock answers with', () =>
     expect(await client.downloadCaptions(job, 'json')).toEqual(wordTimingsFileExample);
   });
 
+  it('streams a processing job’s audio from its stream_url on the mock’s own origin: the bytes its audio_url serves, through client.stream()', async () => {
+    const client = new AgentTtsClient({ baseUrl, apiKey: MOCK_API_KEY });
+    const submitted = await client.submit({ text: 'Hello from agent-tts.' }, { headers: { Prefer: 'code=202, example=processing' } });
+    if (submitted.job.status !== 'processing') throw new Error(`expected the processing example, got ${submitted.job.status}`);
+    const streamUrl = submitted.job.stream_url ?? '';
+    expect(new URL(streamUrl).origin).toBe(baseUrl);
+    expect(new URL(streamUrl).pathname).toBe(`/v1/stream/${submitted.job.job_id}.mp3`);
+    const polled = await client.getJob(submitted.job.job_id, { headers: { Prefer: 'code=200, example=processing' } });
+    expect(polled.status === 'processing' && new URL(polled.stream_url ?? '').origin).toBe(baseUrl);
+
+    const raw = await fetch(streamUrl);
+    expect([raw.status, raw.headers.get('content-type'), raw.headers.get('cache-control'), raw.headers.get('content-length')]).toEqual([
+      200,
+      'audio/mpeg',
+      'no-store',
+      null,
+    ]);
+    await raw.arrayBuffer();
+    const streamed = new Uint8Array(await new Response(await client.stream(submitted.job)).arrayBuffer());
+    const played = await decode(streamed);
+    expect(played.errors).toBe(0);
+    expect(played.seconds).toBeGreaterThan(0.4);
+    const done = await client.poll(submitted.job.job_id);
+    expect(streamed).toEqual(await client.download(done));
+  });
+
+  it('refuses a malformed stream URL with the document’s 404 NOT_FOUND, as the server does', async () => {
+    const res = await fetch(`${baseUrl}/v1/stream/3f1c2d4e-5a6b-4c7d-8e9f-0a1b2c3d4e5f.mp3?expires=soon&sig=x`);
+    expect(res.status).toBe(404);
+    const body = (await res.json()) as { error: { code: string } };
+    expect(body.error.code).toBe('NOT_FOUND');
+  });
+
   it('answers captions with the charset of the text formats, as the server does', async () => {
     const client = new AgentTtsClient({ baseUrl, apiKey: MOCK_API_KEY });
     const { job } = await client.submit({ text: 'Hello from agent-tts.', timestamps: 'word' });
@@ -133,6 +166,25 @@ describe('mock: our own client downloads the files the mock answers with', () =>
     const res = await fetch(`http://127.0.0.1:${prismPort}/api/v1/voices`);
     expect(res.status).toBe(200);
     expect(output).not.toContain(`127.0.0.1:${prismPort}`);
+  });
+
+  it('agent-tts speak --stream - writes the mock’s MP3 to stdout', async () => {
+    const child = spawn(process.execPath, [join(ROOT, 'src/client/bin/agent-tts.js'), 'speak', '--stream', '-', 'Hello from agent-tts.'], {
+      env: { PATH: process.env.PATH ?? '', AGENT_TTS_BASE_URL: baseUrl, AGENT_TTS_API_KEY: MOCK_API_KEY, XDG_CONFIG_HOME: join(dir, 'config') },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const out: Buffer[] = [];
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => out.push(d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect([code, stderr]).toEqual([0, expect.stringContaining('Streamed')]);
+    const bytes = new Uint8Array(Buffer.concat(out));
+    expect((await decode(bytes)).errors).toBe(0);
+    const client = new AgentTtsClient({ baseUrl, apiKey: MOCK_API_KEY });
+    const { job } = await client.submit({ text: 'Hi' });
+    if (job.status !== 'completed') throw new Error(`expected the completed job, got ${job.status}`);
+    expect(bytes).toEqual(await client.download(job));
   });
 
   it('agent-tts speak saves the audio and the captions from the mock', async () => {

@@ -1,10 +1,11 @@
 import { type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse, createServer, request } from 'node:http';
 
-import { type Answer, type FaultSpec, type Json, type ProxyState, type Seen, captionFile } from './faults/common.js';
+import { type Answer, type FaultSpec, type Json, type ProxyState, type Seen, captionFile, isStream } from './faults/common.js';
 import { JOB_AUDIO_AUTH_FAULTS } from './faults/jobs-audio-auth.js';
 import { LIMIT_AND_BILLING_FAULTS } from './faults/limits-and-billing.js';
 import { PROTOCOL_FAULTS } from './faults/protocol.js';
 import { REQUEST_FAULTS } from './faults/requests.js';
+import { STREAM_FAULTS } from './faults/stream.js';
 import { CAPTION_FAULTS } from './faults/captions.js';
 import { TIMINGS_FAULTS } from './faults/timings.js';
 
@@ -15,7 +16,15 @@ import { TIMINGS_FAULTS } from './faults/timings.js';
  * non-conforming deployment would: refusing valid boundary values, wrong statuses, header syntax,
  * and interactions between rules (a replay that consumes quota, a Retry-After that lies).
  */
-export const FAULTS = { ...REQUEST_FAULTS, ...LIMIT_AND_BILLING_FAULTS, ...JOB_AUDIO_AUTH_FAULTS, ...PROTOCOL_FAULTS, ...TIMINGS_FAULTS, ...CAPTION_FAULTS };
+export const FAULTS = {
+  ...REQUEST_FAULTS,
+  ...LIMIT_AND_BILLING_FAULTS,
+  ...JOB_AUDIO_AUTH_FAULTS,
+  ...PROTOCOL_FAULTS,
+  ...TIMINGS_FAULTS,
+  ...CAPTION_FAULTS,
+  ...STREAM_FAULTS,
+};
 
 export type Fault = keyof typeof FAULTS | 'generated-only';
 
@@ -116,6 +125,8 @@ export class FaultyProxy implements ProxyState {
           headers['content-length'] = String(replaced.length);
         }
         if (this.stripRange) delete headers.range;
+        // A stream is passed on as it arrives, so that the suite sees its bytes when the deployment sends them.
+        if (isStream(seen) && seen.method === 'GET') return await this.forwardStream(url, headers, raw, res, seen, spec);
         answer = await this.forward(req.method ?? 'GET', url, headers, raw);
         const body = parseJson(answer);
         this.observe(seen, body);
@@ -150,6 +161,53 @@ export class FaultyProxy implements ProxyState {
         if (file) this.freshCaptions.set(file, u.search);
       }
     }
+  }
+
+  /**
+   * A GET of a stream URL, its answer passed on piece by piece (a JSON refusal whole, with the proxy's
+   * origin); the fault may change pieces, or hold them all back until the deployment's body ends. A
+   * body the deployment ends abnormally is ended abnormally here too.
+   */
+  private forwardStream(target: URL, headers: IncomingHttpHeaders, body: Buffer, res: ServerResponse, seen: Seen, spec: FaultSpec): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const upstream = request(target, { method: 'GET', headers }, (answer) => {
+        const out: Record<string, string | string[]> = {};
+        for (const [k, v] of Object.entries(answer.headers)) if (v !== undefined) out[k] = v;
+        if (answer.statusCode !== 200) {
+          readAll(answer).then((data) => {
+            const text = /json/.test(String(out['content-type'] ?? '')) ? Buffer.from(data.toString('utf8').split(this.upstream).join(this.origin)) : data;
+            delete out['transfer-encoding'];
+            res.writeHead(answer.statusCode ?? 502, { ...out, 'content-length': String(text.length) }).end(text);
+            resolve();
+          }, reject);
+          return;
+        }
+        res.writeHead(200, out);
+        const held: Buffer[] = [];
+        let index = 0;
+        answer.on('data', (piece: Buffer) => {
+          const changed = spec.changeStream?.(seen, piece, index++);
+          if (changed) this.injected++;
+          if (spec.holdStream) held.push(changed ?? piece);
+          else res.write(changed ?? piece);
+        });
+        answer.on('end', () => {
+          if (spec.holdStream && held.length > 0) this.injected++;
+          res.end(Buffer.concat(held));
+          resolve();
+        });
+        answer.on('aborted', () => {
+          res.destroy();
+          resolve();
+        });
+        answer.on('error', () => {
+          res.destroy();
+          resolve();
+        });
+      });
+      upstream.on('error', reject);
+      upstream.end(body);
+    });
   }
 
   private forward(method: string, target: URL, headers: IncomingHttpHeaders, body: Buffer): Promise<Answer> {

@@ -68,6 +68,8 @@ export const processingJobExample: ProcessingJobBody = {
   status_url: `/v1/agent-tts?id=${JOB_ID}`,
   retry_after_seconds: 5,
   progress_percent: 40,
+  // The streaming extension (docs/api-rules.md#streaming-audio): a deployment without it leaves this out.
+  stream_url: `${EXAMPLE_ORIGIN}/v1/stream/${JOB_ID}.mp3?expires=1775000000&sig=Vb7nK2xQ9mT4cR1wP8yL5dH3fJ6sA0zE2uG9iO1qW4e`,
   meta: meta('5d2a0c3b-8f41-4f0e-9b7a-6c1d2e3f4a5b'),
 };
 

@@ -56,6 +56,7 @@ const REACHABLE_GROUPS = [
   'meta',
   'openapi',
   'timings',
+  'stream',
 ];
 
 /** The faults of part `part` (1-based) of `parts`, dealt round-robin in the catalog's order. */

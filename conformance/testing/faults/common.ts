@@ -63,6 +63,13 @@ export interface FaultSpec {
   generatedOnly?: { args: string[] };
   /** More settings for the self-test's run of its rules (e.g. `--extensions required`). */
   args?: string[];
+  /**
+   * A stream URL's answer (`/v1/stream/`), passed on as it arrives: each piece of the body in another
+   * place (or undefined to pass it as it is). With `holdStream`, nothing of the body is passed on until
+   * the deployment has sent all of it.
+   */
+  changeStream?: (seen: Seen, piece: Buffer, index: number) => Buffer | undefined;
+  holdStream?: boolean;
 }
 
 export const API = '/v1/agent-tts';
@@ -73,6 +80,7 @@ export const issuedForm = (s: Seen) => {
   return /^\d{1,12}$/.test(query.get('expires') ?? '') && /^[A-Za-z0-9_-]{43}$/.test(query.get('sig') ?? '');
 };
 export const isCaptions = (s: Seen) => s.path.startsWith('/v1/captions/');
+export const isStream = (s: Seen) => s.path.startsWith('/v1/stream/');
 /** The job id and format of a caption path (`/v1/captions/<job_id>.<format>`), as one key: `<job_id>.<format>`. */
 export const captionFile = (path: string) => /([0-9a-f-]{36}\.(?:json|vtt|srt))$/.exec(path)?.[1];
 export const isSubmit = (s: Seen) => s.method === 'POST' && s.path === API;
