@@ -5,7 +5,7 @@ import { RuleFailure } from '../outcome.js';
 import { postLimited } from '../rate-limit-scenarios.js';
 import type { RuleContext } from '../rule-context.js';
 import { SHORT_TEXT, newIdempotencyKey, submitAndFollow } from '../scenarios.js';
-import { getsSince } from './rate-limit.js';
+import { getsSince, sentWith } from './rate-limit.js';
 import { endOf, startOf } from './exchange-times.js';
 
 /**
@@ -63,8 +63,10 @@ export async function rateLimitFiguresAgree(ctx: RuleContext): Promise<void> {
     // edge may have left it already, so those are not counted (fewer earlier GETs only loosens the bound).
     // A GET refused as malformed (400) takes nothing either (fewer again).
     earlier = getsSince(ctx, key, ctx.time.now() - windowMs + 2_000, (e) => startOf(ctx, e)).counted;
-    for (let i = earlier; i <= getLimit; i++) {
-      const exchange = await ctx.getJob(key, jobId, { throttle: false, label: `GET number ${i + 1} of the window, for its RateLimit` });
+    // Up to the limit and one more whatever `earlier` says: an earlier GET that leaves the window
+    // meanwhile gives a place back.
+    for (let i = 0; i <= getLimit; i++) {
+      const exchange = await ctx.getJob(key, jobId, { throttle: false, label: `GET number ${earlier + i + 1} of the window, for its RateLimit` });
       if (exchange.response?.status === 429) {
         limited = exchange;
         break;
@@ -76,9 +78,19 @@ export async function rateLimitFiguresAgree(ctx: RuleContext): Promise<void> {
   const [firstGet] = gets;
   must(firstGet, 'no GET of the window was admitted');
   const quota = quotaOf(firstGet, 'get', getLimit);
+  // GETs of this key admitted before these (the job's polls): in a sliding window, one of them leaving
+  // it frees the place the next GET takes, and r then stays where it was, once for each of them.
+  const before = ctx
+    .allExchanges()
+    .filter((e) => e.request.method === 'GET' && sentWith(key)(e) && !gets.includes(e) && e !== limited && e.response?.status === 200);
+  const leftBetween = (from: Exchange, to: Exchange) => {
+    const index = before.findIndex((e) => startOf(ctx, e) + windowMs >= startOf(ctx, from) - 1_000 && startOf(ctx, e) + windowMs <= endOf(ctx, to) + 1_000);
+    return index < 0 ? undefined : before.splice(index, 1)[0];
+  };
   let previous: { exchange: Exchange; state: RateLimitState } | undefined;
   for (const exchange of gets) {
     const state = stateOf(exchange, 'get');
+    const left = previous && state.remaining === previous.state.remaining ? leftBetween(previous.exchange, exchange) : undefined;
     if (!previous) {
       must(
         state.remaining <= quota - 1 - earlier,
@@ -87,6 +99,8 @@ export async function rateLimitFiguresAgree(ctx: RuleContext): Promise<void> {
     } else if (state.remaining > previous.state.remaining) {
       // The window moved on (a fixed window restarting): the counts begin again.
       ctx.note(`${describe(exchange)}: r rose from ${previous.state.remaining} to ${state.remaining}; counting again from there`);
+    } else if (left) {
+      ctx.note(`${describe(exchange)}: r stayed at ${state.remaining}: an earlier GET of this key (${describe(left)}) left the window meanwhile`);
     } else {
       must(
         state.remaining === previous.state.remaining - 1,

@@ -11,7 +11,7 @@ import { SHORT_TEXT, completedBody, inlineJob, newIdempotencyKey, submitAndFollo
 const STATEFUL = 'a mock keeps no request counts';
 
 /** Sent by this run with this key as Bearer credential. */
-const sentWith = (key: string) => (e: Exchange) => e.request.headers.authorization === `Bearer ${key}`;
+export const sentWith = (key: string) => (e: Exchange) => e.request.headers.authorization === `Bearer ${key}`;
 
 /**
  * This key's GETs sent since `since` (the deployment's time of `startOf`): `all` of them, and `counted`,
