@@ -567,8 +567,9 @@ describe('MCP server: a job still processing answers with its stream_url (docs/a
     await client.connect(clientSide);
     // Listed, so that the client checks the result against the tool's outputSchema.
     const { tools } = await client.listTools();
-    expect((tools[0]!.outputSchema as { properties: Record<string, { description?: string }> }).properties.stream_url?.description).toMatch(/as it is made/);
-    expect(tools[0]!.description).toMatch(/stream_url/);
+    const [tool] = tools;
+    expect((tool?.outputSchema as { properties: Record<string, { description?: string }> }).properties.stream_url?.description).toMatch(/as it is made/);
+    expect(tool?.description).toMatch(/stream_url/);
     try {
       const args = { text: longText(400).slice(0, 30_000) };
       const first = (await client.callTool({ name: 'text_to_speech', arguments: args })) as ToolText;
