@@ -568,8 +568,9 @@ describe('MCP server: a job still processing answers with its stream_url (docs/a
     // Listed, so that the client checks the result against the tool's outputSchema.
     const { tools } = await client.listTools();
     const [tool] = tools;
-    expect((tool?.outputSchema as { properties: Record<string, { description?: string }> }).properties.stream_url?.description).toMatch(/as it is made/);
-    expect(tool?.description).toMatch(/stream_url/);
+    if (!tool) throw new Error('no tool listed');
+    expect((tool.outputSchema as { properties: Record<string, { description?: string }> }).properties.stream_url?.description).toMatch(/as it is made/);
+    expect(tool.description).toMatch(/stream_url/);
     try {
       const args = { text: longText(400).slice(0, 30_000) };
       const first = (await client.callTool({ name: 'text_to_speech', arguments: args })) as ToolText;
