@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runConformanceCli } from '../conformance/testing/run-cli.js';
 import { renderSrt, renderWebVtt, timingsProblems } from '../src/contract/captions.js';
 import { browserAvailable, launchBrowser, openPage, type OpenedPage } from './helpers/browser.js';
-import { call, getJob, postJob } from './helpers/http.js';
+import { call, getJob, longText, postJob } from './helpers/http.js';
 import { runLoadCommand } from './helpers/load.js';
 import { ROOT, removeDir } from './helpers/server.js';
 import { listen, type ListeningServer } from './helpers/in-process.js';
@@ -435,4 +435,79 @@ describe.skipIf(!browserAvailable('dashboard and API reference'))('dashboard and
     for (const chart of await page.locator('svg.chart').all()) expect(await chart.isVisible()).toBe(true);
     expectClean(report);
   }, 90_000);
+});
+
+/**
+ * A running job plays on the dashboard while it is made: its row's player is on the job's signed
+ * stream URL (same origin), and Chromium buffers and plays it while polls still say processing.
+ * A server of its own that answers every long job 202 at once (INLINE_WAIT_MS 0).
+ */
+describe.skipIf(!browserAvailable('dashboard, a running job'))('dashboard in Chromium: a running job plays while it is made', () => {
+  let server: ListeningServer;
+  let browser: Browser;
+  let dash: OpenedPage | undefined;
+
+  beforeAll(async () => {
+    [server, browser] = await Promise.all([listen({ RATE_POST_LIMIT: '1000', RATE_GET_LIMIT: '1000', INLINE_WAIT_MS: '0' }), launchBrowser()]);
+  }, 120_000);
+  afterAll(async () => {
+    await dash?.close().catch(() => undefined);
+    await browser?.close();
+    await server?.close();
+    if (server) await removeDir(server.dataDir);
+  });
+
+  it("a processing job's row has a player on its stream_url that buffers and plays before the job completes", async () => {
+    const adminJson = async (args: string[]) => {
+      const run = await server.admin([...args, '--json']);
+      expect(run.code, run.stderr).toBe(0);
+      return JSON.parse(run.stdout);
+    };
+    const accountId = (await adminJson(['account', 'create', '--name', 'Grace Hopper', '--plan', 'pro'])).id;
+    const key = (await adminJson(['key', 'create', '--account', accountId, '--name', 'streaming'])).key;
+    const link = await adminJson(['account', 'sign-in-link', accountId]);
+    // About 100,000 characters: far longer to make than the few seconds the test plays of it.
+    const posted = await postJob(server.baseUrl, key, { text: longText(1_200) });
+    expect(posted.status, JSON.stringify(posted.body)).toBe(202);
+    const jobId: string = posted.body.job_id;
+
+    dash = await openPage(browser, link.url);
+    const { page } = dash;
+    await Promise.all([page.waitForURL(`${server.baseUrl}/dashboard`), page.getByRole('button', { name: 'Sign in' }).click()]);
+    const row = page.locator('#jobs tbody tr');
+    expect(await row.count()).toBe(1);
+    expect(await row.locator('td[data-label="Status"]').textContent()).toBe('processing');
+    const audio = row.locator('audio');
+    expect(await audio.count()).toBe(1);
+    expect(await audio.getAttribute('src')).toMatch(new RegExp(`^${server.baseUrl}/v1/stream/${jobId}\\.mp3\\?expires=\\d+&sig=[A-Za-z0-9_-]{43}$`));
+    expect(await audio.getAttribute('aria-label')).toBe(`Audio of job ${jobId}, as it is made`);
+    // Nothing is fetched until it is played.
+    expect(dash.requests.filter((u) => u.includes('/v1/stream/'))).toEqual([]);
+
+    const played = await audio.evaluate(async (el: HTMLAudioElement) => {
+      el.muted = true;
+      await el.play();
+      await new Promise<void>((resolve, reject) => {
+        const check = () => (el.currentTime > 1 ? resolve() : undefined);
+        el.addEventListener('timeupdate', check);
+        el.addEventListener('error', () => reject(new Error(`media error ${el.error?.code}`)));
+        setTimeout(() => reject(new Error('no 1 s of playback within 20 s')), 20_000);
+      });
+      return { currentTime: el.currentTime, buffered: el.buffered.length ? el.buffered.end(0) : 0 };
+    });
+    // Checked after the audio played: the job was still being made all along.
+    const polled = await getJob(server.baseUrl, key, jobId);
+    expect(polled.body.status).toBe('processing');
+    expect(played.currentTime).toBeGreaterThan(1);
+    expect(played.buffered).toBeGreaterThan(played.currentTime);
+    // The player's requests went to this deployment only, to the stream URL.
+    expect(dash.requests.filter((u) => u.includes(`/v1/stream/${jobId}.mp3`)).length).toBeGreaterThanOrEqual(1);
+    expect(dash.outside).toEqual([]);
+    expect(dash.errors).toEqual([]);
+    await audio.evaluate((el: HTMLAudioElement) => {
+      el.pause();
+      el.removeAttribute('src');
+      el.load();
+    });
+  }, 120_000);
 });

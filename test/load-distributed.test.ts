@@ -63,6 +63,7 @@ describe.skipIf(!redis)('agent-tts-load against two API instances and a worker o
       'short=75,long=25',
       '--length',
       'long=10000',
+      '--stream',
       '--threshold',
       'error_rate<0.01',
       '--out-dir',
@@ -81,6 +82,11 @@ describe.skipIf(!redis)('agent-tts-load against two API instances and a worker o
     expect(f.polls_per_job.jobs).toBe(f.paths.job);
     expect(f.audio.downloads).toBe(16);
     expect(f.audio.seconds).toBeGreaterThan(0);
+    // --stream: every 202 job's stream_url gave its first audio byte, whichever instance answered it.
+    expect(results.parameters.stream).toBe(true);
+    expect(f.stream).toEqual({ jobs: f.paths.job, with_url: f.paths.job, not_offered: 0, first_byte: f.paths.job, failed: 0, failures: {} });
+    expect(f.stream_first_byte.count).toBe(f.paths.job);
+    expect(stdout).toContain(`time to first audio byte (stream_url): p50`);
     // The API instances ran no synthesis: the worker process did, once per submission.
     expect(a.logs()).not.toContain('"msg":"job started"');
     expect(b.logs()).not.toContain('"msg":"job started"');

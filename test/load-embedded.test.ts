@@ -7,7 +7,7 @@ import { readReports, runLoadCommand, startLoad } from './helpers/load.js';
 import { removeDir } from './helpers/server.js';
 import { freePort } from '@agent-tts/bench/harness/server-process.js';
 import { listen, type ListeningServer } from './helpers/in-process.js';
-import { withoutTimings } from './helpers/captions.js';
+import { withoutFields, withoutTimings } from './helpers/captions.js';
 
 /**
  * agent-tts-load, built, against the reference server on the embedded default. The servers allow many
@@ -229,7 +229,74 @@ describe('agent-tts-load against the embedded reference server', () => {
     expect(f.audio.downloads).toBe(6);
     expect(md).toMatch(/\| Time to audio, job \(202 → poll\) \| 6 \| \d/);
     expect(md).toMatch(/\| Time to audio, inline \(200\) \| 0 \| – \|/);
+    // No stream is opened without --stream.
+    expect(results.parameters.stream).toBe(false);
+    expect(f.stream).toEqual({ jobs: 0, with_url: 0, not_offered: 0, first_byte: 0, failed: 0, failures: {} });
+    expect(md).not.toContain('stream_url');
+    expect(stdout).not.toContain('first audio byte');
   }, 120_000);
+
+  describe("--stream: the first audio byte of each job's stream_url", () => {
+    // Every submission takes the job path (no inline wait); 5,000 characters take a few chunks to make.
+    const streamRun = (args: string[]) => runLoadCommand(['--rate', '2', '--duration', '2s', '--mix', 'long=100', '--post-limit', '1000', '--stream', ...args]);
+
+    it('times the first audio byte of every 202 job, from its POST, before its audio is complete', async () => {
+      const { code, stdout, stderr } = await streamRun([
+        '--fixtures',
+        jobsOnly.fixturesPath,
+        '--threshold',
+        'stream_first_byte_p95<60s',
+        '--out-dir',
+        out('stream'),
+      ]);
+      expect(code, stderr).toBe(0);
+      expect(stdout).toMatch(/time to first audio byte \(stream_url\): p50 [\d.]+ m?s \/ p95 [\d.]+ m?s \/ max [\d.]+ m?s over 4 streams\n/);
+      expect(stdout).toContain('pass  stream_first_byte_p95<60s');
+      const { results, md, html } = await readReports(out('stream'));
+      expect(results.parameters.stream).toBe(true);
+      const f = results.figures;
+      expect(f.submissions).toMatchObject({ sent: 4, completed: 4, errors: 0 });
+      expect(f.paths).toEqual({ inline: 0, job: 4 });
+      expect(f.stream).toEqual({ jobs: 4, with_url: 4, not_offered: 0, first_byte: 4, failed: 0, failures: {} });
+      const first = f.stream_first_byte;
+      expect(first.count).toBe(4);
+      expect(first.p50_ms).toBeGreaterThan(0);
+      expect(first.p95_ms).toBeGreaterThanOrEqual(first.p50_ms);
+      expect(first.max_ms).toBeGreaterThanOrEqual(first.p95_ms);
+      // Each first byte came while its job was being made: before the audio that a poll (≥ 1 s after the 202) led to.
+      expect(first.max_ms).toBeLessThan(f.time_to_audio_job.max_ms);
+      expect(first.p50_ms).toBeLessThan(f.time_to_audio_job.p50_ms);
+      expect(results.metrics.stream_first_byte_p95).toBe(first.p95_ms);
+      expect(md).toMatch(/\| Time to first audio byte \(stream_url\) \| p50 .* over 4 streams \|/);
+      expect(md).toMatch(/\| Stream first audio byte \(POST → first byte of stream_url\) \| 4 \| \d/);
+      expect(html).toContain('Time to first audio byte (stream_url)');
+    }, 120_000);
+
+    it('against a deployment without the extension, counts the jobs without stream_url and says so', async () => {
+      const baseOnly = await withoutFields(jobsOnly.baseUrl, ['stream_url']);
+      try {
+        const { code, stdout, stderr } = await streamRun([
+          '--fixtures',
+          jobsOnly.fixturesPath,
+          '--base-url',
+          baseOnly.url,
+          '--threshold',
+          'stream_first_byte_p95<60s',
+          '--out-dir',
+          out('no-stream'),
+        ]);
+        // A threshold on a metric without samples fails.
+        expect(code, stderr).toBe(1);
+        expect(stdout).toContain('time to first audio byte (stream_url): p50 – / p95 – / max – over 0 streams; 4 of 4 jobs without stream_url');
+        expect(stdout).toContain('note: 4 of 4 jobs answered 202 carried no stream_url');
+        const { results } = await readReports(out('no-stream'));
+        expect(results.figures.stream).toEqual({ jobs: 4, with_url: 0, not_offered: 4, first_byte: 0, failed: 0, failures: {} });
+        expect(results.figures.submissions).toMatchObject({ sent: 4, completed: 4, errors: 0 });
+      } finally {
+        await baseOnly.close();
+      }
+    }, 120_000);
+  });
 
   describe('--timings-share: a share of the submissions ask for word timings', () => {
     const timingsRun = (args: string[]) =>

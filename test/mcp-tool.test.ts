@@ -15,6 +15,7 @@ import { startWarmSandbox } from './helpers/sandbox.js';
 import { ROOT } from './helpers/server.js';
 import { listen, type ListeningServer } from './helpers/in-process.js';
 import { cueProblems, parseCaptions, withoutTimings } from './helpers/captions.js';
+import { decodeMp3, longText } from './helpers/http.js';
 
 const BIN = join(ROOT, 'src/client/bin/agent-tts.js');
 
@@ -544,6 +545,75 @@ describe('MCP server against the sandbox (1 POST a minute per key): answers with
       await mcp.close();
     }
   });
+});
+
+describe('MCP server: a job still processing answers with its stream_url (docs/api-rules.md#streaming-audio)', () => {
+  let server: ListeningServer;
+  beforeAll(async () => {
+    // The reference server, embedded, real synthesis: every long job answers 202 at once.
+    server = await listen({ RATE_POST_LIMIT: '100', INLINE_WAIT_MS: '0' });
+  }, 120_000);
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it('hands back the stream_url, which plays the job while it is made and ends with exactly the bytes of its audio_url', async () => {
+    const apiClient = new AgentTtsClient({ baseUrl: server.baseUrl, apiKey: server.fixtures.keys.active[0] ?? '' });
+    // The call's limit cut to 1.5 s, so that a 30,000-character job outlasts it.
+    const mcp = createTtsMcpServer({ client: apiClient, redact: (t) => t, maxCallMs: 1_500 });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await mcp.connect(serverSide);
+    const client = new Client({ name: 'agent-tts-test', version: '0.0.0' });
+    await client.connect(clientSide);
+    // Listed, so that the client checks the result against the tool's outputSchema.
+    const { tools } = await client.listTools();
+    const [tool] = tools;
+    if (!tool) throw new Error('no tool listed');
+    expect((tool.outputSchema as { properties: Record<string, { description?: string }> }).properties.stream_url?.description).toMatch(/as it is made/);
+    expect(tool.description).toMatch(/stream_url/);
+    try {
+      const args = { text: longText(400).slice(0, 30_000) };
+      const first = (await client.callTool({ name: 'text_to_speech', arguments: args })) as ToolText;
+      expect(first.isError, textOf(first)).toBeFalsy();
+      const processing = first.structuredContent as { status: string; job_id: string; stream_url?: string; message: string };
+      expect(processing).toMatchObject({ status: 'processing', job_id: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+      expect(processing.stream_url).toMatch(new RegExp(`^${server.baseUrl}/v1/stream/${processing.job_id}\\.mp3\\?expires=\\d+&sig=`));
+      expect(processing.message).toMatch(/stream_url plays the audio made so far/);
+      expect(JSON.parse(textOf(first))).toEqual(processing);
+
+      // A player given the URL at once: no key, audio/mpeg, the first bytes decode while the job still runs.
+      const res = await fetch(processing.stream_url ?? '');
+      expect([res.status, res.headers.get('content-type')]).toEqual([200, 'audio/mpeg']);
+      const reader = (res.body ?? new ReadableStream<Uint8Array>()).getReader();
+      const chunks: Uint8Array[] = [];
+      let statusAtFirstBytes: unknown;
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        if (chunks.length === 0) statusAtFirstBytes = (await apiClient.getJob(processing.job_id)).status;
+        chunks.push(value);
+      }
+      expect(statusAtFirstBytes).toBe('processing');
+      const streamed = Buffer.concat(chunks);
+
+      // The stream has ended: the job is done; the follow-up call (each as short as the first) answers completed.
+      let second: ToolText | undefined;
+      for (let calls = 0; calls < 20 && (second?.structuredContent?.status ?? 'processing') === 'processing'; calls++) {
+        second = (await client.callTool({ name: 'text_to_speech', arguments: { ...args, job_id: processing.job_id } })) as ToolText;
+        expect(second.isError, textOf(second)).toBeFalsy();
+      }
+      const completed = second?.structuredContent as { status: string; audio_url: string };
+      expect(completed.status).toBe('completed');
+      // Only a processing answer carries it.
+      expect(completed).not.toHaveProperty('stream_url');
+      const file = Buffer.from(await (await fetch(completed.audio_url)).arrayBuffer());
+      expect(streamed.equals(file)).toBe(true);
+      expect((await decodeMp3(streamed)).seconds).toBeGreaterThan(60);
+    } finally {
+      await client.close();
+      await mcp.close();
+    }
+  }, 120_000);
 });
 
 describe('MCP server on an injected clock (the sandbox’s): waits move the clock, progress keeps its pace on it', () => {

@@ -56,6 +56,28 @@ describe('streaming audio from the client and the command line', () => {
     await expect(client.stream({ job_id: job.job_id })).rejects.toMatchObject({ code: 'INVALID_RESPONSE' });
   }, 180_000);
 
+  it("speak()'s progress events carry each processing answer's stream_url as streamUrl, which plays the job", async () => {
+    const client = new AgentTtsClient({ baseUrl: server.baseUrl, apiKey: key });
+    const events: Array<{ status: string; streamUrl?: string }> = [];
+    let streamed: Promise<{ bytes: Buffer; firstAt: number }> | undefined;
+    const job = await client.speak(
+      { text: longText(300) },
+      {
+        onProgress: (event) => {
+          events.push({ status: event.status, streamUrl: event.streamUrl });
+          // Played from the first event that has it, while the job is still being made.
+          if (event.streamUrl && !streamed) streamed = client.stream(event.streamUrl).then(drain);
+        },
+      },
+    );
+    const processing = events.filter((e) => e.status === 'processing');
+    expect(processing.length).toBeGreaterThanOrEqual(1);
+    for (const e of processing) expect(e.streamUrl).toMatch(new RegExp(`^${server.baseUrl}/v1/stream/${job.job_id}\\.mp3\\?expires=\\d+&sig=`));
+    expect(events.filter((e) => e.status === 'completed').map((e) => e.streamUrl)).toEqual([undefined]);
+    const { bytes } = await (streamed ?? Promise.reject(new Error('no streamUrl in any progress event')));
+    expect(Buffer.compare(bytes, Buffer.from(await client.download(job)))).toBe(0);
+  }, 180_000);
+
   it('client.stream rejects a refused URL with NOT_FOUND', async () => {
     const client = new AgentTtsClient({ baseUrl: server.baseUrl, apiKey: key });
     const url = `${server.baseUrl}/v1/stream/3f1c2d4e-5a6b-4c7d-8e9f-0a1b2c3d4e5f.mp3?expires=9999999999&sig=${'A'.repeat(43)}`;

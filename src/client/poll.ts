@@ -86,6 +86,7 @@ export async function pollJob(getJob: GetJob, jobId: string, options: PollOption
       percent: job.status === 'completed' ? 100 : job.progress_percent,
       elapsedMs: clock.now() - startedAt,
       nextPollMs,
+      ...(job.status === 'processing' && job.stream_url ? { streamUrl: job.stream_url } : {}),
       polls,
     });
   if (options.firstReport) report(options.firstReport, waitMs);

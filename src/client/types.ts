@@ -44,6 +44,11 @@ export interface ProgressEvent {
   elapsedMs: number;
   /** Milliseconds until the next poll; undefined once completed, or when the timeout ends the wait. */
   nextPollMs?: number;
+  /**
+   * While processing, the job's `stream_url` in that answer, when the service offers it (an extension:
+   * docs/api-rules.md#streaming-audio): the audio as it is made, for a player or `stream()`.
+   */
+  streamUrl?: string;
   /** GET requests made so far. */
   polls: number;
 }

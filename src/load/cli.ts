@@ -4,7 +4,7 @@ import { FixturesError, isHttpUrl, loadFixturesFile } from '../../conformance/fi
 import { API_PATH, redactKeys } from '../contract/limits.js';
 import { UsageError } from './errors.js';
 import { Progress } from './progress.js';
-import { describeMachine, describeTimings, writeReports } from './report.js';
+import { describeMachine, describeStream, describeTimings, writeReports } from './report.js';
 import { EXIT, type LoadResults, NAME, resultsOf } from './results.js';
 import { type RunResult, runLoad } from './runner.js';
 import { USER_AGENT } from './exchange.js';
@@ -213,6 +213,8 @@ function consoleSummary(r: LoadResults): string {
   ];
   const timings = describeTimings(f.timings);
   if (timings) lines.push(`  word timings: ${timings}`);
+  const stream = describeStream(f);
+  if (stream) lines.push(`  time to first audio byte (stream_url): ${stream}`);
   for (const n of r.notes) lines.push(`  note: ${n}`);
   for (const t of r.thresholds) lines.push(`  ${describeResult(t)}`);
   return lines.join('\n');

@@ -70,6 +70,40 @@ export async function download(url: string, signal: AbortSignal, timeoutMs: numb
   }
 }
 
+/**
+ * Opens a stream URL and waits for its first byte of audio, then closes it: the answer's status, the
+ * bytes of that first piece (0 when the body ended with none) and when it came (ms from the request).
+ * The request timeout bounds the wait for the first byte.
+ */
+export async function firstByte(url: string, signal: AbortSignal, timeoutMs: number): Promise<{ status: number; bytes: number; ms: number }> {
+  const started = performance.now();
+  const stop = new AbortController();
+  try {
+    const res = await fetch(url, {
+      headers: { 'user-agent': USER_AGENT },
+      signal: AbortSignal.any([signal, stop.signal, AbortSignal.timeout(timeoutMs)]),
+    });
+    if (res.status !== 200 || !res.body) {
+      await res.body?.cancel();
+      return { status: res.status, bytes: 0, ms: performance.now() - started };
+    }
+    const reader = res.body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return { status: res.status, bytes: 0, ms: performance.now() - started };
+      if (value.byteLength > 0) {
+        const ms = performance.now() - started;
+        await reader.cancel().catch(() => undefined);
+        return { status: res.status, bytes: value.byteLength, ms };
+      }
+    }
+  } catch (error) {
+    throw failureOf(error, signal);
+  } finally {
+    stop.abort();
+  }
+}
+
 /** The error an answer carries, or one named after its status when it has none. */
 export function apiError(answer: Answer): { code: string; message: string } {
   const err = answer.body?.error;

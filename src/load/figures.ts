@@ -46,6 +46,15 @@ export interface Figures {
    * job, how many carried `timings` and how many did not; and answers carrying timings not asked for.
    */
   timings: { asked: number; completed: number; with_timings: number; missing: number; unasked_with_timings: number };
+  /**
+   * Streaming (--stream; docs/api-rules.md#streaming-audio): of the jobs answered 202, how many carried
+   * a stream_url, how many did not, how many streams gave a first audio byte and how many failed (by
+   * code: `HTTP_<status>`, `TIMEOUT`, `NETWORK_ERROR`, `EMPTY` for a body that ended with no byte).
+   * All zero without --stream.
+   */
+  stream: { jobs: number; with_url: number; not_offered: number; first_byte: number; failed: number; failures: Record<string, number> };
+  /** POST sent → first audio byte of the job's stream_url, for the jobs whose stream gave one. */
+  stream_first_byte: LatencySummary;
   elapsed_s: number;
 }
 
@@ -58,6 +67,7 @@ export function flatMetrics(f: Figures): Record<string, number | null> {
     ['time_to_audio_job', f.time_to_audio_job],
     ['submit_latency', f.submit_latency],
     ['download_time', f.download_time],
+    ['stream_first_byte', f.stream_first_byte],
   ];
   for (const [name, s] of families) {
     for (const stat of ['p50', 'p90', 'p95', 'p99', 'max', 'mean', 'min'] as const) out[`${name}_${stat}`] = s[`${stat}_ms`];

@@ -2,7 +2,7 @@
 import { defined } from './defined.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { API_PATH } from '../contract/limits.js';
-import { type Answer, type ExchangeFailure, USER_AGENT, apiError, download, exchange } from './exchange.js';
+import { type Answer, type ExchangeFailure, USER_AGENT, apiError, download, exchange, firstByte } from './exchange.js';
 import type { Recorder } from './recorder.js';
 import type { KeySpreader } from './schedule.js';
 import type { LoadSettings } from './settings.js';
@@ -33,6 +33,8 @@ export async function follow(run: RunContext, sub: Submission, dueMs: number): P
   recorder.onSent(sentAt, sentAt - dueMs, key, withinLimit, sub.asksTimings);
   const apiKey = defined(run.keys[key], `key ${key} of the spreader`);
   const fail = (code: string, message: string) => recorder.onError(now(), code, message);
+  // With --stream, the first audio byte of the job's stream_url, listened for while the job is polled.
+  let streaming: Promise<void> | undefined;
   try {
     let answer: Answer;
     try {
@@ -73,6 +75,7 @@ export async function follow(run: RunContext, sub: Submission, dueMs: number): P
     } else if (answer.status === 202 && typeof answer.body?.job_id === 'string') {
       path = 'job';
       recorder.onPath(path);
+      if (settings.stream) streaming = listen(run, answer.body.stream_url, sentAt);
       recorder.polling++;
       const polled = await poll(run, answer, apiKey, sentAt).finally(() => recorder.polling--);
       if (polled === 'interrupted') return recorder.onInterrupted();
@@ -83,27 +86,57 @@ export async function follow(run: RunContext, sub: Submission, dueMs: number): P
       return fail(code, `POST answered ${answer.status}: ${message}`);
     }
     recorder.onTimings(sub.asksTimings, hasTimings(done.body));
-    const audioUrl = done.body?.audio_url;
-    if (typeof audioUrl !== 'string') return fail('BAD_ANSWER', 'completed job without audio_url');
-    let got;
-    try {
-      got = await download(new URL(audioUrl, baseUrl).toString(), signal, settings.requestTimeoutMs);
-    } catch (error) {
-      const f = error as ExchangeFailure;
-      if (f.code === 'INTERRUPTED') return recorder.onInterrupted();
-      recorder.onExchange('download', undefined, f.code);
-      return fail(`DOWNLOAD_${f.code}`, `audio download: ${f.message}`);
-    }
-    recorder.onExchange('download', got.status);
-    if (got.status !== 200 || got.bytes === 0) return fail('DOWNLOAD_FAILED', `audio download answered ${got.status} with ${got.bytes} bytes`);
-    recorder.onDownload(got.ms, got.bytes);
-    const seconds = done.body?.audio?.duration_seconds;
-    const endedAt = now();
-    recorder.onCompleted(endedAt, path, endedAt - sentAt, typeof seconds === 'number' ? seconds : undefined);
+    await deliver(run, done, path, sentAt);
   } catch (error) {
     if (signal.aborted) return recorder.onInterrupted();
     fail('CLIENT_ERROR', (error as Error).message);
+  } finally {
+    await streaming;
   }
+}
+
+/**
+ * Opens a 202 job's stream_url (when the answer has one) and records when its first audio byte came,
+ * counted from the POST (`sentAt`), as time to audio is; the stream is closed at that byte. Never throws:
+ * a stream that fails is counted by its code, and one cut short by the run's end is not counted.
+ */
+async function listen(run: RunContext, streamUrl: unknown, sentAt: number): Promise<void> {
+  const { settings, baseUrl, signal, recorder, now } = run;
+  recorder.onStreamOffered(typeof streamUrl === 'string');
+  if (typeof streamUrl !== 'string') return;
+  try {
+    const openedAt = now();
+    const got = await firstByte(new URL(streamUrl, baseUrl).toString(), signal, settings.requestTimeoutMs);
+    if (got.status !== 200) recorder.onStreamFailed(`HTTP_${got.status}`);
+    else if (got.bytes === 0) recorder.onStreamFailed('EMPTY');
+    else recorder.onStreamFirstByte(openedAt + got.ms - sentAt);
+  } catch (error) {
+    const f = error as ExchangeFailure;
+    if (f.code !== 'INTERRUPTED') recorder.onStreamFailed(f.code ?? 'CLIENT_ERROR');
+  }
+}
+
+/** Downloads the audio of a completed answer and records the submission as completed, or how it failed. */
+async function deliver(run: RunContext, done: Answer, path: 'inline' | 'job', sentAt: number): Promise<void> {
+  const { settings, baseUrl, signal, recorder, now } = run;
+  const fail = (code: string, message: string) => recorder.onError(now(), code, message);
+  const audioUrl = done.body?.audio_url;
+  if (typeof audioUrl !== 'string') return fail('BAD_ANSWER', 'completed job without audio_url');
+  let got;
+  try {
+    got = await download(new URL(audioUrl, baseUrl).toString(), signal, settings.requestTimeoutMs);
+  } catch (error) {
+    const f = error as ExchangeFailure;
+    if (f.code === 'INTERRUPTED') return recorder.onInterrupted();
+    recorder.onExchange('download', undefined, f.code);
+    return fail(`DOWNLOAD_${f.code}`, `audio download: ${f.message}`);
+  }
+  recorder.onExchange('download', got.status);
+  if (got.status !== 200 || got.bytes === 0) return fail('DOWNLOAD_FAILED', `audio download answered ${got.status} with ${got.bytes} bytes`);
+  recorder.onDownload(got.ms, got.bytes);
+  const seconds = done.body?.audio?.duration_seconds;
+  const endedAt = now();
+  recorder.onCompleted(endedAt, path, endedAt - sentAt, typeof seconds === 'number' ? seconds : undefined);
 }
 
 /** A completed answer carries timings: the three signed URLs of its captions (docs/api-rules.md#word-timings-and-captions). */

@@ -24,6 +24,7 @@ export class Recorder {
   readonly ttaJob = new LatencyHistogram();
   readonly download = new LatencyHistogram();
   readonly lag = new LatencyHistogram();
+  readonly streamFirstByte = new LatencyHistogram();
   readonly http: Record<RequestKind, Record<string, number>> = { post: {}, poll: {}, download: {} };
   readonly errorCodes: Record<string, number> = {};
   readonly errorSamples = new Map<string, number>();
@@ -45,6 +46,8 @@ export class Recorder {
   lastSentAtMs = 0;
   /** Word timings: submissions that asked; of their completed answers, those with and without `timings`; answers with timings not asked for. */
   readonly timings = { asked: 0, completed: 0, with_timings: 0, missing: 0, unasked_with_timings: 0 };
+  /** Streaming (--stream): see Figures['stream']. */
+  readonly stream = { jobs: 0, with_url: 0, not_offered: 0, first_byte: 0, failed: 0, failures: {} as Record<string, number> };
   private readonly buckets: Bucket[] = [];
 
   constructor(
@@ -132,6 +135,23 @@ export class Recorder {
     }
     this.timings.completed++;
     this.timings[carried ? 'with_timings' : 'missing']++;
+  }
+
+  /** A job answered 202 in a run with --stream: whether the answer carried a stream_url. */
+  onStreamOffered(offered: boolean): void {
+    this.stream.jobs++;
+    this.stream[offered ? 'with_url' : 'not_offered']++;
+  }
+
+  /** A stream's first audio byte, `ms` after its POST was sent. */
+  onStreamFirstByte(ms: number): void {
+    this.stream.first_byte++;
+    this.streamFirstByte.record(ms);
+  }
+
+  onStreamFailed(code: string): void {
+    this.stream.failed++;
+    this.stream.failures[code] = (this.stream.failures[code] ?? 0) + 1;
   }
 
   onPollsDone(polls: number): void {
@@ -264,6 +284,8 @@ export class Recorder {
       },
       keys: this.keyDisplays.map((display, i) => ({ display, posts: this.keyPosts[i] ?? 0, refused: this.keyRefused[i] ?? 0 })),
       timings: { ...this.timings },
+      stream: { ...this.stream, failures: { ...this.stream.failures } },
+      stream_first_byte: this.streamFirstByte.summary(),
       elapsed_s: round(opts.elapsedMs / 1000, 3),
     };
   }

@@ -224,6 +224,29 @@ describe('reports', () => {
     expect(results(r).metrics).toMatchObject({ timings_asked: 3, timings_missing: 1 });
   });
 
+  it('reports the time to first audio byte of the stream URLs (--stream), only when some 202 job was streamed or lacked the URL', () => {
+    const plain = renderMarkdown(results(recordedRun()));
+    expect(plain).not.toContain('stream_url');
+    const r = recordedRun();
+    for (const ms of [300, 500]) {
+      r.onStreamOffered(true);
+      r.onStreamFirstByte(ms);
+    }
+    r.onStreamOffered(true);
+    r.onStreamFailed('HTTP_404');
+    r.onStreamOffered(false);
+    const res = results(r, ['stream_first_byte_max<1s']);
+    expect(res.figures.stream).toEqual({ jobs: 4, with_url: 3, not_offered: 1, first_byte: 2, failed: 1, failures: { HTTP_404: 1 } });
+    const text = 'p50 300 ms / p95 500 ms / max 500 ms over 2 streams, 1 failed; 1 of 4 jobs without stream_url';
+    const md = renderMarkdown(res);
+    expect(md).toContain(`| Time to first audio byte (stream_url) | ${text} |`);
+    expect(md).toMatch(/\| Stream first audio byte \(POST → first byte of stream_url\) \| 2 \| 300 ms \|/);
+    expect(renderHtml(res)).toContain(`<th scope="row">Time to first audio byte (stream_url)</th><td>${text}</td>`);
+    expect(res.metrics.stream_first_byte_p50).toBeCloseTo(300, -1);
+    expect(res.metrics.stream_first_byte_max).toBeCloseTo(500, -1);
+    expect(res.thresholds[0]).toMatchObject({ pass: true });
+  });
+
   it('renders HTML with four charts holding the data, escaped, with titles and axis labels', () => {
     const html = renderHtml(results(recordedRun()));
     const charts = [...html.matchAll(/<svg class="chart" data-chart="(\w+)" role="img" aria-labelledby="\w+-title \w+-desc"/g)].map((m) => m[1]);

@@ -37,8 +37,19 @@ function latencyRows(results: LoadResults): [string, LatencySummary][] {
     ['Submission (POST) latency', f.submit_latency],
     ...Object.entries(f.submit_latency_by_status).map(([status, s]) => [`POST latency, ${status} answers`, s] as [string, LatencySummary]),
     ['Audio download', f.download_time],
+    ...(f.stream.jobs > 0 ? [['Stream first audio byte (POST → first byte of stream_url)', f.stream_first_byte] as [string, LatencySummary]] : []),
     ['Generator lag (sent after due)', f.generator.lag],
   ];
+}
+
+/** Time to the first audio byte of the jobs' stream URLs (--stream), when any job was answered 202 in such a run. */
+export function describeStream(f: Figures): string | undefined {
+  const s = f.stream;
+  if (s.jobs === 0) return undefined;
+  const l = f.stream_first_byte;
+  const failed = s.failed > 0 ? `, ${s.failed} failed` : '';
+  const missing = s.not_offered > 0 ? `; ${s.not_offered} of ${s.jobs} jobs without stream_url` : '';
+  return `p50 ${ms(l.p50_ms)} / p95 ${ms(l.p95_ms)} / max ${ms(l.max_ms)} over ${s.first_byte} streams${failed}${missing}`;
 }
 
 /** What became of the submissions that asked for word timings, when some did (--timings-share). */
@@ -101,6 +112,8 @@ export function renderMarkdown(results: LoadResults): string {
   lines.push(`| Polls per 202 job | mean ${num(f.polls_per_job.mean)}, max ${num(f.polls_per_job.max, 0)} over ${f.polls_per_job.jobs} jobs |`);
   const timings = describeTimings(f.timings);
   if (timings) lines.push(`| Word timings (timestamps: "word") | ${timings} |`);
+  const stream = describeStream(f);
+  if (stream) lines.push(`| Time to first audio byte (stream_url) | ${stream} |`);
   lines.push('');
   if (results.thresholds.length > 0) {
     lines.push('## Thresholds', '');
@@ -112,6 +125,7 @@ export function renderMarkdown(results: LoadResults): string {
     lines.push(`| ${name} | ${l.count} | ${ms(l.p50_ms)} | ${ms(l.p90_ms)} | ${ms(l.p95_ms)} | ${ms(l.p99_ms)} | ${ms(l.max_ms)} | ${ms(l.mean_ms)} |`);
   }
   lines.push('', 'Time to audio runs from sending the POST to the last byte of the audio download.', '');
+  if (stream) lines.push("The stream's first audio byte is timed from sending the POST too (--stream).", '');
   lines.push('## HTTP statuses and error codes', '', '| Requests | Counts |', '| --- | --- |');
   lines.push(
     `| POST | ${counts(f.http_status.post)} |`,
@@ -159,6 +173,7 @@ export function renderHtml(results: LoadResults): string {
   const row = (k: string, v: string) => `<tr><th scope="row">${e(k)}</th><td>${e(v)}</td></tr>`;
   const s = f.submissions;
   const timings = describeTimings(f.timings);
+  const stream = describeStream(f);
   const summary = [
     row('Submissions sent / due', `${s.sent} / ${s.due}`),
     row('Audio delivered', `${s.completed} (${pct(f.success_rate)})`),
@@ -172,6 +187,7 @@ export function renderHtml(results: LoadResults): string {
     row('Audio produced', `${num(f.audio.seconds, 1)} s (${num(f.audio.seconds_per_second, 3)} audio s per s)`),
     row('Polls per 202 job', `mean ${num(f.polls_per_job.mean)}, max ${num(f.polls_per_job.max, 0)}`),
     timings ? row('Word timings (timestamps: "word")', timings) : '',
+    stream ? row('Time to first audio byte (stream_url)', stream) : '',
   ].join('');
   const latencies = latencyRows(results)
     .map(

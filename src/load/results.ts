@@ -68,6 +68,7 @@ function parametersOf(settings: LoadSettings, schedule: Schedule, keys: number):
     speeds: settings.speeds,
     language: settings.language ?? null,
     timings_share: settings.timingsShare,
+    stream: settings.stream,
     seed: settings.seed,
     post_limit: settings.postLimit,
     rate_window_s: settings.rateWindowSeconds,
@@ -102,6 +103,17 @@ function notesOf(figures: Figures, run: RunResult, settings: LoadSettings): stri
       `${t.missing} of ${t.completed} completed answers to submissions that asked for word timings carried no timings: the deployment does not offer the extension, or lost them.`,
     );
   if (t.unasked_with_timings > 0) notes.push(`${t.unasked_with_timings} completed answers carried timings that their submission did not ask for.`);
+  const st = figures.stream;
+  if (st.not_offered > 0)
+    notes.push(
+      `${st.not_offered} of ${st.jobs} jobs answered 202 carried no stream_url: the deployment does not stream audio while a job runs (an extension), so they have no time to first audio byte.`,
+    );
+  if (st.failed > 0)
+    notes.push(
+      `${st.failed} streams gave no audio byte (${Object.entries(st.failures)
+        .map(([k, v]) => `${k}×${v}`)
+        .join(' ')}); they are not in the time to first audio byte.`,
+    );
   if (run.stoppedBy === 'max-requests') notes.push(`Sending stopped at --max-requests ${settings.maxRequests}.`);
   if (run.interrupted)
     notes.push('The run was interrupted (Ctrl-C): the figures cover what happened until then; thresholds were not judged for the exit code.');

@@ -131,6 +131,11 @@ describe('the command line', () => {
       );
   });
 
+  it('opens no stream unless --stream asks', () => {
+    expect(readSettings([...base, '--rate', '1']).stream).toBe(false);
+    expect(readSettings([...base, '--rate', '1', '--stream']).stream).toBe(true);
+  });
+
   it('answers --help without needing anything else', () => {
     expect(readSettings(['--help']).help).toBe(true);
   });

@@ -31,6 +31,12 @@ export interface LoadSettings {
   language?: string;
   /** The share of submissions that ask for word timings (`timestamps: "word"`), spread evenly. */
   timingsShare: number;
+  /**
+   * Open the `stream_url` of every job answered 202 (docs/api-rules.md#streaming-audio) and time its
+   * first audio byte. Off by default: each stream is one more connection and request per job, which a
+   * run without it does not make, so figures stay comparable with runs before it.
+   */
+  stream: boolean;
   postLimit: number;
   rateWindowSeconds: number;
   allow429: boolean;
@@ -57,6 +63,7 @@ const OPTIONS = {
   speeds: { type: 'string' },
   language: { type: 'string' },
   'timings-share': { type: 'string' },
+  stream: { type: 'boolean' },
   'post-limit': { type: 'string' },
   'rate-window': { type: 'string' },
   'allow-429': { type: 'boolean' },
@@ -127,6 +134,7 @@ export function readSettings(argv: readonly string[], notice: (line: string) => 
     speeds: parseSpeeds(values.speeds ?? String(LIMITS.speedDefault)),
     language: values.language,
     timingsShare: values['timings-share'] !== undefined ? parseShare(values['timings-share'], '--timings-share') : 0,
+    stream: values.stream ?? false,
     postLimit,
     rateWindowSeconds: rateWindowMs / 1000,
     allow429: values['allow-429'] ?? false,
@@ -145,6 +153,7 @@ function defaults(): LoadSettings {
     voices: [],
     speeds: [],
     timingsShare: 0,
+    stream: false,
     postLimit: LIMITS.postPerMinute,
     rateWindowSeconds: LIMITS.rateWindowSeconds,
     allow429: false,
@@ -185,6 +194,9 @@ Workload (open loop: request i is sent on schedule whatever happened to the earl
   --timings-share S      Share of submissions that ask for word timings (timestamps: "word", an
                          extension beyond the base API): 0.2 or 20%, spread evenly (default 0). The
                          report counts them and whether their completed answers carried timings.
+  --stream               For each job answered 202, open its stream_url (the audio while it is made,
+                         an extension beyond the base API) and time its first audio byte from the
+                         POST; the stream is closed at that byte. Off by default.
   --seed N               Seed of the text-class draws (default 1): the same seed sends the same texts.
 
 Rate limits (docs/api-rules.md#limits: 1 POST per 60 s per key):
@@ -209,8 +221,8 @@ Thresholds (repeatable; all must hold):
   --threshold 'inline_share>=0.9' --threshold 'time_to_audio_p95<15s' --threshold 'error_rate<0.01'
   Operators < <= > >= == !=. Times take ms, s or m (a bare number is ms); shares take a number or a
   percentage (1%). A threshold on a metric with no samples fails. Metrics:
-    time_to_audio_*, time_to_audio_inline_*, time_to_audio_job_*, submit_latency_*, download_time_*
-    (each with p50 p90 p95 p99 max mean min), inline_share, error_rate, rate_limited_rate,
+    time_to_audio_*, time_to_audio_inline_*, time_to_audio_job_*, submit_latency_*, download_time_*,
+    stream_first_byte_* (each with p50 p90 p95 p99 max mean min), inline_share, error_rate, rate_limited_rate,
     success_rate, submissions, completed, polls_per_job_mean, polls_per_job_max, achieved_rate,
     rate_shortfall, generator_lag_p99, generator_lag_max, audio_seconds_per_second, timings_asked,
     timings_missing.

@@ -30,7 +30,7 @@ describe('thresholds', () => {
   });
 
   it('knows every time family with every statistic', () => {
-    for (const family of ['time_to_audio', 'time_to_audio_inline', 'time_to_audio_job', 'submit_latency', 'download_time']) {
+    for (const family of ['time_to_audio', 'time_to_audio_inline', 'time_to_audio_job', 'submit_latency', 'download_time', 'stream_first_byte']) {
       for (const stat of ['p50', 'p90', 'p95', 'p99', 'max', 'mean', 'min']) expect(METRICS[`${family}_${stat}`]?.kind).toBe('time');
     }
   });

@@ -9,7 +9,7 @@ import { UsageError } from './errors.js';
 export type MetricKind = 'time' | 'share' | 'number';
 
 const STATS = ['p50', 'p90', 'p95', 'p99', 'max', 'mean', 'min'] as const;
-const TIME_FAMILIES = ['time_to_audio', 'time_to_audio_inline', 'time_to_audio_job', 'submit_latency', 'download_time'] as const;
+const TIME_FAMILIES = ['time_to_audio', 'time_to_audio_inline', 'time_to_audio_job', 'submit_latency', 'download_time', 'stream_first_byte'] as const;
 
 /** Every metric a threshold may name, with its kind and what it means (for --help and the reports). */
 export const METRICS: Readonly<Record<string, { kind: MetricKind; description: string }>> = Object.freeze({

@@ -17,6 +17,8 @@ export interface CallState {
   /** Percent per millisecond, to estimate the progress between two answers (see estimatePercent). */
   percentPerMs?: number;
   nextPollAt?: number;
+  /** The job's stream_url in the service's last answer, when it offers one (each answer signs a fresh one). */
+  streamUrl?: string;
   waitingUntil?: number;
   waitingFor?: string;
 }

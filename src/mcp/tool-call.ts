@@ -100,9 +100,10 @@ async function speakOrPoll(
   const { signal, callClock, options, server } = run;
   const { clock, state } = call;
   const onRetry = retryHandler(input, call, options);
-  const onProgress = (event: { jobId: string; status: string; percent?: number; nextPollMs?: number }) => {
+  const onProgress = (event: { jobId: string; status: string; percent?: number; nextPollMs?: number; streamUrl?: string }) => {
     const now = clock.now();
     state.jobId = event.jobId;
+    if (event.streamUrl) state.streamUrl = event.streamUrl;
     // The job's own time is known when this call submitted it: it began with the call.
     if (event.percent !== undefined) notePercent(state, now, event.percent, event.nextPollMs, input.job_id === undefined ? call.startedAt : undefined);
     state.nextPollAt = event.nextPollMs === undefined ? undefined : now + event.nextPollMs;
@@ -160,7 +161,13 @@ function failureResult(error: unknown, client: AgentTtsClient, call: Call, optio
       const oldest = nextPollOf.keys().next();
       if (nextPollOf.size >= 1000 && !oldest.done) nextPollOf.delete(oldest.value);
       nextPollOf.set(state.jobId, nextPollAt);
-      return processingResult(state.jobId, nextPollAt - clock.now(), state.percent, client, maxCallMs, options.redact);
+      return processingResult(
+        { jobId: state.jobId, percent: state.percent, streamUrl: state.streamUrl },
+        nextPollAt - clock.now(),
+        client,
+        maxCallMs,
+        options.redact,
+      );
     }
     return toolError(
       new AgentTtsError({

@@ -72,26 +72,32 @@ export function completedResult(job: CompletedJob, redact: (text: string) => str
 const substitutedVoiceWarning = (asked: string, spoken: string) =>
   `The audio was spoken by ${spoken}, not ${asked}: the service's voice catalog does not list ${asked}, so it used the closest listed voice of the same language and gender. Choose a listed voice (agent-tts voices) to hear the one you ask for.`;
 
-/** The answer for a job still processing when the call's time ran out: how to wait for it in a later call. */
+/**
+ * The answer for a job still processing when the call's time ran out: how to wait for it in a later
+ * call, and, when the service streams audio while a job runs (its last answer had a `stream_url`), the
+ * URL that plays it now.
+ */
 export function processingResult(
-  jobId: string,
+  job: { jobId: string; percent: number | undefined; streamUrl: string | undefined },
   nextPollInMs: number,
-  percent: number | undefined,
   client: AgentTtsClient,
   maxCallMs: number,
   redact: (text: string) => string,
 ): CallToolResult {
   // Counted from now: the part of the service's last retry_after_seconds that the call has not waited.
   const retryAfterSeconds = Math.max(1, Math.ceil(nextPollInMs / 1000));
+  const { jobId, percent, streamUrl } = job;
   const structured = {
     status: 'processing' as const,
     job_id: jobId,
     status_url: `${client.baseUrl}${API_PATH}?id=${encodeURIComponent(jobId)}`,
     ...(percent !== undefined ? { progress_percent: percent } : {}),
+    ...(streamUrl ? { stream_url: streamUrl } : {}),
     retry_after_seconds: retryAfterSeconds,
     message:
       `The job is still processing after ${Math.round(maxCallMs / 1000)} s. Call ${TOOL_NAME} again with the same arguments and ` +
-      `job_id "${jobId}" (after about ${retryAfterSeconds} s) to wait for it; no new job is made.`,
+      `job_id "${jobId}" (after about ${retryAfterSeconds} s) to wait for it; no new job is made.` +
+      (streamUrl ? ' Meanwhile stream_url plays the audio made so far and the rest as it is made (MP3, no API key needed).' : ''),
   };
   return { content: [{ type: 'text', text: redact(JSON.stringify(structured, null, 2)) }], structuredContent: structured };
 }

@@ -111,6 +111,14 @@ export const TOOL_OUTPUT = z
     language: z.string().optional(),
     status_url: z.string().optional().describe('Processing only: the URL that reports the job (GET, with the API key).'),
     progress_percent: z.number().optional(),
+    stream_url: z
+      .string()
+      .optional()
+      .describe(
+        'Processing only, when the service streams audio while a job runs (an extension): temporary URL of the MP3 as it is made, ' +
+          'from its first byte, growing until it is exactly the audio of audio_url; hand it to a player at once (no API key needed). ' +
+          'It ends abnormally if the job fails.',
+      ),
     retry_after_seconds: z.number().optional().describe('Processing only: seconds to wait before asking again.'),
     message: z
       .string()
@@ -136,7 +144,7 @@ export const DESCRIPTION =
   'Converts text to speech (MP3) and returns a temporary audio URL (status "completed"). Short texts finish at once; long ones are waited for, ' +
   `with progress notifications when the request has a progressToken. A call answers within ${DEFAULT_MAX_CALL_MS / 1000} s: a job still running then ` +
   'comes back as status "processing" with its job_id, status_url and retry_after_seconds; call the tool again with the same arguments plus job_id ' +
-  'to wait for it (no new job is made). On failure the result is an error (isError) with code, message, suggested_action and request_id, ' +
+  'to wait for it (no new job is made); where the service streams audio, it also has stream_url, which plays the audio while it is made. On failure the result is an error (isError) with code, message, suggested_action and request_id, ' +
   'at once, RATE_LIMITED included (the service allows one submission a minute per key): its retry_after_seconds says when to call again, ' +
   'or pass wait_for_rate_limit: true to have the call wait, when the wait fits in the call. ' +
   'With timestamps: "word" the answer also has `timings`: URLs of WebVTT and SRT captions and of JSON word timings.';

@@ -84,7 +84,15 @@ export function insideOutside(audio: DecodedAudio, cues: ParsedCue[]): { inside:
  * passed through, and the `timings` of job answers are dropped, as a service without the word-timings
  * extension (which ignores the unknown `timestamps` field) answers.
  */
-export async function withoutTimings(target: string): Promise<{ url: string; close(): Promise<void> }> {
+export function withoutTimings(target: string): Promise<{ url: string; close(): Promise<void> }> {
+  return withoutFields(target, ['timings']);
+}
+
+/**
+ * As withoutTimings, dropping `fields` from the JSON answers: `['stream_url']` makes a service without
+ * the streaming extension.
+ */
+export async function withoutFields(target: string, fields: readonly string[]): Promise<{ url: string; close(): Promise<void> }> {
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -96,8 +104,8 @@ export async function withoutTimings(target: string): Promise<{ url: string; clo
         const answer = await fetch(`${target}${req.url}`, { method: req.method, headers, body: chunks.length ? Buffer.concat(chunks) : undefined });
         let body = Buffer.from(await answer.arrayBuffer());
         if (answer.headers.get('content-type')?.includes('application/json')) {
-          const json = JSON.parse(body.toString()) as { timings?: unknown };
-          delete json.timings;
+          const json = JSON.parse(body.toString()) as Record<string, unknown>;
+          for (const field of fields) delete json[field];
           body = Buffer.from(JSON.stringify(json));
         }
         const out: Record<string, string> = {};

@@ -162,6 +162,11 @@ interface JobView {
   audioUrl?: string;
   /** Signed URLs of the captions and word timings, for those of them that asked for timings. */
   captions?: TimingsBody;
+  /**
+   * Signed stream URL of a job still processing (docs/api-rules.md#streaming-audio): its audio as it
+   * is made, so that the page can play it before it is done.
+   */
+  streamUrl?: string;
 }
 
 export interface DashboardView {
@@ -250,6 +255,7 @@ export async function dashboardView(
         createdAt: j.createdAt,
         audioUrl: kept ? deps.signer.sign(deps.publicBaseUrl, j.id, now) : undefined,
         captions: kept && j.timestamps === 'word' ? deps.signer.signTimings(deps.publicBaseUrl, j.id, now) : undefined,
+        streamUrl: j.status === 'processing' ? deps.signer.signStream(deps.publicBaseUrl, j.id, now) : undefined,
       };
     }),
   };

@@ -118,6 +118,21 @@ function captionLinks(id: string, captions: NonNullable<DashboardView['jobs'][nu
   )}</p>`;
 }
 
+/**
+ * A job's player: the finished file of a completed job; for a job still processing, its stream URL,
+ * which plays the audio made so far and the rest as it is made (the page itself is not refreshed: a
+ * reload shows the finished job). The stream is opened only when played (preload none), so a list of
+ * running jobs holds no connection open for nobody.
+ */
+function audioCell(j: DashboardView['jobs'][number]): Html {
+  if (j.audioUrl) return html`<audio controls preload="none" src="${j.audioUrl}" aria-label="Audio of job ${j.id}"></audio>`;
+  if (j.streamUrl) {
+    return html`<audio controls preload="none" src="${j.streamUrl}" data-stream aria-label="Audio of job ${j.id}, as it is made"></audio>
+      <p class="muted stream-note">Plays while the job runs.</p>`;
+  }
+  return html`<span class="muted">—</span>`;
+}
+
 /** One job's row: short id, text snippet while kept, status, voice, duration, its audio player and, when it asked for them, its captions. */
 function jobRow(j: DashboardView['jobs'][number]): Html {
   return html`<tr>
@@ -133,11 +148,7 @@ function jobRow(j: DashboardView['jobs'][number]): Html {
                   : html`<time datetime="PT${round3(j.durationSeconds)}S" title="${round3(j.durationSeconds)} s">${formatDuration(j.durationSeconds)}</time>`
               }</td>
               <td data-label="Created">${when(j.createdAt)}</td>
-              <td data-label="Audio">${
-                j.audioUrl
-                  ? html`<audio controls preload="none" src="${j.audioUrl}" aria-label="Audio of job ${j.id}"></audio>`
-                  : html`<span class="muted">—</span>`
-              }${j.captions ? captionLinks(j.id, j.captions) : ''}</td>
+              <td data-label="Audio">${audioCell(j)}${j.captions ? captionLinks(j.id, j.captions) : ''}</td>
             </tr>`;
 }
 
