@@ -78,6 +78,31 @@ export async function rateLimitFiguresAgree(ctx: RuleContext): Promise<void> {
   const [firstGet] = gets;
   must(firstGet, 'no GET of the window was admitted');
   const quota = quotaOf(firstGet, 'get', getLimit);
+  mustCountDown(ctx, key, gets, limited, { quota, earlier, windowMs });
+  must(limited, `${gets.length + earlier} GETs within ${rateWindowSeconds} s were all admitted; the limit is ${getLimit}`);
+  const retryAfter = mustRetryAfter(limited);
+  const limitedState = stateOf(limited, 'get');
+  must(limitedState.remaining === 0, `${describe(limited)}: a 429 with RateLimit r=${limitedState.remaining}, not 0`);
+  // The first GET of these is counted until a window after it at the latest.
+  const leftOfWindow = Math.ceil((endOf(ctx, firstGet) + windowMs - startOf(ctx, limited)) / 1000);
+  must(
+    retryAfter <= leftOfWindow + 1,
+    `${describe(limited)}: Retry-After ${retryAfter} s, but the first GET of this window (${describe(firstGet)}) leaves it within ${leftOfWindow} s: no longer wait is needed`,
+  );
+}
+
+/**
+ * RateLimit's `r` over the GETs of one window: it falls by one with each admitted GET and `t` never
+ * grows, except where the window moved on (a fixed window restarting: `r` rises) or where one of the
+ * key's earlier GETs left a sliding window between two of these (`r` stays, once for each of them).
+ */
+function mustCountDown(
+  ctx: RuleContext,
+  key: string,
+  gets: Exchange[],
+  limited: Exchange | undefined,
+  { quota, earlier, windowMs }: { quota: number; earlier: number; windowMs: number },
+): void {
   // GETs of this key admitted before these (the job's polls): in a sliding window, one of them leaving
   // it frees the place the next GET takes, and r then stays where it was, once for each of them.
   const before = ctx
@@ -114,16 +139,6 @@ export async function rateLimitFiguresAgree(ctx: RuleContext): Promise<void> {
     }
     previous = { exchange, state };
   }
-  must(limited, `${gets.length + earlier} GETs within ${rateWindowSeconds} s were all admitted; the limit is ${getLimit}`);
-  const retryAfter = mustRetryAfter(limited);
-  const limitedState = stateOf(limited, 'get');
-  must(limitedState.remaining === 0, `${describe(limited)}: a 429 with RateLimit r=${limitedState.remaining}, not 0`);
-  // The first GET of these is counted until a window after it at the latest.
-  const leftOfWindow = Math.ceil((endOf(ctx, firstGet) + windowMs - startOf(ctx, limited)) / 1000);
-  must(
-    retryAfter <= leftOfWindow + 1,
-    `${describe(limited)}: Retry-After ${retryAfter} s, but the first GET of this window (${describe(firstGet)}) leaves it within ${leftOfWindow} s: no longer wait is needed`,
-  );
 }
 
 /** The POST 429 of the shared scenario: Retry-After no longer than what is left of the first POST's window. */
