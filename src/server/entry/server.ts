@@ -22,32 +22,8 @@ async function main(): Promise<void> {
   const { app, voicesApp, services } = await createApi({ config, log, shutdown: shutdown.signal, withOps });
 
   const servers: Server[] = [];
-  const api = await listen(app.fetch, config.port, config.host, 'PORT', { ahead: pollFastPath(services, log) });
-  servers.push(api);
-  const voices = await listen(voicesApp.fetch, config.voicesPort, config.host, 'VOICES_PORT');
-  servers.push(voices);
-  const ops = withOps ? undefined : await listen(createOpsApp(opsDepsOf(services, log), serverHosts(config)).fetch, config.opsPort!, config.host, 'OPS_PORT');
-  if (ops) servers.push(ops);
-  const portOf = (s: Server) => (s.address() as { port: number }).port;
-  // For agent-tts-admin run in another shell: its sign-in links and fixtures use this server's origin.
-  recordOrigin(config, { api: portOf(api), voices: portOf(voices) });
-  const resumed = await services.resumeInterrupted();
-  log.info(
-    {
-      port: portOf(api),
-      voices_port: portOf(voices),
-      ops_port: ops ? portOf(ops) : undefined,
-      data_dir: config.dataDir,
-      resumed_jobs: resumed,
-      mode: config.redisUrl ? 'redis' : 'embedded',
-      synth_engine: services.synthEngine?.name,
-      synth_engine_detail: services.synthEngine?.detail,
-    },
-    `agent-tts listening on http://${config.host}:${portOf(api)} (voices on port ${portOf(voices)}; speech: ${services.synthEngine?.name ?? 'estimates only, no local synthesis'})`,
-  );
-
-  // The signal handlers are in place before anything else is awaited: a SIGTERM during the first
-  // retention sweep (run at once, below) otherwise ended the process by Node's default, with no shutdown.
+  // Signal handlers before the first listener and the line that says it listens: until then a SIGTERM
+  // (which a reader of that line may send the next instant) ends the process at once, with no shutdown.
   let sweeps: { stop(): void } | undefined;
   let stopping = false;
   const stop = async (signal: string) => {
@@ -83,6 +59,30 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
+
+  const api = await listen(app.fetch, config.port, config.host, 'PORT', { ahead: pollFastPath(services, log) });
+  servers.push(api);
+  const voices = await listen(voicesApp.fetch, config.voicesPort, config.host, 'VOICES_PORT');
+  servers.push(voices);
+  const ops = withOps ? undefined : await listen(createOpsApp(opsDepsOf(services, log), serverHosts(config)).fetch, config.opsPort!, config.host, 'OPS_PORT');
+  if (ops) servers.push(ops);
+  const portOf = (s: Server) => (s.address() as { port: number }).port;
+  // For agent-tts-admin run in another shell: its sign-in links and fixtures use this server's origin.
+  recordOrigin(config, { api: portOf(api), voices: portOf(voices) });
+  const resumed = await services.resumeInterrupted();
+  log.info(
+    {
+      port: portOf(api),
+      voices_port: portOf(voices),
+      ops_port: ops ? portOf(ops) : undefined,
+      data_dir: config.dataDir,
+      resumed_jobs: resumed,
+      mode: config.redisUrl ? 'redis' : 'embedded',
+      synth_engine: services.synthEngine?.name,
+      synth_engine_detail: services.synthEngine?.detail,
+    },
+    `agent-tts listening on http://${config.host}:${portOf(api)} (voices on port ${portOf(voices)}; speech: ${services.synthEngine?.name ?? 'estimates only, no local synthesis'})`,
+  );
 
   const scheduled = await scheduleSweeps(storageSweepRound(services.store, services.audio, log, services.clock), {
     intervalMs: config.retentionSweepMs,

@@ -43,24 +43,8 @@ async function main(): Promise<void> {
     );
     ops = await listen(app.fetch, workerOpsPort, config.host, 'WORKER_OPS_PORT');
   }
-  log.info(
-    {
-      redis: redactUrl(config.redisUrl),
-      prefix: config.redisPrefix,
-      concurrency: config.jobConcurrency,
-      data_dir: config.dataDir,
-      ops_port: ops ? (ops.address() as { port: number }).port : undefined,
-      synth_engine: services.synthEngine?.name,
-      synth_engine_detail: services.synthEngine?.detail,
-    },
-    `agent-tts worker started (speech: ${services.synthEngine?.name ?? 'unknown'})`,
-  );
-  // Without Redis at start, this waits (reconnecting) rather than exiting: workers come up in any order.
-  worker
-    .ready()
-    .then(() => log.info({ concurrency: config.jobConcurrency }, 'agent-tts worker ready: taking jobs'))
-    .catch((error: unknown) => log.error({ err: error }, 'worker could not start taking jobs'));
-
+  // The signal handlers are in place before the line that says the worker started: until they are, a
+  // SIGTERM ends the process by the signal's default action, at once and with no shutdown.
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
@@ -87,6 +71,23 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
+  log.info(
+    {
+      redis: redactUrl(config.redisUrl),
+      prefix: config.redisPrefix,
+      concurrency: config.jobConcurrency,
+      data_dir: config.dataDir,
+      ops_port: ops ? (ops.address() as { port: number }).port : undefined,
+      synth_engine: services.synthEngine?.name,
+      synth_engine_detail: services.synthEngine?.detail,
+    },
+    `agent-tts worker started (speech: ${services.synthEngine?.name ?? 'unknown'})`,
+  );
+  // Without Redis at start, this waits (reconnecting) rather than exiting: workers come up in any order.
+  worker
+    .ready()
+    .then(() => log.info({ concurrency: config.jobConcurrency }, 'agent-tts worker ready: taking jobs'))
+    .catch((error: unknown) => log.error({ err: error }, 'worker could not start taking jobs'));
 }
 
 main().catch(exitOnStartFailure('agent-tts-worker'));
