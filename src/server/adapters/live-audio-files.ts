@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, open, type FileHandle } from 'node:fs/promises';
-import { rm } from 'node:fs/promises';
+import { mkdir, open, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { LiveAudioFile, LiveAudioFiles, LiveAudioReader } from '../ports/index.js';
 import { FileSpool } from './file-spool.js';

@@ -1,4 +1,5 @@
 import type { BlobStorage, BlobWriter, ByteRange } from '../ports/index.js';
+import { liveKey } from './live-segments.js';
 
 /** A job's timings files: the word timings (JSON) and the captions rendered from them (WebVTT, SubRip). */
 export type TimingsFormat = 'json' | 'vtt' | 'srt';
@@ -68,7 +69,7 @@ export const jobKeys = (jobId: string): string[] => [
   timingsKey(jobId, 'json'),
   timingsKey(jobId, 'vtt'),
   timingsKey(jobId, 'srt'),
-  `${jobId}.live`,
+  liveKey(jobId),
 ];
 
 const SUFFIXES = ['.mp3', '.timings.json', '.captions.vtt', '.captions.srt', '.live'];

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { BlobStorage, JobRepository } from '../ports/index.js';
 import type { AudioStorage } from './job-files.js';
 import { readLiveMark, segmentKey } from './live-segments.js';
@@ -9,8 +10,6 @@ export class StreamEndedError extends Error {
 
 /** How long a listener waits before it reads again a segment read short. */
 const SHORT_READ_RETRY_MS = 50;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The most a listener hands on at once: a segment is read whole, then given out in pieces of this size. */
 export const STREAM_PIECE_BYTES = 64 * 1024;
