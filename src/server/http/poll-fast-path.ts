@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { API_PATH, API_VERSION } from '@agent-tts/contract/limits.js';
 import { JobIdQuery } from '@agent-tts/contract/parameter-schemas.js';
-import { formatRateLimit, formatRateLimitPolicy } from '@agent-tts/contract/ratelimit-headers.js';
 import type { Principal } from '../domain/auth.js';
 import type { BucketReport } from '../domain/rate-limits.js';
 import { type Logger, requestLineWriter } from '../log.js';
@@ -11,6 +10,7 @@ import { errorBodyOf } from './context.js';
 import { failureOf } from './create-app.js';
 import { jobBody } from './job-bodies.js';
 import { requestRecorder } from './middleware/metrics.js';
+import { rateLimitOf, rateLimitPolicyOf } from './middleware/rate-limit-headers.js';
 import { rateLimitedError } from './routes/jobs.js';
 import type { HttpServices } from './services.js';
 import { noteRequestId } from './socket-requests.js';
@@ -95,8 +95,8 @@ export function pollFastPath(services: Pick<HttpServices, 'auth' | 'jobs' | 'sig
     const json = JSON.stringify({ ...body, meta: { request_id: requestId, api_version: API_VERSION } });
     const out: Record<string, string | number> = { 'x-request-id': requestId, vary: 'Origin', ...extra, 'content-type': 'application/json' };
     if (bucket) {
-      out['ratelimit-policy'] = formatRateLimitPolicy(bucket.kind, bucket.decision.limit, Math.round(bucket.windowMs / 1000));
-      out.ratelimit = formatRateLimit(bucket.kind, bucket.decision.remaining, bucket.decision.resetSeconds);
+      out['ratelimit-policy'] = rateLimitPolicyOf(bucket);
+      out.ratelimit = rateLimitOf(bucket);
     }
     out['content-length'] = Buffer.byteLength(json);
     res.writeHead(status, out);

@@ -1,9 +1,11 @@
 import type { MiddlewareHandler } from 'hono';
 import { formatRateLimit, formatRateLimitPolicy } from '@agent-tts/contract/ratelimit-headers.js';
+import type { BucketReport } from '../../domain/rate-limits.js';
 import type { AppEnv } from '../context.js';
 
 /**
- * The one place the rate-limit headers of draft-ietf-httpapi-ratelimit-headers-11 are set:
+ * The one place the rate-limit headers of draft-ietf-httpapi-ratelimit-headers-11 are made
+ * (`rateLimitPolicyOf`, `rateLimitOf`; the poll answered ahead of the app writes the same values) and set:
  * `RateLimit-Policy: "post";q=1;w=60` and `RateLimit: "post";r=0;t=60`, for the bucket the request
  * belongs to (POST creates jobs, "post"; GET reads them, "get"). They are written after the rest of
  * the request has run, from the bucket the handler or authentication put on the context
@@ -20,8 +22,14 @@ export const rateLimitHeaders: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
   const bucket = c.get('rateLimit');
   if (!bucket) return;
-  const { kind, decision, windowMs } = bucket;
   const headers = c.res.headers;
-  headers.set('RateLimit-Policy', formatRateLimitPolicy(kind, decision.limit, Math.round(windowMs / 1000)));
-  headers.set('RateLimit', formatRateLimit(kind, decision.remaining, decision.resetSeconds));
+  headers.set('RateLimit-Policy', rateLimitPolicyOf(bucket));
+  headers.set('RateLimit', rateLimitOf(bucket));
 };
+
+/** `RateLimit-Policy` of a bucket: `"get";q=30;w=60`. */
+export const rateLimitPolicyOf = ({ kind, decision, windowMs }: BucketReport): string =>
+  formatRateLimitPolicy(kind, decision.limit, Math.round(windowMs / 1000));
+
+/** `RateLimit` of a bucket: `"get";r=29;t=60`. */
+export const rateLimitOf = ({ kind, decision }: BucketReport): string => formatRateLimit(kind, decision.remaining, decision.resetSeconds);
