@@ -18,6 +18,13 @@ const TARGET_TTFB_MS = 2000;
  * 2 MB leaves room for the socket buffers and the peaks' noise (a few MB between identical runs).
  */
 const TARGET_MB_PER_LISTENER = 2;
+/**
+ * "Never waits on a chunk longer than its synthesis": a listener waits for a chunk what the server
+ * waited for it (its synthesis) plus the change of delivery time from the previous chunk. The listener
+ * is another process on the same two cores, so a wake-up of it may wait for a core for a scheduler
+ * slice or two: 10 ms is allowed for that, over the server's own longest wait in the same job.
+ */
+const GAP_ALLOWANCE_MS = 10;
 
 export interface StreamParams {
   chars: number;
@@ -37,7 +44,7 @@ export interface StreamParams {
 }
 
 /** Waits between the pieces a listener (or the pipeline's sink) received, from the first on. */
-function gapStats(arrivals: readonly number[]) {
+export function gapStats(arrivals: readonly number[]) {
   const gaps = arrivals.slice(1).map((t, i) => t - (arrivals[i] ?? t));
   const longest = gaps.length ? Math.max(...gaps) : 0;
   const at = gaps.indexOf(longest);
@@ -88,6 +95,49 @@ export function baselineFigures(chars: number, run: { ms: number; audioSeconds: 
 
 export type BaselineFigures = ReturnType<typeof baselineFigures>;
 
+/** One write of the job's audio in the server, from its "live audio written" debug record. */
+export interface ServerWrite {
+  /** The job's audio bytes written so far. */
+  bytes: number;
+  /** Wall clock (ms since the epoch, sub-millisecond) when the write ended and listeners were woken. */
+  atMs: number;
+}
+
+function quantile(sorted: readonly number[], q: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(sorted.length * q) - 1))] ?? Number.NaN;
+}
+
+/**
+ * The server's own timeline of the job (its writes, same run) against what one listener received:
+ * the waits between chunks at the server's sink (its synthesis, as it ran there), and for each write
+ * the delivery time, from the write to the arrival of its last byte at the listener (clocks of two
+ * processes on one machine: both wall clocks). A listener's wait for a chunk is the server's wait for
+ * it plus the change of delivery time from the previous chunk (`excess`).
+ */
+export function deliveryFigures(writes: readonly ServerWrite[], l: Listened) {
+  const origin = performance.timeOrigin;
+  const arrivalOf: number[] = [];
+  let piece = 0;
+  for (const w of writes) {
+    while (piece < l.ends.length && (l.ends[piece] ?? 0) < w.bytes) piece++;
+    arrivalOf.push(origin + (l.arrivals[piece] ?? Number.NaN));
+  }
+  const latency = writes.map((w, i) => (arrivalOf[i] ?? Number.NaN) - w.atMs).filter(Number.isFinite);
+  const excess = writes
+    .slice(1)
+    .map((w, i) => (arrivalOf[i + 1] ?? Number.NaN) - (arrivalOf[i] ?? Number.NaN) - (w.atMs - (writes[i]?.atMs ?? Number.NaN)))
+    .filter(Number.isFinite);
+  const sortedLatency = latency.toSorted((a, b) => a - b);
+  return {
+    writes: writes.length,
+    server_gaps: gapStats(writes.map((w) => w.atMs)),
+    latency_ms: { median: round(quantile(sortedLatency, 0.5), 2), p99: round(quantile(sortedLatency, 0.99), 2), max: round(Math.max(...latency), 2) },
+    excess_max_ms: round(Math.max(...excess), 2),
+  };
+}
+
+export type DeliveryFigures = ReturnType<typeof deliveryFigures>;
+
 /** A long job with its listeners, and the server around it. */
 export interface LongRun {
   listeners: ListenerFigures[];
@@ -97,6 +147,8 @@ export interface LongRun {
   status_at_first_byte: string;
   /** The job's synthesis, from the server's "job completed" log record. */
   server_synthesis_s: number | undefined;
+  /** The first listener against the server's own writes of the job (LOG_LEVEL=debug records). */
+  delivery: DeliveryFigures | undefined;
   audio_seconds: number;
   mp3_bytes: number;
   server_cpu_s: number;
@@ -147,10 +199,9 @@ export function streamTargets(ctx: BenchContext, f: StreamFigures): TargetResult
     },
     {
       id: 'stream-gap',
-      target:
-        "stream: a listener never waits on a chunk longer than its synthesis (one listener's longest wait between pieces ≤ the pipeline's own longest wait between chunks at its sink, same text, same run)",
-      measured: `longest wait ${gap} ms (${first?.gaps.longest_at_s} s in) vs the pipeline's ${f.baseline.gaps.longest_ms} ms; one chunk synthesized alone: up to ${f.solo_chunk.longest_ms} ms (the ${f.solo_chunk.count} longest chunks)`,
-      status: verdict(gap <= f.baseline.gaps.longest_ms),
+      target: `stream: a listener never waits on a chunk longer than its synthesis (one listener's longest wait between pieces ≤ the server's own longest wait between chunks at its sink, the same job's synthesis as the server ran it, + ${GAP_ALLOWANCE_MS} ms)`,
+      measured: gapMeasured(f),
+      status: verdict(gap <= (f.one.delivery?.server_gaps.longest_ms ?? Number.NaN) + GAP_ALLOWANCE_MS),
       note,
     },
     {
@@ -170,6 +221,18 @@ export function streamTargets(ctx: BenchContext, f: StreamFigures): TargetResult
   ];
 }
 
+function gapMeasured(f: StreamFigures): string {
+  const first = f.one.listeners[0];
+  const d = f.one.delivery;
+  const server = d
+    ? `the server's ${d.server_gaps.longest_ms} ms over its ${d.writes} writes; delivery from write to listener ${d.latency_ms.median} ms median, ${d.latency_ms.p99} ms p99, ${d.latency_ms.max} ms max`
+    : "the server's own writes: not recorded (no debug records)";
+  return (
+    `longest wait ${first?.gaps.longest_ms} ms (${first?.gaps.longest_at_s} s in) vs ${server}; ` +
+    `for reference, the pipeline called directly (another run): ${f.baseline.gaps.longest_ms} ms; one chunk synthesized alone: up to ${f.solo_chunk.longest_ms} ms`
+  );
+}
+
 function longRows(name: string, run: LongRun): string[] {
   const ttfb = spread(run.listeners.map((l) => l.ttfb_ms));
   const end = spread(run.listeners.map((l) => l.end_after_s));
@@ -183,6 +246,12 @@ function longRows(name: string, run: LongRun): string[] {
     `| ${name}: stream ended after the 202 (max / median) | ${end.max} s / ${end.median} s (synthesis in the server, its log: ${run.server_synthesis_s ?? '–'} s) |`,
     `| ${name}: received per listener (median / max over listeners) | ${rate.median} / ${rate.max} MB/s; ${audioRate.median} / ${audioRate.max} audio s/s |`,
     `| ${name}: longest wait between pieces (max / median over listeners) | **${gaps.max} ms** / ${gaps.median} ms |`,
+    ...(run.delivery
+      ? [
+          `| ${name}: the server's own writes of the job: longest wait between them (p99, median) | ${run.delivery.server_gaps.longest_ms} ms (${run.delivery.server_gaps.p99_ms}, ${run.delivery.server_gaps.median_ms} ms over ${run.delivery.writes} writes) |`,
+          `| ${name}: delivery, from the server's write to its last byte at the first listener (median / p99 / max) | ${run.delivery.latency_ms.median} / ${run.delivery.latency_ms.p99} / ${run.delivery.latency_ms.max} ms; a wait's most over the server's own: ${run.delivery.excess_max_ms} ms |`,
+        ]
+      : []),
     `| ${name}: streamed bytes = audio_url's (length and sha256) | ${identical} of ${run.listeners.length} (${(run.mp3_bytes / 1024 / 1024).toFixed(1)} MB, ${round(run.audio_seconds / 3600, 2)} h of audio) |`,
     `| ${name}: server CPU over the job | ${run.server_cpu_s} s |`,
     `| ${name}: server peak RSS (VmHWM / sampled) | **${run.server_peak_rss_mb ?? '–'} MB** / ${run.server_sampled_peak_rss_mb} MB; client ${run.client_sampled_peak_rss_mb} MB |`,

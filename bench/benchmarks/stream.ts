@@ -14,10 +14,12 @@ import { looksLikeMp3 } from './long.js';
 import {
   type BaselineFigures,
   baselineFigures,
+  deliveryFigures,
   FULL_CHARS,
   type ListenerFigures,
   type LongRun,
   listenerFigures,
+  type ServerWrite,
   type StreamFigures,
   type StreamParams,
   streamMarkdown,
@@ -66,7 +68,8 @@ async function measureBaselines(ctx: BenchContext, p: StreamParams, text: string
 async function startServer(ctx: BenchContext, label: string, text: string): Promise<{ server: AgentServer; key: string }> {
   const server = await AgentServer.start({
     label,
-    env: { RATE_GET_LIMIT: '100000000', RATE_POST_LIMIT: '100000000', INLINE_WAIT_MS: '0' },
+    // LOG_LEVEL=debug: a record per write of a job's audio, the server's own timeline of the stream.
+    env: { RATE_GET_LIMIT: '100000000', RATE_POST_LIMIT: '100000000', INLINE_WAIT_MS: '0', LOG_LEVEL: 'debug' },
     synthThreads: ctx.synthThreads,
   });
   try {
@@ -110,7 +113,7 @@ async function listenToJob(server: AgentServer, key: string, text: string, liste
   }
   const audioSeconds = Number((done.audio as { duration_seconds?: number }).duration_seconds);
   const figures: ListenerFigures[] = heard.map((l) => listenerFigures(l, answeredAt, audioSeconds, audio));
-  return { posted, jobId, figures, audioSeconds, audio, statusAtFirstByte: (await statusAtFirstByte) ?? 'no byte arrived' };
+  return { posted, jobId, heard, figures, audioSeconds, audio, statusAtFirstByte: (await statusAtFirstByte) ?? 'no byte arrived' };
 }
 
 /** The long job with `listeners` listeners on a fresh server, and the server's CPU and memory around it. */
@@ -127,12 +130,17 @@ async function longRun(ctx: BenchContext, p: StreamParams, text: string, listene
     const hwm = server.process.peakRssBytes();
     sampled = sampler.stop();
     const jobLog = (await server.logRecords('job completed')).find((r) => r.job_id === job.jobId);
+    const writes: ServerWrite[] = (await server.logRecords('live audio written'))
+      .filter((r) => r.job_id === job.jobId && typeof r.live_bytes === 'number' && typeof r.at_ms === 'number')
+      .map((r) => ({ bytes: Number(r.live_bytes), atMs: Number(r.at_ms) }));
+    const firstHeard = job.heard[0];
     const run: LongRun = {
       listeners: job.figures,
       post_ms: round(job.posted.ms, 1),
       post_status: job.posted.status,
       status_at_first_byte: job.statusAtFirstByte,
       server_synthesis_s: typeof jobLog?.wall_ms === 'number' ? round(jobLog.wall_ms / 1000, 1) : undefined,
+      delivery: writes.length > 1 && firstHeard ? deliveryFigures(writes, firstHeard) : undefined,
       audio_seconds: round(job.audioSeconds, 1),
       mp3_bytes: job.audio.bytes,
       server_cpu_s: round(serverCpuS, 1),
@@ -143,7 +151,7 @@ async function longRun(ctx: BenchContext, p: StreamParams, text: string, listene
     };
     const first = job.figures[0];
     ctx.log(
-      `  first byte ${first?.ttfb_ms} ms after the 202, ended after ${first?.end_after_s} s, longest wait ${first?.gaps.longest_ms} ms, server peak ${run.server_peak_rss_mb} MB`,
+      `  first byte ${first?.ttfb_ms} ms after the 202, ended after ${first?.end_after_s} s, longest wait ${first?.gaps.longest_ms} ms (the server's own writes: ${run.delivery?.server_gaps.longest_ms ?? '–'} ms; delivery p99 ${run.delivery?.latency_ms.p99 ?? '–'} ms), server peak ${run.server_peak_rss_mb} MB`,
     );
     await then?.(server, key);
     return run;

@@ -22,6 +22,8 @@ export interface Listened {
   head: Buffer;
   /** performance.now() of every piece of the body, in order. */
   arrivals: number[];
+  /** The bytes received up to and including each piece (`arrivals`' companion). */
+  ends: number[];
   /** The body ended with its terminating chunk; false when the server cut it short (a failed job). */
   complete: boolean;
 }
@@ -40,6 +42,7 @@ export function listenToStream(url: string, opts: ListenOptions): Promise<Listen
       const hash = createHash('sha256');
       const heads: Buffer[] = [];
       const arrivals: number[] = [];
+      const ends: number[] = [];
       let [bytes, kept, firstByteAt] = [0, 0, Number.NaN];
       const headersAt = performance.now();
       let ended = false;
@@ -58,6 +61,7 @@ export function listenToStream(url: string, opts: ListenOptions): Promise<Listen
           sha256: hash.digest('hex'),
           head: Buffer.concat(heads),
           arrivals,
+          ends,
           complete,
         });
       };
@@ -69,6 +73,7 @@ export function listenToStream(url: string, opts: ListenOptions): Promise<Listen
         }
         arrivals.push(now);
         bytes += piece.length;
+        ends.push(bytes);
         hash.update(piece);
         if (kept < keep) {
           heads.push(piece.subarray(0, keep - kept));

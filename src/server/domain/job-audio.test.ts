@@ -9,6 +9,8 @@ import { type AudioStorage, JobFiles } from './job-files.js';
 import { createLogger } from '../log.js';
 import { type AudioSpoolFile, AudioStorageUnavailableError } from '../ports/index.js';
 import { JobAudioWrite, storeUnreachable } from './job-audio.js';
+import { LiveRun } from './live-audio.js';
+import { LocalLiveAudioFiles } from '../adapters/live-audio-files.js';
 
 interface LogLine {
   level: number;
@@ -218,6 +220,31 @@ describe('JobAudioWrite', () => {
     expect(await write.commit(saveFile)).toBe(true);
     expect(saveFile).not.toHaveBeenCalled();
     expect(await stored(storage, job)).toEqual(Buffer.concat(audio));
+  });
+  it('at LOG_LEVEL=debug records each live write (the bytes so far and when, for the stream benchmark), and nothing at info', async () => {
+    for (const level of ['debug', 'info'] as const) {
+      const job = randomUUID();
+      const lines: (LogLine & { live_bytes?: number; at_ms?: number })[] = [];
+      const log = createLogger(level, 'job-audio-test', { destination: { write: (line) => lines.push(JSON.parse(line) as LogLine) } });
+      const run = new LiveRun(await new LocalLiveAudioFiles(join(dir, 'live')).create(job));
+      const write = new JobAudioWrite(job, storage, undefined, log, run);
+      const before = Date.now();
+      for (const chunk of chunks(3, 1000)) await write.sink.write(chunk);
+      const records = lines.filter((l) => l.msg === 'live audio written');
+      if (level === 'info') {
+        expect(records).toEqual([]);
+        continue;
+      }
+      expect(records.map((r) => [r.job_id, r.live_bytes])).toEqual([
+        [job, 1000],
+        [job, 2000],
+        [job, 3000],
+      ]);
+      const times = records.map((r) => r.at_ms ?? 0);
+      expect(times).toEqual(times.toSorted((a, b) => a - b));
+      expect(times[0]).toBeGreaterThanOrEqual(before - 1);
+      expect(times[2]).toBeLessThanOrEqual(Date.now() + 1);
+    }
   });
 });
 

@@ -63,6 +63,11 @@ export class JobAudioWrite {
     if (this.live) {
       try {
         await this.live.write(bytes);
+        // When each piece became audible (wall clock, sub-millisecond), for the stream benchmark's
+        // delivery times (bench/benchmarks/stream.ts); at LOG_LEVEL=debug only.
+        if (this.log.isLevelEnabled('debug')) {
+          this.log.debug({ job_id: this.jobId, live_bytes: this.live.written, at_ms: performance.timeOrigin + performance.now() }, 'live audio written');
+        }
       } catch (error) {
         this.log.warn({ job_id: this.jobId, err: error }, 'live audio file failed; the stream listeners of the job are cut off, the job goes on');
         this.live.end();
