@@ -44,7 +44,7 @@ export interface StreamParams {
 }
 
 /** Waits between the pieces a listener (or the pipeline's sink) received, from the first on. */
-export function gapStats(arrivals: readonly number[]) {
+function gapStats(arrivals: readonly number[]) {
   const gaps = arrivals.slice(1).map((t, i) => t - (arrivals[i] ?? t));
   const longest = gaps.length ? Math.max(...gaps) : 0;
   const at = gaps.indexOf(longest);
@@ -136,7 +136,7 @@ export function deliveryFigures(writes: readonly ServerWrite[], l: Listened) {
   };
 }
 
-export type DeliveryFigures = ReturnType<typeof deliveryFigures>;
+type DeliveryFigures = ReturnType<typeof deliveryFigures>;
 
 /** A long job with its listeners, and the server around it. */
 export interface LongRun {
