@@ -27,7 +27,7 @@ describe('agent-tts exit codes against the reference server', () => {
     ...extra,
   });
   beforeAll(async () => {
-    server = await listen();
+    server = await listen({}, { synth: 'instant' });
     dir = await mkdtemp(join(tmpdir(), 'agent-tts-exit-'));
   });
   afterAll(async () => {

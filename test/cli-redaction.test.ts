@@ -27,7 +27,7 @@ describe('key redaction in every output', () => {
   };
 
   beforeAll(async () => {
-    server = await listen({ RATE_POST_LIMIT: '100' });
+    server = await listen({ RATE_POST_LIMIT: '100' }, { synth: 'instant' });
     dir = await mkdtemp(join(tmpdir(), 'agent-tts-redact-'));
     // A hostile service that puts the caller's Authorization header into its error messages and details.
     echo = createServer((req, res) => {

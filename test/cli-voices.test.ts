@@ -14,7 +14,7 @@ describe('agent-tts voices', () => {
   let server: ListeningServer;
   let catalog: Voice[];
   beforeAll(async () => {
-    server = await listen({}, { seed: false });
+    server = await listen({}, { seed: false, synth: 'instant' });
     catalog = ((await (await fetch(`${server.voicesUrl}/api/v1/voices`)).json()) as { voices: Voice[] }).voices;
   });
   afterAll(async () => {

@@ -347,7 +347,7 @@ describe('transport failure in front of the reference server', () => {
   const seen: Array<{ key: string | undefined; status?: number; jobId?: string; replayed?: string }> = [];
 
   beforeAll(async () => {
-    server = await listen();
+    server = await listen({}, { synth: 'instant' });
     let posts = 0;
     proxy = createServer((req, res) => {
       const isPost = req.method === 'POST';

@@ -9,7 +9,8 @@ import { runNode } from '@agent-tts/bench/harness/node-process.js';
 import type { ConformanceFixturesT } from '../../src/contract/fixtures.js';
 import type { PlanId } from '../../src/contract/plans.js';
 import { voiceCatalog } from '../../src/server/synth/index.js';
-import { composeApi, type ApiServices } from '../../src/server/compose.js';
+import { InstantSynthesizer } from '../../src/sandbox/synthesizer.js';
+import { composeApi, type ApiServices, type ComposeOptions } from '../../src/server/compose.js';
 import { type Config, loadConfig } from '../../src/server/config.js';
 import { AccountAdmin } from '../../src/server/domain/accounts.js';
 import type { Principal } from '../../src/server/domain/auth.js';
@@ -57,11 +58,15 @@ export async function startInProcess(env: Record<string, string> = {}): Promise<
   return compose({ SYNTH_THREADS: '1', LOG_LEVEL: 'silent', INLINE_WAIT_MS: '60000', ...env }, () => createLogger('silent'));
 }
 
-async function compose(env: Record<string, string>, logger: (config: Config) => Logger): Promise<InProcessServer> {
+async function compose(
+  env: Record<string, string>,
+  logger: (config: Config) => Logger,
+  parts: (config: Config) => ComposeOptions = () => ({}),
+): Promise<InProcessServer> {
   const dataDir = env.DATA_DIR ?? (await mkdtemp(join(tmpdir(), 'agent-tts-inproc-')));
   const config = loadConfig({ DATA_DIR: dataDir, ...env });
   const log = logger(config);
-  const services = await composeApi(config, log);
+  const services = await composeApi(config, log, parts(config));
   const shutdown = new AbortController();
   const app = createApiApp({ services, log, shutdown: shutdown.signal, withOps: config.opsPort === undefined });
   const voicesApp = createVoicesApp(voiceCatalog(config.engine, config.upstream), log, config.cors);
@@ -152,6 +157,18 @@ export interface ListeningServer extends SeededServer {
 interface ServerOptions {
   seed?: boolean;
   backend?: 'embedded' | 'redis';
+  /**
+   * `instant`: the sandbox's instant synthesizer (silent MP3 frames, no worker pool, no eSpeak) in place
+   * of the configured engine, the store and queue staying the real ones (SQLite, or Redis): for the HTTP
+   * tests whose subject is not the audio itself. Default: the configured engine (real eSpeak).
+   */
+  synth?: 'engine' | 'instant';
+}
+
+/** What `options.synth` replaces of the composition. */
+function composeParts(options: ServerOptions): (config: Config) => ComposeOptions {
+  if (options.synth !== 'instant') return () => ({});
+  return (config) => ({ synth: new InstantSynthesizer(config.inlineWaitMs / 1000, config.synthThreads ?? 1) });
 }
 
 /**
@@ -172,19 +189,19 @@ function serverEnv(env: Record<string, string>, options: ServerOptions): Record<
 
 /**
  * Composes the server with `settings` (a data directory of its own unless DATA_DIR is set), its log
- * kept in memory, and seeds it unless `seedIt` is false; `serve` starts whatever listens and returns
- * how to stop it, which `close` does first.
+ * kept in memory, the synthesizer `options.synth` names, and seeds it unless `options.seed` is false;
+ * `serve` starts whatever listens and returns how to stop it, which `close` does first.
  */
 async function seeded(
   settings: Record<string, string>,
-  seedIt: boolean,
+  options: ServerOptions,
   serve: (server: InProcessServer) => Promise<() => Promise<void>>,
 ): Promise<SeededServer> {
   const ownDir = settings.DATA_DIR === undefined;
   const dataDir = settings.DATA_DIR ?? (await mkdtemp(join(tmpdir(), 'agent-tts-test-')));
   const env = { ...settings, DATA_DIR: dataDir };
   const lines: string[] = [];
-  const server = await compose(env, (config) => capturingLogger(config.logLevel, lines));
+  const server = await compose(env, (config) => capturingLogger(config.logLevel, lines), composeParts(options));
   let stop: () => Promise<void> = async () => undefined;
   const close = async () => {
     await stop();
@@ -196,7 +213,7 @@ async function seeded(
     stop = await serve(server);
     const fixturesPath = join(dataDir, 'fixtures.json');
     let fixtures = {} as ConformanceFixturesT;
-    if (seedIt) {
+    if (options.seed !== false) {
       fixtures = await server.seed();
       await writeFixtures(fixturesPath, fixtures);
     }
@@ -242,7 +259,7 @@ let virtualHosts = 0;
 export function startInProcessHttp(env: Record<string, string> = {}, options: ServerOptions = {}): Promise<SeededServer> {
   virtualHosts += 1;
   const settings = serverEnv({ PUBLIC_BASE_URL: `http://in-process-${virtualHosts}.test`, ...env }, options);
-  return seeded(settings, options.seed !== false, async () => async () => undefined);
+  return seeded(settings, options, async () => async () => undefined);
 }
 
 /**
@@ -255,7 +272,7 @@ export function startInProcessHttp(env: Record<string, string> = {}, options: Se
  */
 export async function listen(env: Record<string, string> = {}, options: ServerOptions = {}): Promise<ListeningServer> {
   const settings = serverEnv({ PORT: String(await freePort()), VOICES_PORT: String(await freePort()), ...env }, options);
-  const server = await seeded(settings, options.seed !== false, async ({ app, voicesApp, opsApp, config, services, log }) => {
+  const server = await seeded(settings, options, async ({ app, voicesApp, opsApp, config, services, log }) => {
     const servers: Server[] = [];
     const stop = () => Promise.all(servers.map(closeServer)).then(() => undefined);
     try {

@@ -27,7 +27,7 @@ describe('the poll ahead of the app', () => {
   let owner = '';
 
   beforeAll(async () => {
-    server = await startInProcessHttp({ RATE_GET_LIMIT: '6' });
+    server = await startInProcessHttp({ RATE_GET_LIMIT: '6' }, { synth: 'instant' });
     const { app: api, services } = server.inProcess;
     const ahead = pollFastPath(services, createLogger('info', 'agent-tts', { destination: { write: (line) => void lines.push(line) } }));
     const fastServer = await listen(api.fetch, 0, '127.0.0.1', 'PORT', {

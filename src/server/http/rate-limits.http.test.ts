@@ -7,7 +7,7 @@ const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
 describe('rate limits (docs/api-rules.md#limits): separate POST and GET buckets per key, Retry-After', () => {
   let server: SeededServer;
   beforeAll(async () => {
-    server = await startInProcessHttp({ RATE_WINDOW_SECONDS: '8', RATE_GET_LIMIT: '3' });
+    server = await startInProcessHttp({ RATE_WINDOW_SECONDS: '8', RATE_GET_LIMIT: '3' }, { synth: 'instant' });
   });
   afterAll(async () => {
     await server.close();

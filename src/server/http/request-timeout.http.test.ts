@@ -28,7 +28,7 @@ describe("who ended it (docs/api-rules.md#errors): the server's request timeout 
   let listener: Server;
   let port: number;
   beforeAll(async () => {
-    server = await startInProcessHttp();
+    server = await startInProcessHttp({}, { synth: 'instant' });
     listener = await listen(server.inProcess.app.fetch, 0, '127.0.0.1', 'PORT', { requestTimeoutMs: 1_000 });
     port = (listener.address() as AddressInfo).port;
   });
@@ -65,7 +65,7 @@ describe('who ended it: a half-close mid-body', () => {
   let listener: Server;
   let port: number;
   beforeAll(async () => {
-    server = await startInProcessHttp();
+    server = await startInProcessHttp({}, { synth: 'instant' });
     listener = await listen(server.inProcess.app.fetch, 0, '127.0.0.1', 'PORT');
     port = (listener.address() as AddressInfo).port;
   });

@@ -10,7 +10,7 @@ const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
 describe('agent-tts-admin', () => {
   let server: SeededServer;
   beforeAll(async () => {
-    server = await startInProcessHttp();
+    server = await startInProcessHttp({}, { synth: 'instant' });
   });
   afterAll(async () => {
     await server.close();

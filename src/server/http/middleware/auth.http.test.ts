@@ -7,7 +7,7 @@ const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
 describe('authentication (docs/api-rules.md#authentication) and keys (§2.1, §3.2)', () => {
   let server: SeededServer;
   beforeAll(async () => {
-    server = await startInProcessHttp();
+    server = await startInProcessHttp({}, { synth: 'instant' });
   });
   afterAll(async () => {
     await server.close();

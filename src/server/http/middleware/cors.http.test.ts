@@ -7,7 +7,7 @@ const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
 describe('browser CORS (docs/api-rules.md#cors)', () => {
   let server: SeededServer;
   beforeAll(async () => {
-    server = await startInProcessHttp();
+    server = await startInProcessHttp({}, { synth: 'instant' });
   });
   afterAll(async () => {
     await server.close();
