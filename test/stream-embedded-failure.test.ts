@@ -41,7 +41,7 @@ describe('streaming audio of a job that fails (embedded)', () => {
       PORT: String(port),
       PUBLIC_BASE_URL: baseUrl,
     });
-    const real = createSynth(config);
+    const real = await createSynth(config);
     // The real engine, whose audio stops with an error part-way for a text with the break word.
     const breaking: Synthesizer = Object.create(real, {
       synthesize: {

@@ -5,7 +5,8 @@
 import { z } from 'zod';
 import { BODY_CUT_SHORT_MESSAGE, ClientClosedError, invalidRequest, type AppEnv } from '@agent-tts/server';
 import type { Context } from 'hono';
-import { ClockError, MAX_MOVE_SECONDS, type SandboxClock } from './clock.js';
+import { MAX_MOVE_SECONDS, type SandboxClock } from './clock.js';
+import { ClockError } from './public.js';
 
 /** One change of the clock per request. */
 const ClockChange = z.union([

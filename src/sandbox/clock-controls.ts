@@ -1,45 +1,8 @@
 /** The controls of the sandbox's clocks as `startSandbox` hands them out: the global clock and test clocks. */
-import type { ClientClock } from '@agent-tts/client/clock.js';
 import { clientClockFor } from '@agent-tts/client/sandbox-clock.js';
-import { ClockError, type ClockState, type SandboxClock } from './clock.js';
-import { MAX_CLOCKS } from './clocks.js';
+import type { SandboxClock } from './clock.js';
+import { ClockError, type ClockControls, type CreateClockOptions, MAX_CLOCKS, type TestClock } from './public.js';
 import type { SandboxCore } from './sandbox.js';
-import type { SandboxKeys } from './test-keys.js';
-
-/** Moves a sandbox clock (the global one or a test clock); each move resolves with the clock's state once the work it made due has run. */
-export interface ClockControls {
-  advance(seconds: number): Promise<ClockState>;
-  set(at: Date | string): Promise<ClockState>;
-  freeze(): Promise<ClockState>;
-  unfreeze(): Promise<ClockState>;
-  reset(): Promise<ClockState>;
-  now(): Date;
-  /**
-   * For the clients' `clock` option (`new AgentTtsClient({ ..., clock: sandbox.clock.client })`): its
-   * time is this clock's, and a wait advances this clock instead of passing real time.
-   */
-  client: ClientClock;
-}
-
-/**
- * A test clock made with `createClock`: a clock of its own, with fresh test keys (the states of
- * `SandboxKeys`, on new accounts) whose requests, jobs, rate-limit windows, usage months, audio-URL
- * expiry and retention are on it alone. Moves as `RunningSandbox.clock` does.
- */
-export interface TestClock extends ClockControls {
-  /** `clk_` and 24 hex digits; its HTTP form is `/sandbox/clocks/<id>`. */
-  id: string;
-  keys: SandboxKeys;
-  /** Deletes the clock: its keys are revoked (401 INVALID_KEY), its jobs and their audio deleted. */
-  delete(): Promise<void>;
-}
-
-export interface CreateClockOptions {
-  /** Start at this time (not before real time) instead of real time. */
-  set?: Date | string;
-  /** Start frozen. */
-  freeze?: boolean;
-}
 
 /**
  * The controls of a sandbox clock (the global one or a test clock): each move resolves with the clock's

@@ -2,8 +2,9 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { ApiError, invalidRequest, type AppEnv, sendJson, answerOtherMethods } from '@agent-tts/server';
 import { moveClock, newClockOptions } from './clock-bodies.js';
-import { ClockError, type SandboxClock } from './clock.js';
-import { GLOBAL_CLOCK_ID, MAX_CLOCKS } from './clocks.js';
+import type { SandboxClock } from './clock.js';
+import { GLOBAL_CLOCK_ID } from './clocks.js';
+import { ClockError, MAX_CLOCKS } from './public.js';
 
 /** A test clock and its keys (sandbox.ts's TestClockRecord; sandbox.ts imports the routes, so they do not import it). */
 interface TestClockRecord {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ClockError, MAX_AHEAD_SECONDS, MAX_MOVE_SECONDS, SandboxClock } from './clock.js';
+import { MAX_AHEAD_SECONDS, MAX_MOVE_SECONDS, SandboxClock } from './clock.js';
+import { ClockError } from './public.js';
 import { JOURNAL_SIZE, Journal } from './journal.js';
 import { outcomeOf } from './outcomes.js';
 

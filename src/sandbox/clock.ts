@@ -1,17 +1,10 @@
 import type { Clock } from '@agent-tts/server';
+import { ClockError, type ClockState } from './public.js';
 
 interface Timer {
   at: number;
   fire: () => Promise<void>;
 }
-
-export interface ClockState {
-  now: string;
-  frozen: boolean;
-  offset_seconds: number;
-}
-
-export class ClockError extends Error {}
 
 /** The most one move (`advance`, `set`) may take the clock forward: 10 years. */
 export const MAX_MOVE_SECONDS = 10 * 365 * 86_400;

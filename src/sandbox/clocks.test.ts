@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { AgentTtsClient } from '../client/client.js';
-import { GLOBAL_CLOCK_ID, MAX_CLOCKS, SandboxClocks } from './clocks.js';
+import { GLOBAL_CLOCK_ID, SandboxClocks } from './clocks.js';
+import { MAX_CLOCKS } from './public.js';
 import { ClockError, remoteClientClock, type RunningSandbox, startSandbox } from './index.js';
 import { createSandbox, type SandboxCore } from './sandbox.js';
 

@@ -4,11 +4,10 @@ import type { MiddlewareHandler } from 'hono';
 import { API_KEY_PATTERN, AUDIO_PATH_PREFIX } from '@agent-tts/contract/limits.js';
 import type { AppEnv, Clock } from '@agent-tts/server';
 import { SandboxClock } from './clock.js';
+import { MAX_CLOCKS } from './public.js';
 
 /** The id of the sandbox's default clock: every key the sandbox made at start, and every account it did not make for a test clock. */
 export const GLOBAL_CLOCK_ID = 'global';
-/** Test clocks one sandbox holds at once (the global clock not counted): each has its own accounts and keys. */
-export const MAX_CLOCKS = 1_000;
 
 /** What the sandbox made for one test clock: the accounts and keys on it. */
 export interface ClockMembers {

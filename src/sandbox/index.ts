@@ -1,24 +1,34 @@
 import type { ConformanceFixturesT } from '@agent-tts/contract/fixtures.js';
-import { closeServer, type Logger, type SeedCounts } from '@agent-tts/server';
-import { type ClockControls, type CreateClockOptions, type TestClock, controlsOf, testClockOf } from './clock-controls.js';
+import { closeServer, isLoopbackHost as serverIsLoopbackHost } from '@agent-tts/server';
+import { controlsOf, testClockOf } from './clock-controls.js';
 import type { FlaggedRequest, JournalEntry } from './journal-entry.js';
-import type { JournalFilter } from './journal.js';
 import { checkHost, notReadyRouting, openListeners, originsOf } from './listeners.js';
 import { createSandbox } from './sandbox.js';
-import type { SandboxKeys } from './test-keys.js';
+import type { ClockControls, CreateClockOptions, JournalFilter, SandboxKeys, SandboxLogger, SeedCounts, TestClock } from './public.js';
 import { checkSettingNames, parsePort } from './settings.js';
 
 export { MAGIC_INPUTS, type MagicInput } from './outcomes.js';
-export { SANDBOX_HEADER } from './sandbox.js';
-export type { SandboxKeys } from './test-keys.js';
-export { ClockError, type ClockState } from './clock.js';
-export { MAX_CLOCKS } from './clocks.js';
+export {
+  SANDBOX_HEADER,
+  type SandboxKeys,
+  ClockError,
+  type ClockState,
+  MAX_CLOCKS,
+  type JournalFilter,
+  type ClockControls,
+  type CreateClockOptions,
+  type TestClock,
+  type SandboxLogger,
+  type SeedCounts,
+} from './public.js';
 export { SandboxClockError, clientClockFor, remoteClientClock, type MovableClock } from '@agent-tts/client/sandbox-clock.js';
 export type { ClientClock } from '@agent-tts/client/clock.js';
 export type { Flag, FlaggedRequest, JournalEntry } from './journal-entry.js';
-export type { JournalFilter } from './journal.js';
-export type { ClockControls, CreateClockOptions, TestClock } from './clock-controls.js';
-export { isLoopbackHost } from '@agent-tts/server';
+
+/** Whether `host` names this machine's loopback: 127.0.0.0/8, ::1 (or ::ffff:127.x.y.z) and localhost. */
+export function isLoopbackHost(host: string): boolean {
+  return serverIsLoopbackHost(host);
+}
 
 export interface StartSandboxOptions {
   /**
@@ -49,7 +59,8 @@ export interface StartSandboxOptions {
    * value rejects with a ConfigError saying what is allowed. No environment variable is read.
    */
   env?: Record<string, string>;
-  log?: Logger;
+  /** Where the sandbox logs (a pino logger); default: its own, silent unless LOG_LEVEL in `env` says otherwise. */
+  log?: SandboxLogger;
   /**
    * Check every answer to an operation of the OpenAPI document against the document: a violation is a
    * RESPONSE_VIOLATES_DOCUMENT flag in the journal (so `journal.expectNoFlags()` throws) and an error

@@ -3,20 +3,10 @@ import type { Clock } from '@agent-tts/server';
 import { ClientMistakes } from './client-mistakes.js';
 import type { Flag, FlaggedRequest, JournalEntry, RecordedRequest } from './journal-entry.js';
 import { journalBody, redact, redactRecord } from './journal-body.js';
+import type { JournalFilter } from './public.js';
 
 /** Entries kept; the oldest leave first. */
 export const JOURNAL_SIZE = 1_000;
-
-export interface JournalFilter {
-  method?: string;
-  path?: string;
-  status?: number;
-  key?: string;
-  /** Entries at or after this sandbox time (ISO 8601). */
-  since?: string;
-  /** Entries of requests on this clock (`global` or a test clock's id). */
-  clock?: string;
-}
 
 /**
  * What clients sent the sandbox and what they got, with the mistakes that can be seen from here

@@ -5,7 +5,7 @@ import { networkInterfaces } from 'node:os';
 import { ConfigError, isLoopbackHost, closeServer, listen } from '@agent-tts/server';
 import type { Journal } from './journal.js';
 import { journalClientError } from './journal-middleware.js';
-import { SANDBOX_HEADER } from './sandbox.js';
+import { SANDBOX_HEADER } from './public.js';
 
 type Handler = (req: Request) => Response | Promise<Response>;
 

@@ -4,9 +4,9 @@ import { ApiError, type AppEnv, sendJson, answerOtherMethods } from '@agent-tts/
 import { moveClock } from './clock-bodies.js';
 import { type TestClockDeps, registerClockObjectRoutes } from './clock-routes.js';
 import type { SandboxClock } from './clock.js';
-import { MAX_CLOCKS } from './clocks.js';
-import type { Journal, JournalFilter } from './journal.js';
+import type { Journal } from './journal.js';
 import { MAGIC_INPUTS } from './outcomes.js';
+import { type JournalFilter, MAX_CLOCKS } from './public.js';
 
 export interface SandboxRouteDeps {
   clock: SandboxClock;

@@ -33,11 +33,10 @@ import { checkSettingNames } from './settings.js';
 import { sweepPerClock } from './retention.js';
 import { InstantSynthesizer } from './synthesizer.js';
 import { type TestClockRecord, type TestClocks, testClocks } from './test-clocks.js';
-import { createKeys, type SandboxKeys } from './test-keys.js';
+import { SANDBOX_HEADER, type SandboxKeys } from './public.js';
+import { createKeys } from './test-keys.js';
 import type { Violation } from './validation.js';
 
-/** The header on every answer of the sandbox, so that it cannot be mistaken for a deployment. */
-export const SANDBOX_HEADER = 'Agent-TTS-Sandbox';
 const MARK = { [SANDBOX_HEADER]: '1' } as const;
 
 export interface SandboxCoreOptions {

@@ -1,7 +1,14 @@
 import { availableParallelism } from 'node:os';
 import { setTimeout as delay } from 'node:timers/promises';
-import { Estimator } from '@agent-tts/server/synth';
-import { type AudioSink, SynthesisError, type SynthesisRequest, type SynthesisResult, type SynthesisRunOptions, type Synthesizer } from '@agent-tts/server';
+import {
+  type AudioSink,
+  Estimator,
+  SynthesisError,
+  type SynthesisRequest,
+  type SynthesisResult,
+  type SynthesisRunOptions,
+  type Synthesizer,
+} from '@agent-tts/server';
 import { outcomeOf, type Outcome } from './outcomes.js';
 import { instantWordTimings } from './word-timings.js';
 

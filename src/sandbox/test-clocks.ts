@@ -1,10 +1,11 @@
 import type { PlanId } from '@agent-tts/contract/plans.js';
 import { type Store, AccountAdmin, type Logger, type AudioStorage } from '@agent-tts/server';
-import { ClockError, type SandboxClock } from './clock.js';
+import type { SandboxClock } from './clock.js';
 import { GLOBAL_CLOCK_ID, type SandboxClocks } from './clocks.js';
 import type { SandboxQueue } from './queue.js';
 import { deleteJobsOf } from './retention.js';
-import { createKeys, type SandboxKeys } from './test-keys.js';
+import { ClockError, type SandboxKeys } from './public.js';
+import { createKeys } from './test-keys.js';
 
 /** A test clock made on request (`POST /sandbox/clocks`, `RunningSandbox.createClock`), with the keys of its own accounts. */
 export interface TestClockRecord {

@@ -1,26 +1,7 @@
 import type { PlanId } from '@agent-tts/contract/plans.js';
 import type { AccountAdmin } from '@agent-tts/server';
 import type { ClockMembers } from './clocks.js';
-
-/** The test keys, one per account state; fresh on every start. */
-export interface SandboxKeys {
-  /** Active, API access, on the free plan (30 minutes a month by default). */
-  active_free: string;
-  /** Active on the pro plan (600 minutes a month). */
-  active_pro: string;
-  /** Active on the ultimate plan (3,000 minutes a month). */
-  active_ultimate: string;
-  /** 403 INACTIVE_SUBSCRIPTION. */
-  inactive_subscription: string;
-  /** 403 NO_API_ACCESS (the basic plan). */
-  no_api_access: string;
-  /** Free plan with one minute of the month left: a long text gets USAGE_LIMIT_EXCEEDED, a short one passes. */
-  minutes_almost_used: string;
-  /** Free plan with the month's minutes all used: USAGE_LIMIT_EXCEEDED until the month turns on the sandbox clock. */
-  minutes_used_up: string;
-  /** 401 INVALID_KEY, as any revoked key. */
-  revoked: string;
-}
+import type { SandboxKeys } from './public.js';
 
 /** The test keys on new accounts, with the accounts' ids and the keys' public ids; `label` prefixes their names. */
 export async function createKeys(

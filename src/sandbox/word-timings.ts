@@ -1,6 +1,6 @@
 import { textWords, toMillis } from '@agent-tts/contract/captions.js';
 import type { WordTimingBody } from '@agent-tts/contract/timing-schemas.js';
-import { speechShares } from '@agent-tts/server/synth';
+import { speechShares } from '@agent-tts/server';
 
 /**
  * The word timings of a sandbox job, consistent with its audio. The audio is silence as long as the

@@ -160,7 +160,7 @@ export async function composeApi(config: Config, log: Logger, options: ComposeOp
   const { store, audio, redis, segments } = storage;
   const metrics = createOpsMetrics();
   const runsJobs = !redis || config.localWorkers;
-  const synth = runsJobs ? (options.synth ?? createSynth(config)) : undefined;
+  const synth = runsJobs ? (options.synth ?? (await createSynth(config))) : undefined;
   const estimator: SynthesisEstimator = synth ?? estimateOnly(config);
   // The audio of the jobs this process runs streams from live files; in the distributed mode it is also
   // published as segments, and the jobs other processes run are read from theirs (live-audio.ts).
@@ -272,7 +272,7 @@ export async function composeWorker(config: Config, log: Logger): Promise<Worker
   const storage = await openStorage(config, log, 'agent-tts-worker');
   const { store, audio, redis, segments } = storage;
   if (!redis) throw new Error('a worker needs REDIS_URL');
-  const synth = createSynth(config);
+  const synth = await createSynth(config);
   const metrics = createOpsMetrics();
   const worker = redis.worker(
     instrumentRunner(new JobRunner(store, audio, synth, log, systemClock, { ...runnerOptions(config, log), segments }), store, metrics),

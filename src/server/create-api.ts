@@ -4,7 +4,7 @@ import { type Config, loadConfig } from './config.js';
 import { type ApiAppOptions, createApiApp, createVoicesApp } from './http/apps.js';
 import type { AppEnv } from './http/context.js';
 import { createLogger, type Logger } from './log.js';
-import { voiceCatalog } from './synth/index.js';
+import { voiceCatalog } from './synth/catalog.js';
 
 /**
  * What an embedder adds to the API app: headers on every answer, guards, middleware and routes of its own.

@@ -13,6 +13,9 @@ export { CONFIG_VARIABLES } from './config/settings.js';
 export { createLogger, type Logger } from './log.js';
 export { redactText } from './redact.js';
 export { seed, type SeedCounts, writeFixtures } from './seed.js';
+// The engine's estimates without the engine (eSpeak, the MP3 encoder, the thread pool), which an
+// embedder with its own synthesizer (the sandbox) must not load.
+export { Estimator, speechShares } from './synth/estimate.js';
 export * from './ports/index.js';
 
 // The in-process adapters of the embedded mode.

@@ -4,11 +4,18 @@ import type { Config } from './config.js';
 import { ConfigError } from './config/error.js';
 import { SpeechRequests } from './domain/speech-request.js';
 import { SynthesisError, type SynthesisEstimator, type Synthesizer } from './ports/index.js';
-import { Estimator, createSynthesizer, voiceCatalog } from './synth/index.js';
+import { voiceCatalog } from './synth/catalog.js';
+import { Estimator } from './synth/estimate.js';
 
 /** The synthesis side of the assembly (compose.ts): the engine, its estimates and the voices a deployment speaks, from the configuration. */
 
-export function createSynth(config: Config): Synthesizer {
+/**
+ * The configured engine. Imported when it is made, not with this module: a composition that brings its
+ * own synthesizer (the sandbox's instant one) never loads eSpeak's WebAssembly build, the MP3 encoder or
+ * the thread pool, and a bundle of it does not reach them.
+ */
+export async function createSynth(config: Config): Promise<Synthesizer> {
+  const { createSynthesizer } = await import('./synth/synthesizer.js');
   try {
     return createSynthesizer({
       engine: config.engine,

@@ -6,7 +6,7 @@
 export { createSynthesizer } from './synthesizer.js';
 export { synthesizeToFile } from './to-file.js';
 export { voiceCatalog } from './catalog.js';
-export { Estimator, speechShares } from './estimate.js';
+export { Estimator } from './estimate.js';
 // The engine's stages, each measured on its own by the benchmarks (bench/benchmarks/synth-*.ts).
 export { chunkText } from './chunker.js';
 export { espeakSettings } from './espeak-voices.js';

@@ -94,6 +94,22 @@ describe('/docs: Try-it-out reaches the deployment that serves the page', () => 
   });
 });
 
+describe("/docs where Swagger UI is not installed (the sandbox's published build)", () => {
+  it('answers the page and its Swagger UI files 404 with a message saying where the document is, and still serves the document', async () => {
+    const app = new OpenAPIHono<AppEnv>();
+    registerDocsRoutes(app, { swaggerUiFile: () => undefined });
+    for (const path of ['/docs', '/docs/assets/swagger-ui-bundle.js', '/docs/assets/swagger-ui.css']) {
+      const res = await app.request(`http://127.0.0.1:8080${path}`);
+      expect(res.status, path).toBe(404);
+      const text = await res.text();
+      expect(text, path).toContain('swagger-ui-dist');
+      expect(text, path).toContain('/openapi.json');
+    }
+    expect((await app.request('http://127.0.0.1:8080/openapi.json')).status).toBe(200);
+    expect((await app.request('http://127.0.0.1:8080/docs/openapi.json')).status).toBe(200);
+  });
+});
+
 describe('/docs: the init script gives every Try-it-out submission a fresh Idempotency-Key', () => {
   /** Runs the shipped init script with a stand-in window and Swagger UI, and returns its request interceptor. */
   async function interceptor(): Promise<(request: { method: string; url: string; headers?: Record<string, string> }) => typeof request> {

@@ -109,11 +109,27 @@ const SWAGGER_FILES = {
 export interface DocsOptions {
   /** PUBLIC_BASE_URL: the origin Try-it-out calls when the page is reached on its host. */
   publicBaseUrl?: string;
+  /** Where a Swagger UI file is, undefined when it is not installed; default: the `swagger-ui-dist` package beside this module. */
+  swaggerUiFile?: (file: string) => string | undefined;
 }
+
+/** Swagger UI's file from the installed `swagger-ui-dist`, if there is one (the sandbox's build ships none). */
+function installedSwaggerUiFile(file: string): string | undefined {
+  try {
+    return createRequire(import.meta.url).resolve(`swagger-ui-dist/${file}`);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The answer of the reference page and its assets where Swagger UI is not installed: 404, saying where the document is. */
+const NO_SWAGGER_UI =
+  'The API reference page is not part of this installation: its Swagger UI files (the swagger-ui-dist package) are not installed. The OpenAPI document is at /openapi.json and /openapi.yaml.\n';
 
 /**
  * The API reference: GET /docs renders the committed OpenAPI document with Swagger UI, whose static
- * files are served from the installed `swagger-ui-dist` package (no CDN, no validator badge); the
+ * files are served from the installed `swagger-ui-dist` package (no CDN, no validator badge); where it
+ * is not installed (the sandbox's published build), the page and those files answer 404 saying so. The
  * document itself is at /openapi.json and /openapi.yaml. The page reads its own copy,
  * /docs/openapi.json, whose first server is the origin the page is served from (the document's
  * placeholder servers after it), so that Try-it-out reaches this deployment under a
@@ -121,7 +137,11 @@ export interface DocsOptions {
  * contract.
  */
 export function registerDocsRoutes(app: OpenAPIHono<AppEnv>, options: DocsOptions = {}): void {
-  const require = createRequire(import.meta.url);
+  const swaggerUiFile = options.swaggerUiFile ?? installedSwaggerUiFile;
+  const noSwaggerUi = (c: Context<AppEnv>) => {
+    c.header('Cache-Control', 'no-store');
+    return c.text(NO_SWAGGER_UI, 404);
+  };
   const cache = new Map<string, Promise<Buffer>>();
   const cached = (path: string) => {
     let content = cache.get(path);
@@ -161,7 +181,8 @@ export function registerDocsRoutes(app: OpenAPIHono<AppEnv>, options: DocsOption
 
   for (const [file, type] of Object.entries(SWAGGER_FILES)) {
     app.get(`/docs/assets/${file}`, async (c) => {
-      const path = require.resolve(`swagger-ui-dist/${file}`);
+      const path = swaggerUiFile(file);
+      if (path === undefined) return noSwaggerUi(c);
       c.header('Cache-Control', 'public, max-age=86400');
       c.header('X-Content-Type-Options', 'nosniff');
       return c.body(new Uint8Array(await cached(path)), 200, { 'Content-Type': type });
@@ -174,6 +195,7 @@ export function registerDocsRoutes(app: OpenAPIHono<AppEnv>, options: DocsOption
   });
 
   app.get('/docs', (c) => {
+    if (swaggerUiFile('swagger-ui-bundle.js') === undefined) return noSwaggerUi(c);
     pageHeaders(c, docsCsp(pageOrigin(c, options.publicBaseUrl)));
     c.header('Cache-Control', 'no-store');
     return c.html(html`<!doctype html>
