@@ -52,6 +52,25 @@ const externals = {
   },
 };
 
+/**
+ * The server's modules that only a setting the sandbox refuses would load (REDIS_URL, AUDIO_STORE=s3://…)
+ * or that only a composition without its own synthesizer loads (the engine): their dynamic imports
+ * become a module that throws, so that no Redis, queue, object-store or engine code is shipped at all.
+ */
+const NOT_IN_SANDBOX = /^\.\/(adapters\/redis\/index|adapters\/s3-blob-storage|adapters\/s3\/client|synth\/synthesizer)\.js$/;
+const notInSandbox = {
+  name: 'not-in-sandbox',
+  setup(build) {
+    build.onResolve({ filter: NOT_IN_SANDBOX }, (args) =>
+      args.kind === 'dynamic-import' && args.importer.includes(`${join('src', 'server')}/`) ? { path: args.path, namespace: 'not-in-sandbox' } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'not-in-sandbox' }, (args) => ({
+      contents: `throw new Error(${JSON.stringify(`${args.path} (of @agent-tts/server) is not part of @agent-tts/sandbox, whose settings never load it`)});`,
+      loader: 'js',
+    }));
+  },
+};
+
 rmSync(join(dist, 'chunks'), { recursive: true, force: true });
 const result = await esbuild.build({
   absWorkingDir: sandbox,
@@ -65,7 +84,7 @@ const result = await esbuild.build({
   outdir: dist,
   entryNames: '[name]',
   chunkNames: 'chunks/[name]-[hash]',
-  plugins: [externals],
+  plugins: [notInSandbox, externals],
   metafile: true,
   logLevel: 'warning',
 });
@@ -109,6 +128,10 @@ for (const file of declarations) {
     } else if (!specifier.startsWith('node:') && !declared.has(packageName(specifier)))
       problems.push(`dist/${file} imports ${specifier}, which package.json's dependencies do not list`);
   }
+}
+for (const [file, output] of Object.entries(outputs)) {
+  for (const i of output.imports)
+    if (i.external && ENGINE_ONLY.test(packageName(i.path))) problems.push(`${file} imports ${i.path}: no engine or adapter code is shipped`);
 }
 for (const input of Object.keys(result.metafile.inputs)) {
   if (input.includes('node_modules/')) problems.push(`${input} is inlined; only the @agent-tts packages' sources are`);
