@@ -408,18 +408,39 @@ grep -q "tts_" "$work/sandbox-run.log" || { cat "$work/sandbox-run.log"; fail "a
 curl -fsi "$sandbox_url/sandbox" | grep -qi '^agent-tts-sandbox: 1' || fail "no Agent-TTS-Sandbox header"
 # What the bundled server reads beside itself: the OpenAPI document, shipped in the sandbox's openapi/.
 for doc in openapi.json openapi.yaml; do
-  curl -fs -o "$work/sandbox-$doc" "$sandbox_url/$doc" && grep -q 'openapi' "$work/sandbox-$doc" || fail "the sandbox does not serve /$doc"
+  if ! { curl -fs -o "$work/sandbox-$doc" "$sandbox_url/$doc" && grep -q 'openapi' "$work/sandbox-$doc"; }; then fail "the sandbox does not serve /$doc"; fi
 done
 # Swagger UI is not shipped: the reference page says so, with a 404 instead of a 500.
 docs_status="$(curl -s -o "$work/sandbox-docs.txt" -w '%{http_code}' "$sandbox_url/docs")"
-[ "$docs_status" = 404 ] && grep -q 'swagger-ui-dist' "$work/sandbox-docs.txt" || fail "the sandbox's /docs answered $docs_status: $(cat "$work/sandbox-docs.txt")"
+if ! { [ "$docs_status" = 404 ] && grep -q 'swagger-ui-dist' "$work/sandbox-docs.txt"; }; then fail "the sandbox's /docs answered $docs_status: $(cat "$work/sandbox-docs.txt")"; fi
 node -e 'const f=require(process.argv[1]); if (!f.clock || f.keys.active.length < 8) process.exit(1)' "$work/sandbox-fixtures.json" ||
   fail "the sandbox's fixtures have no clock or fewer than 8 active keys"
 
 echo "== agent-tts-conformance --strict (from the conformance suite alone) against the sandbox: every rule, time moved on its test clock"
 "$conformance/node_modules/.bin/agent-tts-conformance" --fixtures "$work/sandbox-fixtures.json" --strict --quiet --out-dir "$work/conformance-sandbox"
 (cd "$sandbox" && node --input-type=module -e 'import { startSandbox } from "@agent-tts/sandbox"; const s = await startSandbox(); await s.clock.advance(1); await s.stop();')
+# The same installed directory on Node 24 (PACK_NODE24: a node binary, which .ci/run's pack step gives):
+# a job made and its audio fetched, as on the machine's Node above.
+# shellcheck disable=SC2016 # a JavaScript program: its ${…} are JavaScript's, not the shell's
+sandbox_job='import { startSandbox } from "@agent-tts/sandbox";
+const s = await startSandbox();
+const r = await fetch(`${s.baseUrl}/v1/agent-tts`, { method: "POST", headers: { authorization: `Bearer ${s.keys.active_pro}`, "content-type": "application/json" }, body: JSON.stringify({ text: "Hello from Node " + process.versions.node }) });
+const job = await r.json();
+const audio = job.status === "completed" ? await fetch(job.audio_url) : undefined;
+const bytes = audio ? (await audio.arrayBuffer()).byteLength : 0;
+await s.stop();
+if (r.status !== 200 || bytes === 0) { console.error(`POST ${r.status}, ${job.status}, ${bytes} audio bytes`); process.exit(1); }
+console.log(`startSandbox on Node ${process.versions.node}: a job completed, ${bytes} bytes of audio`);'
+(cd "$sandbox" && node --input-type=module -e "$sandbox_job") || fail "startSandbox and a job from the installed tarball on $(node --version)"
+if [ -n "${PACK_NODE24:-}" ]; then
+  (cd "$sandbox" && "$PACK_NODE24" --input-type=module -e "$sandbox_job") || fail "startSandbox and a job from the installed tarball on Node 24 ($PACK_NODE24)"
+elif [ "${CI:-}" = true ]; then
+  fail "PACK_NODE24 is not set: the installed sandbox is not tried on Node 24 (.ci/run pack sets it)"
+else
+  echo "(PACK_NODE24 not set: the installed sandbox is tried on $(node --version) only)"
+fi
 # validateResponses runs the conformance suite's check of the document, bundled in (ajv installed beside).
+# shellcheck disable=SC2016 # a JavaScript program: its ${…} are JavaScript's, not the shell's
 (cd "$sandbox" && node --input-type=module -e '
 import { startSandbox } from "@agent-tts/sandbox";
 const s = await startSandbox({ validateResponses: true });
