@@ -274,7 +274,13 @@ export async function listen(env: Record<string, string> = {}, options: ServerOp
   const settings = serverEnv({ PORT: String(await freePort()), VOICES_PORT: String(await freePort()), ...env }, options);
   const server = await seeded(settings, options, async ({ app, voicesApp, opsApp, config, services, log }) => {
     const servers: Server[] = [];
-    const stop = () => Promise.all(servers.map(closeServer)).then(() => undefined);
+    // The tests are over when this runs: connections still open (a request left half-sent, a client's
+    // keep-alive) are cut rather than waited out for the server's header and keep-alive timeouts.
+    const stop = async () => {
+      const closed = servers.map(closeServer);
+      for (const s of servers) s.closeAllConnections();
+      await Promise.all(closed);
+    };
     try {
       servers.push(await listenOn(app.fetch, config.port, config.host, 'PORT', { ahead: pollFastPath(services, log) }));
       servers.push(await listenOn(voicesApp.fetch, config.voicesPort, config.host, 'VOICES_PORT'));
