@@ -40,6 +40,13 @@ SANDBOX_FORBIDDEN='^(redis|@redis/.*|ioredis|bullmq|@aws-sdk/.*|@smithy/.*|bette
 # What an implementer binding their own Hono handlers needs: the route definitions' library and zod.
 CONTRACT_DEPENDENCIES='@hono/zod-openapi zod'
 
+# Every other published package: a ceiling on its installed packages and size (what was measured on
+# 2026-11-28 with a little headroom: they only go down), and the install scripts or native builds it may
+# run (name and why, as the closure reports them; anything else joining fails).
+declare -A MAX_PACKAGES=([@agent-tts/conformance]=15 [@agent-tts/contract]=8 [@agent-tts/mcp]=105 [@agent-tts/load]=6 [@agent-tts/mock]=200 [@agent-tts/server]=75)
+declare -A MAX_MB=([@agent-tts/conformance]=17 [@agent-tts/contract]=16 [@agent-tts/mcp]=33 [@agent-tts/load]=12 [@agent-tts/mock]=120 [@agent-tts/server]=100)
+declare -A ALLOWED_NATIVE=([@agent-tts/server]='^(@scarf/scarf|better-sqlite3) ')
+
 # --- processes and temp dirs: everything started here is stopped on exit ------------------------
 pids=()
 table=()
@@ -147,6 +154,18 @@ measure() {
     case "${entry#*=}" in file:*.tgz) ;; *) fail "$name: npm took ${entry%%=*} from ${entry#*=}, not from its tarball" ;; esac
   done
   table_row "$name" "$(json "$file" 'j.packages.length')" "$(json "$file" '(j.kb / 1024).toFixed(1)')" "$(cat "$dir.seconds")" "$bundle"
+  budgets "$name" "$file"
+}
+# The ceilings of MAX_PACKAGES, MAX_MB and ALLOWED_NATIVE, for the packages they name.
+budgets() {
+  local name="$1" file="$2" count kb native
+  [ -n "${MAX_PACKAGES[$name]:-}" ] || return 0
+  count="$(json "$file" 'j.packages.length')"
+  kb="$(json "$file" 'j.kb')"
+  [ "$count" -le "${MAX_PACKAGES[$name]}" ] || fail "$name installs $count packages (budget ${MAX_PACKAGES[$name]})"
+  [ "$kb" -le "$((MAX_MB[$name] * 1024))" ] || fail "$name takes $kb KB installed (budget ${MAX_MB[$name]} MB)"
+  native="$(json "$file" "j.native.filter((n) => !new RegExp('${ALLOWED_NATIVE[$name]:-^$}').test(n)).join(', ')")"
+  [ -z "$native" ] || fail "$name runs install scripts or native builds beyond those allowed: $native"
 }
 no_native_build() {
   local native
