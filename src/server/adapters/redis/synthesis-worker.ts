@@ -3,7 +3,7 @@ import type { JobRun } from '../../ports/index.js';
 import type { Logger } from '../../log.js';
 import { bullConnection } from './bullmq.js';
 import { RedisKeys, SYNTHESIS_QUEUE } from './keys.js';
-import { withinDeadline, type RedisClient } from './client.js';
+import { reconnectDelay, withinDeadline, type RedisClient } from './client.js';
 import { redactUrl as redactRedisUrl } from '../../redact.js';
 import type { DistributedSettings } from '../../config/distributed.js';
 import { withTimeout } from '../../timeout.js';
@@ -35,23 +35,39 @@ const CONNECTION_ERROR = /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|Socket 
  * again from the start — the store settles a job once, so it is charged once.
  */
 export class SynthesisWorker {
-  private readonly worker: Worker;
+  private worker: Worker;
   private readonly keys: RedisKeys;
   private readonly abort = new AbortController();
+  /** Ends the wait between two attempts to start taking jobs, at close. */
+  private readonly stopStarting = new AbortController();
   private readonly running = new Set<string>();
+  private readonly started: Promise<void>;
   private lastConnectionWarning = 0;
 
   constructor(private readonly opts: SynthesisWorkerOptions) {
     this.keys = new RedisKeys(opts.prefix);
-    this.worker = new Worker(SYNTHESIS_QUEUE, (job, token) => this.process(job, token), {
+    this.worker = this.createWorker();
+    this.started = this.startTaking();
+    // Awaited by ready(), which a caller may never call: a rejection there is not left unhandled.
+    this.started.catch(() => undefined);
+  }
+
+  /**
+   * A BullMQ worker that does not run yet (autorun off): it takes jobs only once its connections are
+   * ready, see startTaking.
+   */
+  private createWorker(): Worker {
+    const { opts } = this;
+    const worker = new Worker(SYNTHESIS_QUEUE, (job, token) => this.process(job, token), {
       connection: bullConnection(opts.url),
       prefix: this.keys.bullPrefix(),
       concurrency: opts.concurrency,
       lockDuration: opts.settings.lockMs,
       stalledInterval: opts.settings.stalledCheckMs,
       maxStalledCount: opts.settings.maxStalled,
+      autorun: false,
     });
-    this.worker.on('error', (error: Error) => {
+    worker.on('error', (error: Error) => {
       // An outage makes every reconnect attempt an error: one line per 30 s says it well enough. An
       // error without a message is what the queue's blocking reads raise when Redis stalls (no
       // answer within their deadline): the same outage, and the line says so.
@@ -64,10 +80,10 @@ export class SynthesisWorker {
       }
       opts.log.error({ err: error }, `worker error: ${error.message}`);
     });
-    this.worker.on('stalled', (jobId: string) => {
+    worker.on('stalled', (jobId: string) => {
       opts.log.warn({ job_id: jobId }, 'job stalled (its worker stopped renewing its lock); queued again');
     });
-    this.worker.on('failed', (job: Job | undefined, error: Error) => {
+    worker.on('failed', (job: Job | undefined, error: Error) => {
       if (!job) return;
       const final = job.attemptsMade >= (job.opts.attempts ?? 1);
       opts.log[final ? 'error' : 'warn'](
@@ -75,11 +91,44 @@ export class SynthesisWorker {
         final ? 'job run failed for good' : 'job run failed; it will be retried',
       );
     });
+    return worker;
+  }
+
+  /**
+   * Runs the worker once its connections are ready; a worker whose connection failed while it was
+   * being set up is replaced by a new one, until one is ready or the worker is closed.
+   *
+   * BullMQ sets a connection up once (connect, then INFO for the server's version) and keeps that
+   * promise: when Redis drops the connection in the middle (an ECONNRESET, a restart), the promise
+   * stays rejected for good, and every command of the worker fails at once with that same error. Its
+   * fetch loop treats an error other than ECONNREFUSED or a closed connection as a job error and asks
+   * again at once, without waiting: a worker run on such a connection spins on microtasks at 100% CPU,
+   * never takes a job even when Redis is back, and starves the event loop of timers and signals, so
+   * SIGTERM no longer stops it.
+   */
+  private async startTaking(): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.worker.waitUntilReady();
+        break;
+      } catch (error) {
+        if (this.stopStarting.signal.aborted) return;
+        const broken = this.worker;
+        this.opts.log.warn({ redis: redactRedisUrl(this.opts.url), err: error }, 'worker: redis connection failed while starting; starting again');
+        await withTimeout(broken.close(true), 5_000, 'broken worker close').catch(() => undefined);
+        await abortableDelay(reconnectDelay(attempt), this.stopStarting.signal);
+        if (this.stopStarting.signal.aborted) return;
+        this.worker = this.createWorker();
+      }
+    }
+    if (this.stopStarting.signal.aborted) return;
+    this.worker.run().catch((error: unknown) => this.opts.log.error({ err: error }, 'worker stopped taking jobs'));
   }
 
   /** Resolves once the worker is connected and taking jobs. */
   async ready(): Promise<void> {
-    await this.worker.waitUntilReady();
+    await this.started;
+    if (this.stopStarting.signal.aborted) throw new Error('the worker was closed before it could take jobs');
   }
 
   /** Readiness: the worker is taking jobs (its store client's ping covers Redis itself). */
@@ -122,6 +171,7 @@ export class SynthesisWorker {
    * ends within `graceMs`, Redis reachable or not.
    */
   async close(graceMs: number): Promise<void> {
+    this.stopStarting.abort();
     const closing = this.worker.close();
     const timer = setTimeout(
       () => {
@@ -140,4 +190,18 @@ export class SynthesisWorker {
       clearTimeout(timer);
     }
   }
+}
+
+/** Waits `ms`, or less if `signal` is aborted first. */
+function abortableDelay(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done);
+  });
 }
