@@ -72,6 +72,12 @@ describe.skipIf(!redis)('distributed mode across processes: 2 API instances, 2 w
 
   /** Each worker with an operations listener of its own (health and job metrics). */
   const newWorker = async () => startWorker({ ...shared, JOB_CONCURRENCY: '1', WORKER_OPS_PORT: String(await freePort()) });
+  /** A worker in place of one that went: once it takes jobs (its /readyz answers 503 until then). */
+  const replacement = async () => {
+    const worker = await newWorker();
+    await worker.waitForLog('agent-tts worker ready');
+    return worker;
+  };
   const instance = (i: number) => (i % 2 === 0 ? a : b);
   const workerRunning = (jobId: string) => workers.find((w) => w.process.exitCode === null && w.logs().includes(`"job_id":"${jobId}","attempt"`));
 
@@ -193,7 +199,7 @@ describe.skipIf(!redis)('distributed mode across processes: 2 API instances, 2 w
     const decoded = await decodeMp3(new Uint8Array(await audio.arrayBuffer()));
     expect(Math.abs(decoded.seconds - done.body.audio.duration_seconds)).toBeLessThan(0.1);
     // The dead worker's partial file was cleared when the job started again.
-    workers.splice(workers.indexOf(victim), 1, await newWorker());
+    workers.splice(workers.indexOf(victim), 1, await replacement());
   }, 180_000);
 
   it('hands a running job back when its worker is stopped (SIGTERM), and another finishes it', async () => {
@@ -212,7 +218,7 @@ describe.skipIf(!redis)('distributed mode across processes: 2 API instances, 2 w
     expect(done.body.status).toBe('completed');
     const ledger = await ledgerOf(key);
     expect(ledger).toMatchObject({ jobs: 1, reserved: 0 });
-    workers.splice(workers.indexOf(stopping), 1, await newWorker());
+    workers.splice(workers.indexOf(stopping), 1, await replacement());
   }, 180_000);
 
   it('reports queue and request metrics on every API instance, job metrics and health on the workers', async () => {
