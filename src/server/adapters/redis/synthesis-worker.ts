@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { WaitingError, Worker, type Job } from 'bullmq';
 import type { JobRun } from '../../ports/index.js';
 import type { Logger } from '../../log.js';
@@ -116,7 +117,8 @@ export class SynthesisWorker {
         const broken = this.worker;
         this.opts.log.warn({ redis: redactRedisUrl(this.opts.url), err: error }, 'worker: redis connection failed while starting; starting again');
         await withTimeout(broken.close(true), 5_000, 'broken worker close').catch(() => undefined);
-        await abortableDelay(reconnectDelay(attempt), this.stopStarting.signal);
+        // Cut short by close(): an AbortError, which the check below answers.
+        await sleep(reconnectDelay(attempt), undefined, { signal: this.stopStarting.signal }).catch(() => undefined);
         if (this.stopStarting.signal.aborted) return;
         this.worker = this.createWorker();
       }
@@ -190,18 +192,4 @@ export class SynthesisWorker {
       clearTimeout(timer);
     }
   }
-}
-
-/** Waits `ms`, or less if `signal` is aborted first. */
-function abortableDelay(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done);
-  });
 }

@@ -114,9 +114,10 @@ export interface DocsOptions {
 }
 
 /** Swagger UI's file from the installed `swagger-ui-dist`, if there is one (the sandbox's build ships none). */
+const requireHere = createRequire(import.meta.url);
 function installedSwaggerUiFile(file: string): string | undefined {
   try {
-    return createRequire(import.meta.url).resolve(`swagger-ui-dist/${file}`);
+    return requireHere.resolve(`swagger-ui-dist/${file}`);
   } catch {
     return undefined;
   }
