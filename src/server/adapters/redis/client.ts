@@ -81,15 +81,16 @@ export function createRedisClient(url: string, options: RedisClientOptions) {
   if (options.log) logConnectionState(client, options.name, url, options.log);
   else client.on('error', () => undefined);
   if (breaker && options.commandTimeoutMs) {
-    const deadline: ClientDeadline = {
+    const settings = {
       ms: options.commandTimeoutMs,
       breaker,
       clockOffsetMs: 0,
-      lastBreak: 0,
+      lastBreak: Number.NEGATIVE_INFINITY,
       refused: false,
       log: options.log,
       name: options.name,
     };
+    const deadline: ClientDeadline = Object.assign(settings, { sweep: new DeadlineSweep(settings) });
     deadlines.set(client, deadline);
     // A torn-down connection (the breaker's AbortError) is not a refusal: Redis may be there, silent.
     client.on('error', (error: Error) => {
@@ -140,7 +141,7 @@ interface ClientDeadline {
   breaker: ConnectionBreaker;
   /** Redis's clock minus this process's, in ms (0 until measured). */
   clockOffsetMs: number;
-  /** When the breaker was last pulled: operations started before then already lost their connection. */
+  /** When the breaker was last pulled (performance.now()): operations started before then already lost their connection. */
   lastBreak: number;
   /**
    * The last attempt to connect failed (refused, reset, no route), and none has succeeded since: a
@@ -149,6 +150,7 @@ interface ClientDeadline {
   refused: boolean;
   log?: Logger;
   name: string;
+  sweep: DeadlineSweep;
 }
 
 const deadlines = new WeakMap<object, ClientDeadline>();
@@ -171,35 +173,97 @@ async function measureClockOffset(client: RedisClient, deadline: ClientDeadline)
  * waiting), so node-redis reconnects and service resumes by itself once Redis answers. A command that
  * was written before the tear-down may still run when Redis wakes up: a write whose late effect
  * matters carries a fence (`fenceAt`). A client without a deadline runs the operation as it is.
+ *
+ * The deadlines of a client's operations are kept by one sweep (see `DeadlineSweep`), not a timer per
+ * operation: an operation is given up between `commandTimeoutMs` and an eighth of it later.
  */
-export async function withinDeadline<T>(client: RedisClient, what: string, operation: () => Promise<T>): Promise<T> {
+export function withinDeadline<T>(client: RedisClient, what: string, operation: () => Promise<T>): Promise<T> {
   const deadline = deadlines.get(client);
   if (!deadline) return operation();
-  const started = Date.now();
-  let timer: NodeJS.Timeout | undefined;
-  const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
+  return new Promise<T>((resolve, reject) => {
+    const pending: PendingOperation = { started: performance.now(), what, reject };
+    deadline.sweep.add(pending);
+    let running: Promise<T>;
+    try {
+      running = operation();
+    } catch (error) {
+      deadline.sweep.remove(pending);
+      reject(error);
+      return;
+    }
+    // After the deadline, the operation's own failure (the torn-down connection) is no one's to handle.
+    running.then(
+      (value) => {
+        deadline.sweep.remove(pending);
+        resolve(value);
+      },
+      (error: unknown) => {
+        deadline.sweep.remove(pending);
+        reject(error);
+      },
+    );
+  });
+}
+
+interface PendingOperation {
+  /** performance.now() when it began (a clock that never goes back): operations are added in this order. */
+  started: number;
+  what: string;
+  reject: (error: Error) => void;
+}
+
+/**
+ * The operations of one client waiting for Redis, oldest first, and the one timer that gives them up.
+ * A timer and a race per operation were a tenth of a Redis poll's CPU time; this costs a set insertion
+ * and a deletion. The timer ticks every eighth of the deadline while anything is or was just pending,
+ * and stops at the first tick that finds nothing.
+ */
+class DeadlineSweep {
+  private readonly pending = new Set<PendingOperation>();
+  private timer: NodeJS.Timeout | undefined;
+  private readonly tickMs: number;
+
+  constructor(private readonly deadline: Omit<ClientDeadline, 'sweep'>) {
+    this.tickMs = Math.max(5, Math.ceil(deadline.ms / 8));
+  }
+
+  add(operation: PendingOperation): void {
+    this.pending.add(operation);
+    if (!this.timer) {
+      this.timer = setInterval(() => this.sweep(), this.tickMs);
+      this.timer.unref();
+    }
+  }
+
+  remove(operation: PendingOperation): void {
+    this.pending.delete(operation);
+  }
+
+  private sweep(): void {
+    if (this.pending.size === 0) {
+      clearInterval(this.timer);
+      this.timer = undefined;
+      return;
+    }
+    const now = performance.now();
+    const { deadline } = this;
+    for (const operation of this.pending) {
+      // Oldest first: once one is within its time, so are all after it.
+      if (now - operation.started < deadline.ms) break;
+      this.pending.delete(operation);
       const error = deadline.refused
-        ? new RedisUnavailableError(`Redis did not answer (${what}): it cannot be reached`)
-        : new RedisUnavailableError(`Redis did not answer (${what}): no answer within ${deadline.ms} ms`, { timedOut: true });
-      if (started >= deadline.lastBreak) {
-        deadline.lastBreak = Date.now();
+        ? new RedisUnavailableError(`Redis did not answer (${operation.what}): it cannot be reached`)
+        : new RedisUnavailableError(`Redis did not answer (${operation.what}): no answer within ${deadline.ms} ms`, { timedOut: true });
+      if (operation.started >= deadline.lastBreak) {
+        deadline.lastBreak = now;
         const sockets = deadline.breaker.break(error);
         deadline.log?.warn(
-          { client: deadline.name, operation: what, timeout_ms: deadline.ms, connections: sockets },
+          { client: deadline.name, operation: operation.what, timeout_ms: deadline.ms, connections: sockets },
           'redis did not answer within the command deadline; reconnecting',
         );
       }
-      reject(error);
-    }, deadline.ms);
-  });
-  const running = operation();
-  // The operation's own failure after the deadline (the torn-down connection) is no one's to handle.
-  running.catch(() => undefined);
-  try {
-    return await Promise.race([running, expired]);
-  } finally {
-    clearTimeout(timer);
+      operation.reject(error);
+    }
   }
 }
 
@@ -257,6 +321,9 @@ export function asRedisUnavailable(error: unknown, what: string, client?: RedisC
  * restart or a SCRIPT FLUSH). Redis runs a script as one atomic step: the basis of every
  * multi-key invariant of the distributed mode.
  */
+/** node-redis's command options without its per-command timeout (0 arms none). */
+const UNTIMED = { timeout: 0 };
+
 export class LuaScript {
   readonly sha: string;
 
@@ -264,13 +331,20 @@ export class LuaScript {
     this.sha = createHash('sha1').update(source).digest('hex');
   }
 
-  async run(client: RedisClient, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
+  /**
+   * `untimed`: for a caller inside `withinDeadline` on a connected client, which bounds the wait
+   * already. node-redis would otherwise arm an `AbortSignal.timeout` for the command (its default is 5 s
+   * even when none is set), a tenth of a Redis poll's CPU time; its only use is to drop a command still
+   * waiting in the offline queue, which a connected client's command does not enter.
+   */
+  async run(client: RedisClient, keys: readonly string[], args: readonly (string | number)[], untimed = false): Promise<unknown> {
     const tail = [String(keys.length), ...keys, ...args.map(String)];
+    const options = untimed && client.isReady ? UNTIMED : undefined;
     try {
-      return await client.sendCommand(['EVALSHA', this.sha, ...tail]);
+      return await client.sendCommand(['EVALSHA', this.sha, ...tail], options);
     } catch (error) {
       if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
-      return client.sendCommand(['EVAL', this.source, ...tail]);
+      return client.sendCommand(['EVAL', this.source, ...tail], options);
     }
   }
 }

@@ -10,7 +10,8 @@ import { SynthesisWorker } from './synthesis-worker.js';
 
 /**
  * The Redis side of a distributed deployment for one process: one command connection shared by the
- * store, the rate limiter and the queue's announcements; the BullMQ queue and workers make their own.
+ * store and the queue's announcements, one for the rate limiter when the first caches its reads; the
+ * BullMQ queue and workers make their own.
  * Loaded only when REDIS_URL is set, so the embedded default starts without node-redis and BullMQ.
  */
 export interface RedisBackends {
@@ -34,13 +35,25 @@ export function openRedisBackends(
   const url = config.redisUrl!;
   const client = createRedisClient(url, { name, commandTimeoutMs: settings.commandTimeoutMs, cacheReads: options.cacheReads, log });
   const store = new RedisStore(client, config.redisPrefix);
+  // The rate limiter's connection of its own, never caching: Redis tracks the keys a script reads for
+  // the connection that ran it, so on a caching connection every check would be answered by an
+  // invalidation of its bucket at the next one (a push message per request, and the decoded records'
+  // generation bumped under every read in flight). Made on first use; a process without a limiter
+  // (a worker) opens none.
+  let limiterClient: RedisClient | undefined;
   return {
     settings,
     client,
     store,
-    limiter: () => new RedisRateLimiter(client, config.redisPrefix),
+    limiter: () => {
+      limiterClient ??= options.cacheReads ? createRedisClient(url, { name: `${name}-limits`, commandTimeoutMs: settings.commandTimeoutMs, log }) : client;
+      return new RedisRateLimiter(limiterClient, config.redisPrefix);
+    },
     queue: () => new RedisJobQueue({ url, prefix: config.redisPrefix, store, publisher: client, settings, log }),
     worker: (runner, concurrency) => new SynthesisWorker({ url, prefix: config.redisPrefix, runner, publisher: client, concurrency, settings, log }),
-    close: () => closeRedisClient(client),
+    close: async () => {
+      if (limiterClient && limiterClient !== client) await closeRedisClient(limiterClient);
+      await closeRedisClient(client);
+    },
   };
 }
