@@ -26,6 +26,8 @@ export function pollRatios(f: Record<string, SideFigures>) {
     redis_vs_embedded: f.redis ? ratio(f.redis, sideOf(f, 'embedded')) : undefined,
     redis_vs_lean: f.redis ? ratio(f.redis, sideOf(f, 'lean')) : undefined,
     redis_vs_hono: f.redis ? ratio(f.redis, sideOf(f, 'hono')) : undefined,
+    redis_vs_lean_redis: f.redis && f['lean-redis'] ? ratio(f.redis, f['lean-redis']) : undefined,
+    lean_redis_vs_lean: f['lean-redis'] ? ratio(f['lean-redis'], sideOf(f, 'lean')) : undefined,
   };
 }
 
@@ -33,7 +35,7 @@ export function pollRatios(f: Record<string, SideFigures>) {
 export interface PollResults {
   params: Params;
   diagnosticParams: Params;
-  /** Figures per side: hono, lean, embedded and, when it ran, redis. */
+  /** Figures per side: hono, lean, embedded and, when Redis ran, redis and lean-redis. */
   f: Record<string, SideFigures>;
   ratios: ReturnType<typeof pollRatios>;
   redis: RedisOutcome;
@@ -93,23 +95,26 @@ export function pollMarkdown(ctx: BenchContext, r: PollResults): string {
     r ? `**${pct(r.ratio)}** of ${of} (rounds ${r.per_round.map(pct).join(', ')}; by CPU per request ${pct(r.by_cpu)})` : '';
   const md = [
     `autocannon, ${params.connections} connections, ${params.rounds} rounds of ${params.duration_s} s per side after ${params.warmup_s} s of warm-up each; ` +
-      `every round measures every side, in an order that alternates (${f.redis ? 'A B C D, D C B A' : 'A B C, C B A'}, …), so that the machine's drift falls on all alike. ` +
+      `every round measures every side, in an order that alternates (${f.redis ? 'A B C D E, E D C B A' : 'A B C, C B A'}, …), so that the machine's drift falls on all alike. ` +
       `Servers: \`GET ${API_PATH}?id=<completed job>\` with a valid key, RATE_GET_LIMIT=${RAISED_LIMITS.RATE_GET_LIMIT}, RATE_WINDOW_SECONDS=${WINDOW_SECONDS}, LOG_LEVEL=info (a log line per request, to a file), SYNTH_THREADS=${ctx.synthThreads}; ` +
       'the embedded and the Redis server run side by side, each idle while the other is measured. ' +
       'Baselines, each in its own process on the same Node: bare Hono (hello world, `c.text`, @hono/node-server) and the lean poll handler ' +
       '(`bench/harness/lean-poll.ts`: node:http and SQLite (better-sqlite3 before Node 24, node:sqlite from 24) doing only the necessary work of a poll — bearer key, SHA-256 and constant-time compare, ' +
-      'key, account, job and usage read with prepared statements, the GET counted in a rolling window, an HMAC-signed audio URL, the same JSON body and headers).',
+      'key, account, job and usage read with prepared statements, the GET counted in a rolling window, an HMAC-signed audio URL, the same JSON body and headers). ' +
+      "With Redis, the lean Redis poll handler is the same handler counting the GET in Redis instead, with the distributed mode's sliding-log script (one EVALSHA per poll through node-redis): " +
+      'the least a poll costs whose rate limit every instance shares, the yardstick of the Redis poll.',
     '',
     '| Side | req/s | p50 / p99 ms | req/s per round | CPU µs per request | Share |',
     '| --- | ---: | ---: | --- | ---: | --- |',
     row('bare Hono', f.hono, ''),
     row('lean poll handler', f.lean, share(ratios.lean_vs_hono, 'Hono')),
     row('embedded server (SQLite)', f.embedded, `${share(ratios.embedded_vs_lean, 'lean')}; ${share(ratios.embedded_vs_hono, 'Hono')}`),
+    ...(f['lean-redis'] ? [row('lean Redis poll handler', f['lean-redis'], share(ratios.lean_redis_vs_lean, 'lean'))] : []),
     row(
       'Redis server',
       f.redis,
       f.redis && ratios.redis_vs_lean && ratios.redis_vs_hono
-        ? `${share(ratios.redis_vs_embedded, 'embedded')}; ${pct(ratios.redis_vs_lean.ratio)} of lean; ${pct(ratios.redis_vs_hono.ratio)} of Hono`
+        ? `${share(ratios.redis_vs_embedded, 'embedded')}; ${ratios.redis_vs_lean_redis ? `${share(ratios.redis_vs_lean_redis, 'lean Redis')}; ` : ''}${pct(ratios.redis_vs_lean.ratio)} of lean; ${pct(ratios.redis_vs_hono.ratio)} of Hono`
         : '',
     ),
     '',
@@ -135,7 +140,13 @@ export function pollMarkdown(ctx: BenchContext, r: PollResults): string {
     if (s.non2xx > 0 || s.errors > 0) md.push('', `**${name}: ${s.non2xx} non-2xx answers and ${s.errors} errors during the run: its figure is not valid.**`);
   }
   for (const [name, p] of Object.entries(profiles)) {
-    if (p) md.push('', `#### Profile, ${name === 'lean' ? 'lean poll handler' : `${name} server`}`, '', profileMarkdown(p, sideOf(f, name).requests));
+    if (p)
+      md.push(
+        '',
+        `#### Profile, ${name === 'lean' ? 'lean poll handler' : name === 'lean-redis' ? 'lean Redis poll handler' : `${name} server`}`,
+        '',
+        profileMarkdown(p, sideOf(f, name).requests),
+      );
   }
   for (const d of diagnostics)
     if (d.available && d.profile) md.push('', `#### Profile, ${d.variant}`, '', profileMarkdown(d.profile, sideOf(d.figures, 'variant').requests));

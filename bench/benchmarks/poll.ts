@@ -34,8 +34,30 @@ async function startBaselines(ctx: BenchContext) {
   return { hono, lean, leanProfileDir };
 }
 
+/**
+ * The lean poll handler counting the GET in Redis (LEAN_REDIS_URL, under the Redis side's prefix, which
+ * its stop deletes): the Redis poll's yardstick.
+ */
+async function startLeanRedis(ctx: BenchContext, prefix: string): Promise<{ baseline: LeanPollBaseline; side: Side; profileDir?: string }> {
+  const profileDir = ctx.profileDir ? join(ctx.profileDir, 'poll-lean-redis') : undefined;
+  if (profileDir) await mkdir(profileDir, { recursive: true });
+  const baseline = await LeanPollBaseline.start(
+    { RATE_GET_LIMIT: RAISED_LIMITS.RATE_GET_LIMIT, RATE_WINDOW_SECONDS: WINDOW_SECONDS, LEAN_REDIS_URL: ctx.redisUrl, LEAN_REDIS_PREFIX: `${prefix}lean:` },
+    profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : undefined,
+  );
+  const side: Side = {
+    name: 'lean-redis',
+    url: `${baseline.baseUrl}${API_PATH}?id=${baseline.jobId}`,
+    headers: { authorization: `Bearer ${baseline.key}` },
+    pid: baseline.process.pid,
+  };
+  return { baseline, side, profileDir };
+}
+
 /** The distributed server and its side, and what came of trying it; its stop (which deletes its keys) is added to `stops`. */
 interface RedisSetUp {
+  /** The keys' prefix of this run's own. */
+  prefix: string;
   outcome: RedisOutcome;
   server?: { server: AgentServer; profileDir?: string };
   side?: Side;
@@ -47,7 +69,7 @@ interface RedisSetUp {
  */
 export async function setUpRedis(ctx: BenchContext, stops: Stop[]): Promise<RedisSetUp> {
   const redisPrefix = `agent-tts-bench-${process.pid}-${randomBytes(4).toString('hex')}:`;
-  const set: RedisSetUp = { outcome: { available: false, reason: 'not tried' } };
+  const set: RedisSetUp = { prefix: redisPrefix, outcome: { available: false, reason: 'not tried' } };
   ctx.log('poll: redis server');
   const unreachable = await redisReachable(ctx.redisUrl);
   if (unreachable) {
@@ -99,7 +121,9 @@ export async function runPoll(ctx: BenchContext): Promise<BenchmarkOutput> {
     const answers = await compareAnswers(embeddedSide, leanSide);
     const redis = await setUpRedis(ctx, stops);
 
-    const sides = [honoSide, leanSide, embeddedSide, ...(redis.side ? [redis.side] : [])];
+    const leanRedis = redis.side ? await startLeanRedis(ctx, redis.prefix) : undefined;
+    if (leanRedis) stops.push(leanRedis.baseline.stop);
+    const sides = [honoSide, leanSide, embeddedSide, ...(redis.side ? [redis.side] : []), ...(leanRedis ? [leanRedis.side] : [])];
     ctx.log(`poll: ${sides.map((s) => s.name).join(', ')} in alternating rounds`);
     const main = await measureSides(ctx, sides, params);
     const f = main.figures;
@@ -116,6 +140,10 @@ export async function runPoll(ctx: BenchContext): Promise<BenchmarkOutput> {
     const profiles: Record<string, ProfileSummary | undefined> = {};
     if (embedded.profileDir) profiles.embedded = await readProfile(embedded.profileDir, main.window, 'main', POLL_COMPONENTS);
     if (redis.server?.profileDir && f.redis) profiles.redis = await readProfile(redis.server.profileDir, main.window, 'main', POLL_COMPONENTS);
+    if (leanRedis) {
+      await leanRedis.baseline.stop();
+      if (leanRedis.profileDir) profiles['lean-redis'] = await readProfile(leanRedis.profileDir, main.window, 'main', POLL_COMPONENTS);
+    }
 
     const diagnostics = ctx.quick ? [] : await runDiagnostics(ctx, { hono: honoSide, lean: leanSide }, diagnosticParams);
 

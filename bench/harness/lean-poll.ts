@@ -24,6 +24,7 @@ import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from
 import { createServer, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
+import { createClient } from 'redis';
 
 const API_PATH = '/v1/agent-tts';
 const API_VERSION = '2026-04';
@@ -115,6 +116,43 @@ class RollingCount {
 }
 const windows = new Map<string, RollingCount>();
 
+/**
+ * With LEAN_REDIS_URL, the GET is counted in Redis instead, by the same sliding-log script as the
+ * distributed mode's (one EVALSHA per poll, node-redis, keys under LEAN_REDIS_PREFIX): the least a poll
+ * with a rate limit shared by every instance costs, the yardstick of the Redis poll.
+ */
+const SLIDING_WINDOW = `local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local window = tonumber(ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
+local count = redis.call('ZCARD', KEYS[1])
+local allowed = count < tonumber(ARGV[2])
+if allowed and ARGV[3] == '1' then
+  redis.call('ZADD', KEYS[1], now, ARGV[4])
+  count = count + 1
+  redis.call('PEXPIRE', KEYS[1], window)
+end
+local reset = 0
+local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+if oldest[2] then
+  reset = math.ceil((tonumber(oldest[2]) + window - now) / 1000)
+  if reset < 1 then reset = 1 end
+end
+return {allowed and 1 or 0, count, reset}`;
+const SLIDING_WINDOW_SHA = createHash('sha1').update(SLIDING_WINDOW).digest('hex');
+const redisPrefix = process.env.LEAN_REDIS_PREFIX ?? `lean-poll-${process.pid}:`;
+let admissions = 0;
+const redis = process.env.LEAN_REDIS_URL
+  ? (createClient({
+      url: process.env.LEAN_REDIS_URL,
+      ...(process.env.LEAN_RESP3 ? { RESP: 3 as const, clientSideCache: { ttl: 0, maxEntries: 10_000, evictPolicy: 'LRU' as const } } : {}),
+    }) as unknown as { sendCommand(args: string[]): Promise<unknown>; connect(): Promise<unknown>; destroy(): void })
+  : undefined;
+if (redis) {
+  await redis.connect();
+  await redis.sendCommand(['SCRIPT', 'LOAD', SLIDING_WINDOW]);
+}
+
 function send(res: ServerResponse, status: number, requestId: string, body: Record<string, unknown>, headers: Record<string, string> = {}): void {
   const json = JSON.stringify({ ...body, meta: { request_id: requestId, api_version: API_VERSION } });
   res.writeHead(status, {
@@ -159,21 +197,61 @@ const server = createServer((req, res) => {
   const [onlyId] = ids;
   if (ids.length !== 1 || onlyId === undefined || !UUID.test(onlyId))
     return error(res, 400, requestId, 'INVALID_REQUEST', 'Query parameter id is required once and must be a job_id (UUID).');
+  const now = Date.now();
+  if (redis) {
+    // The distributed mode's one round trip: the sliding log in Redis, its script as the server's.
+    admissions++;
+    redis
+      .sendCommand([
+        'EVALSHA',
+        SLIDING_WINDOW_SHA,
+        '1',
+        `${redisPrefix}rate:get:${publicId}`,
+        String(windowS * 1000),
+        String(getLimit),
+        '1',
+        `${now}-${admissions}`,
+        '',
+      ])
+      .then(
+        (reply) => {
+          const [allowed, counted = 0, reset = 0] = (reply as unknown[]).map(Number);
+          answer(res, requestId, key.account_id, plan, onlyId, now, { allowed: allowed === 1, remaining: Math.max(0, getLimit - counted), reset });
+        },
+        (e: unknown) => error(res, 500, requestId, 'INTERNAL_ERROR', `Redis: ${(e as Error).message}`),
+      );
+    return;
+  }
   let window = windows.get(publicId);
   if (!window) {
     window = new RollingCount();
     windows.set(publicId, window);
   }
-  const now = Date.now();
-  const count = window.take(Math.floor(now / 1000));
+  answer(res, requestId, key.account_id, plan, onlyId, now, window.take(Math.floor(now / 1000)));
+});
+
+/** The rest of a poll once the GET is counted: the job, the usage, the signed URL, the body. */
+function answer(
+  res: ServerResponse,
+  requestId: string,
+  accountId: string,
+  plan: { monthlyMinutes: number },
+  onlyId: string,
+  now: number,
+  count: { allowed: boolean; remaining: number; reset: number },
+): void {
   const rate = { 'RateLimit-Policy': `${getLimit};w=${windowS}`, RateLimit: `limit=${getLimit}, remaining=${count.remaining}, reset=${count.reset}` };
-  if (!count.allowed)
-    return error(res, 429, requestId, 'RATE_LIMITED', 'Too many GET requests for this API key.', { ...rate, 'Retry-After': String(Math.max(1, count.reset)) });
+  if (!count.allowed) {
+    error(res, 429, requestId, 'RATE_LIMITED', 'Too many GET requests for this API key.', { ...rate, 'Retry-After': String(Math.max(1, count.reset)) });
+    return;
+  }
   const id = onlyId.toLowerCase();
   const job = getJob.get(id) as { account_id: string; status: string; voice: string; language: string; speed: number; duration_seconds: number } | undefined;
-  if (!job || job.account_id !== key.account_id || job.status !== 'completed')
-    return error(res, 404, requestId, 'NOT_FOUND', 'No completed job with this id for this account.', rate);
-  const usage = (getUsage.get(key.account_id, new Date(now).toISOString().slice(0, 7)) as { settled_cm: number; reserved_cm: number } | undefined) ?? {
+  if (!job || job.account_id !== accountId || job.status !== 'completed') {
+    error(res, 404, requestId, 'NOT_FOUND', 'No completed job with this id for this account.', rate);
+    return;
+  }
+  const usage = (getUsage.get(accountId, new Date(now).toISOString().slice(0, 7)) as { settled_cm: number; reserved_cm: number } | undefined) ?? {
     settled_cm: 0,
     reserved_cm: 0,
   };
@@ -202,7 +280,7 @@ const server = createServer((req, res) => {
     },
     rate,
   );
-});
+}
 
 server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => {
   const { port } = server.address() as { port: number };
@@ -210,8 +288,12 @@ server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => {
   process.stdout.write(`lean-poll listening on ${port} key tts_${publicId}_${secret} job ${jobId}\n`);
 });
 const stop = () =>
-  server.close(() => {
+  server.close(async () => {
     db.close();
+    if (redis) {
+      await redis.sendCommand(['DEL', `${redisPrefix}rate:get:${publicId}`]).catch(() => undefined);
+      redis.destroy();
+    }
     process.exit(0);
   });
 process.on('SIGTERM', stop);
