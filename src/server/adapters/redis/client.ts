@@ -1,9 +1,9 @@
-import { createHash } from 'node:crypto';
 import type { EventEmitter } from 'node:events';
 import { ClientClosedError, ClientOfflineError, ConnectionTimeoutError, SocketClosedUnexpectedlyError, TimeoutError, createClient } from 'redis';
 import type { Logger } from '../../log.js';
 import { redactUrl as redactRedisUrl } from '../../redact.js';
 import { StoreUnavailableError } from '../../ports/index.js';
+import { ConnectionBreaker } from './connection-breaker.js';
 
 export type RedisClient = ReturnType<typeof createRedisClient>;
 
@@ -105,35 +105,6 @@ export function createRedisClient(url: string, options: RedisClientOptions) {
   // The first connection may fail; the reconnect strategy keeps trying and 'error' reports it.
   client.connect().catch(() => undefined);
   return client;
-}
-
-/**
- * What node-redis's sockets take as their `signal` (net.connect's option, which Node accepts from any
- * object shaped like an AbortSignal): each socket of the client registers its abort listener here, so
- * `break()` destroys every socket the client has open or is opening. node-redis sees a socket error,
- * rejects what was waiting for a reply on it, and reconnects on its own with a new socket.
- */
-class ConnectionBreaker {
-  readonly aborted = false;
-  reason: unknown = undefined;
-  private readonly listeners = new Set<() => void>();
-
-  addEventListener(_type: 'abort', listener: () => void): void {
-    this.listeners.add(listener);
-  }
-
-  removeEventListener(_type: 'abort', listener: () => void): void {
-    this.listeners.delete(listener);
-  }
-
-  /** Tears down every connection registered so far; returns how many. */
-  break(reason: Error): number {
-    this.reason = reason;
-    const listeners = [...this.listeners];
-    this.listeners.clear();
-    for (const listener of listeners) listener();
-    return listeners.length;
-  }
 }
 
 interface ClientDeadline {
@@ -314,37 +285,4 @@ export function asRedisUnavailable(error: unknown, what: string, client?: RedisC
     cause: error,
     timedOut: !refused && (torn || error instanceof TimeoutError),
   });
-}
-
-/**
- * A Lua script run with EVALSHA, falling back to EVAL when the server does not have it cached (after a
- * restart or a SCRIPT FLUSH). Redis runs a script as one atomic step: the basis of every
- * multi-key invariant of the distributed mode.
- */
-/** node-redis's command options without its per-command timeout (0 arms none). */
-const UNTIMED = { timeout: 0 };
-
-export class LuaScript {
-  readonly sha: string;
-
-  constructor(readonly source: string) {
-    this.sha = createHash('sha1').update(source).digest('hex');
-  }
-
-  /**
-   * `untimed`: for a caller inside `withinDeadline` on a connected client, which bounds the wait
-   * already. node-redis would otherwise arm an `AbortSignal.timeout` for the command (its default is 5 s
-   * even when none is set), a tenth of a Redis poll's CPU time; its only use is to drop a command still
-   * waiting in the offline queue, which a connected client's command does not enter.
-   */
-  async run(client: RedisClient, keys: readonly string[], args: readonly (string | number)[], untimed = false): Promise<unknown> {
-    const tail = [String(keys.length), ...keys, ...args.map(String)];
-    const options = untimed && client.isReady ? UNTIMED : undefined;
-    try {
-      return await client.sendCommand(['EVALSHA', this.sha, ...tail], options);
-    } catch (error) {
-      if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
-      return client.sendCommand(['EVAL', this.source, ...tail], options);
-    }
-  }
 }

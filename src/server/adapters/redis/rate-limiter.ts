@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { RedisKeys } from './keys.js';
-import { LuaScript, asRedisUnavailable, withinDeadline, type RedisClient } from './client.js';
+import { asRedisUnavailable, withinDeadline, type RedisClient } from './client.js';
+import { LuaScript } from './lua-script.js';
 import type { RateLimitDecision, RateLimiter } from '../../ports/index.js';
 
 /**

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { LuaScript } from './client.js';
+import { LuaScript } from './lua-script.js';
 
 /**
  * The store's Lua scripts (lua/*.lua beside this module; the build copies them beside the compiled
