@@ -2,7 +2,7 @@
  * Benchmarks of the paths that matter, each against a baseline measured in the same run (the machine
  * is shared and noisy, so only ratios and same-run differences mean anything). See bench/README.md.
  *
- *   npm run bench                         full run (36 to 60 minutes), writes bench/results/<date>-full.{md,json}
+ *   npm run bench                         full run (12 to 60 minutes, by machine), writes bench/results/<date>-full.{md,json}
  *   npm run bench -- --quick              4.5 to 6 minutes, checks that every benchmark still runs
  *   npm run bench -- --only poll,inline   a selection: poll | inline | open-loop | long | synth-engine |
  *                                         synth-mp3 | synth-long | store | word-timings | timings-long | stream,
