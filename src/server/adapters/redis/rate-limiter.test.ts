@@ -28,10 +28,16 @@ describe.skipIf(!redis)('RedisRateLimiter on Redis time', () => {
   });
 });
 
+/** The test Redis, in the suites that run only with one. */
+function live(): NonNullable<typeof redis> {
+  if (!redis) throw new Error('no test Redis');
+  return redis;
+}
+
 describe.skipIf(!redis)('RedisRateLimiter batches the checks of one turn', () => {
   it('sends the checks that arrive together as one script call, and decides them in order as one call each would', async () => {
-    const limiter = new RedisRateLimiter(redis!, prefix);
-    const monitor = redis!.duplicate();
+    const limiter = new RedisRateLimiter(live(), prefix);
+    const monitor = live().duplicate();
     monitor.on('error', () => undefined);
     await monitor.connect();
     const calls: string[] = [];
@@ -52,20 +58,20 @@ describe.skipIf(!redis)('RedisRateLimiter batches the checks of one turn', () =>
       const peek = await limiter.check('batch-0', 3, 60_000, false);
       expect(peek).toMatchObject({ allowed: false, remaining: 0 });
       expect(peek.resetSeconds).toBeGreaterThanOrEqual(59);
-      await redis!.get(sentinel);
+      await live().get(sentinel);
       await seen;
       // The ten of the first turn went as one call; the peek as a second.
       expect(calls).toHaveLength(2);
-      expect(await redis!.zCard(`${prefix}rate:batch-0`)).toBe(3);
+      expect(await live().zCard(`${prefix}rate:batch-0`)).toBe(3);
     } finally {
       monitor.destroy();
     }
   });
 
   it('fails every check of a batch when Redis refuses it, and the next batch works', async () => {
-    const limiter = new RedisRateLimiter(redis!, prefix);
+    const limiter = new RedisRateLimiter(live(), prefix);
     // A bucket holding a string makes the script fail (WRONGTYPE): each check of its batch is rejected, none hangs.
-    await redis!.set(`${prefix}rate:batch-bad`, 'not a sorted set');
+    await live().set(`${prefix}rate:batch-bad`, 'not a sorted set');
     const failing = await Promise.allSettled([limiter.check('batch-bad', 1, 60_000, true), limiter.check('batch-fine', 1, 60_000, true)]);
     expect(failing.map((r) => r.status)).toEqual(['rejected', 'rejected']);
     expect(String((failing[0] as PromiseRejectedResult).reason)).toMatch(/WRONGTYPE/);
