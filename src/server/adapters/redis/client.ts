@@ -185,8 +185,8 @@ interface PendingOperation {
 
 /**
  * The operations of one client waiting for Redis, oldest first, and the one timer that gives them up.
- * A timer and a race per operation were a tenth of a Redis poll's CPU time; this costs a set insertion
- * and a deletion. The timer ticks every eighth of the deadline while anything is or was just pending,
+ * An operation costs a set insertion and a deletion, where it cost a timer set and cleared and a
+ * Promise.race. The timer ticks every eighth of the deadline while anything is or was just pending,
  * and stops at the first tick that finds nothing.
  */
 class DeadlineSweep {
