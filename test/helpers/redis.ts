@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { WORKER_MAIN, freePort } from '@agent-tts/bench/harness/server-process.js';
 import { NodeProcess } from '@agent-tts/bench/harness/node-process.js';
 import { createClient } from 'redis';
+import { afterAll } from 'vitest';
 import type { RedisClient } from '../../src/server/adapters/redis/client.js';
 
 /** Tests use a database of their own on the shared Redis, and only keys under their own prefixes. */
@@ -60,6 +61,21 @@ export async function redisOrSkip(suite: string): Promise<TestRedisClient | unde
     console.log(`Redis suite skipped (${suite}): no Redis at ${shown}`);
   }
   return client;
+}
+
+/**
+ * A test file's Redis (undefined when the suite skips, as `redisOrSkip` says) and a key prefix of its
+ * own: after the file's tests, the keys under the prefix are deleted and the client closed.
+ */
+export async function redisForFile(suite: string, label: string): Promise<{ redis: TestRedisClient | undefined; prefix: string }> {
+  const redis = await redisOrSkip(suite);
+  const prefix = uniquePrefix(label);
+  afterAll(async () => {
+    if (!redis) return;
+    await deleteKeys(redis, prefix);
+    redis.destroy();
+  });
+  return { redis, prefix };
 }
 
 /** Deletes every key under a prefix (SCAN + UNLINK, bounded per round): never FLUSHDB on a shared Redis. */

@@ -1,17 +1,10 @@
-import { afterAll, describe, expect, it } from 'vitest';
-import { deleteKeys, redisOrSkip, testRedisUrl, uniquePrefix } from '../../../../test/helpers/redis.js';
+import { describe, expect, it } from 'vitest';
+import { redisForFile, testRedisUrl } from '../../../../test/helpers/redis.js';
 import { loadConfig } from '../../config.js';
 import { createLogger } from '../../log.js';
 import { openRedisBackends } from './index.js';
 
-const redis = await redisOrSkip('Redis backends');
-const prefix = uniquePrefix('backends');
-
-afterAll(async () => {
-  if (!redis) return;
-  await deleteKeys(redis, prefix);
-  redis.destroy();
-});
+const { redis, prefix } = await redisForFile('Redis backends', 'backends');
 
 describe.skipIf(!redis)('the Redis backends of an API process (caching reads)', () => {
   it("checks rate limits on a connection of their own, so a check is not answered by an invalidation of the caching connection's reads", async () => {

@@ -1,16 +1,9 @@
-import { afterAll, describe, expect, it } from 'vitest';
-import { deleteKeys, redisOrSkip, uniquePrefix } from '../../../../test/helpers/redis.js';
+import { describe, expect, it } from 'vitest';
+import { redisForFile } from '../../../../test/helpers/redis.js';
 import { describeRateLimiterContract } from '../rate-limiter.contract.js';
 import { RedisRateLimiter } from './rate-limiter.js';
 
-const redis = await redisOrSkip('RedisRateLimiter contract');
-const prefix = uniquePrefix('rate');
-
-afterAll(async () => {
-  if (!redis) return;
-  await deleteKeys(redis, prefix);
-  redis.destroy();
-});
+const { redis, prefix } = await redisForFile('RedisRateLimiter contract', 'rate');
 
 describeRateLimiterContract('RedisRateLimiter', async (clock) => ({ limiter: new RedisRateLimiter(redis!, prefix, clock), close: async () => undefined }), {
   skip: !redis,

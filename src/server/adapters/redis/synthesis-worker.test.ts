@@ -1,21 +1,14 @@
 import { Queue, type RedisConnection } from 'bullmq';
 import { pino } from 'pino';
-import { afterAll, describe, expect, it } from 'vitest';
-import { deleteKeys, eventually, redisOrSkip, testRedisUrl, uniquePrefix } from '../../../../test/helpers/redis.js';
+import { describe, expect, it } from 'vitest';
+import { eventually, redisForFile, testRedisUrl } from '../../../../test/helpers/redis.js';
 import { loadDistributedSettings } from '../../config/distributed.js';
 import { bullConnection } from './bullmq.js';
 import { closeRedisClient, createRedisClient } from './client.js';
 import { RedisKeys, SYNTHESIS_QUEUE } from './keys.js';
 import { SynthesisWorker } from './synthesis-worker.js';
 
-const redis = await redisOrSkip('SynthesisWorker on a dropped blocking connection');
-const prefix = uniquePrefix('worker-spin');
-
-afterAll(async () => {
-  if (!redis) return;
-  await deleteKeys(redis, prefix);
-  redis.destroy();
-});
+const { redis, prefix } = await redisForFile('SynthesisWorker on a dropped blocking connection', 'worker-spin');
 
 /** CPU used by this process, in percent of the wall time, over `ms`, and how late a timer of `ms` fired. */
 async function cpuOver(ms: number): Promise<{ cpuPercent: number; timerLateMs: number }> {
