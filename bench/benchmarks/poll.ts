@@ -22,31 +22,16 @@ import { type Params, type Side, RAISED_LIMITS, WINDOW_SECONDS, measureSides, po
 
 type Stop = () => Promise<unknown>;
 
-/** The two baselines, each in a process of its own, the lean handler under --cpu-prof for --profile. */
-async function startBaselines(ctx: BenchContext) {
-  const hono = await HonoBaseline.start();
-  const leanProfileDir = ctx.profileDir ? join(ctx.profileDir, 'poll-lean') : undefined;
-  if (leanProfileDir) await mkdir(leanProfileDir, { recursive: true });
-  const lean = await LeanPollBaseline.start(
-    { RATE_GET_LIMIT: RAISED_LIMITS.RATE_GET_LIMIT, RATE_WINDOW_SECONDS: WINDOW_SECONDS },
-    leanProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${leanProfileDir}`] : undefined,
-  );
-  return { hono, lean, leanProfileDir };
-}
-
-/**
- * The lean poll handler counting the GET in Redis (LEAN_REDIS_URL, under the Redis side's prefix, which
- * its stop deletes): the Redis poll's yardstick.
- */
-async function startLeanRedis(ctx: BenchContext, prefix: string): Promise<{ baseline: LeanPollBaseline; side: Side; profileDir?: string }> {
-  const profileDir = ctx.profileDir ? join(ctx.profileDir, 'poll-lean-redis') : undefined;
+/** A lean poll handler as a measured side, in a process of its own, under --cpu-prof for --profile. */
+async function startLean(ctx: BenchContext, name: 'lean' | 'lean-redis', env: Record<string, string> = {}) {
+  const profileDir = ctx.profileDir ? join(ctx.profileDir, `poll-${name}`) : undefined;
   if (profileDir) await mkdir(profileDir, { recursive: true });
   const baseline = await LeanPollBaseline.start(
-    { RATE_GET_LIMIT: RAISED_LIMITS.RATE_GET_LIMIT, RATE_WINDOW_SECONDS: WINDOW_SECONDS, LEAN_REDIS_URL: ctx.redisUrl, LEAN_REDIS_PREFIX: `${prefix}lean:` },
+    { RATE_GET_LIMIT: RAISED_LIMITS.RATE_GET_LIMIT, RATE_WINDOW_SECONDS: WINDOW_SECONDS, ...env },
     profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : undefined,
   );
   const side: Side = {
-    name: 'lean-redis',
+    name,
     url: `${baseline.baseUrl}${API_PATH}?id=${baseline.jobId}`,
     headers: { authorization: `Bearer ${baseline.key}` },
     pid: baseline.process.pid,
@@ -103,16 +88,12 @@ export async function runPoll(ctx: BenchContext): Promise<BenchmarkOutput> {
   // Even the quick run measures two rounds, so its sides are alternated (ABBA) too.
   const params: Params = ctx.quick ? { rounds: 2, duration_s: 3, warmup_s: 1, connections: 10 } : { rounds: 4, duration_s: 8, warmup_s: 2, connections: 10 };
   const diagnosticParams: Params = { ...params, rounds: 2, duration_s: 5 };
-  const { hono, lean, leanProfileDir } = await startBaselines(ctx);
-  const stops: Stop[] = [hono.stop, lean.stop];
+  const hono = await HonoBaseline.start();
+  const lean = await startLean(ctx, 'lean');
+  const stops: Stop[] = [hono.stop, lean.baseline.stop];
   try {
     const honoSide: Side = { name: 'hono', url: hono.url, pid: hono.process.pid };
-    const leanSide: Side = {
-      name: 'lean',
-      url: `${lean.baseUrl}${API_PATH}?id=${lean.jobId}`,
-      headers: { authorization: `Bearer ${lean.key}` },
-      pid: lean.process.pid,
-    };
+    const leanSide = lean.side;
 
     ctx.log('poll: embedded server');
     const embedded = await startServer(ctx, 'embedded', { RATE_WINDOW_SECONDS: WINDOW_SECONDS });
@@ -121,7 +102,8 @@ export async function runPoll(ctx: BenchContext): Promise<BenchmarkOutput> {
     const answers = await compareAnswers(embeddedSide, leanSide);
     const redis = await setUpRedis(ctx, stops);
 
-    const leanRedis = redis.side ? await startLeanRedis(ctx, redis.prefix) : undefined;
+    // The Redis poll's yardstick: the lean handler counting the GET in Redis, under the Redis side's prefix (which its stop deletes).
+    const leanRedis = redis.side ? await startLean(ctx, 'lean-redis', { LEAN_REDIS_URL: ctx.redisUrl, LEAN_REDIS_PREFIX: `${redis.prefix}lean:` }) : undefined;
     if (leanRedis) stops.push(leanRedis.baseline.stop);
     const sides = [honoSide, leanSide, embeddedSide, ...(redis.side ? [redis.side] : []), ...(leanRedis ? [leanRedis.side] : [])];
     ctx.log(`poll: ${sides.map((s) => s.name).join(', ')} in alternating rounds`);
@@ -131,7 +113,7 @@ export async function runPoll(ctx: BenchContext): Promise<BenchmarkOutput> {
     const peaks = {
       embedded_mb: round((embedded.server.process.peakRssBytes() ?? Number.NaN) / MB, 1),
       redis_mb: redis.server ? round((redis.server.server.process.peakRssBytes() ?? Number.NaN) / MB, 1) : undefined,
-      lean_mb: round((lean.process.peakRssBytes() ?? Number.NaN) / MB, 1),
+      lean_mb: round((lean.baseline.process.peakRssBytes() ?? Number.NaN) / MB, 1),
     };
     // A profile is written when the process exits: stop the servers now, then read them. The lean
     // handler's is read at the end, once it has stopped (it serves the diagnostics too).
@@ -147,9 +129,9 @@ export async function runPoll(ctx: BenchContext): Promise<BenchmarkOutput> {
 
     const diagnostics = ctx.quick ? [] : await runDiagnostics(ctx, { hono: honoSide, lean: leanSide }, diagnosticParams);
 
-    if (leanProfileDir) {
-      await lean.stop();
-      profiles.lean = await readProfile(leanProfileDir, main.window, 'main', POLL_COMPONENTS);
+    if (lean.profileDir) {
+      await lean.baseline.stop();
+      profiles.lean = await readProfile(lean.profileDir, main.window, 'main', POLL_COMPONENTS);
     }
 
     const results: PollResults = { params, diagnosticParams, f, ratios, redis: redis.outcome, answers, peaks, profiles, diagnostics };

@@ -13,16 +13,19 @@
  * - send the same JSON body (a completed job, `meta.request_id` a random UUID) with the same headers
  *   (X-Request-Id, Vary, RateLimit-Policy, RateLimit, Content-Type).
  *
- * It imports nothing of the reference server, so it measures the work, not the implementation. It makes
- * its own small database in DATA_DIR, with one account, one key and one completed job, and prints
+ * It imports no code of the reference server (with LEAN_REDIS_URL it reads its Lua script, which
+ * defines the work), so it measures the work, not the implementation. It makes its own small database
+ * in DATA_DIR, with one account, one key and one completed job, and prints
  * `lean-poll listening on <port> key <key> job <job id>` once it listens.
  *
- * Environment: PORT (0: any free port), DATA_DIR (required), RATE_GET_LIMIT and RATE_WINDOW_SECONDS
- * (as the server's, so the RateLimit headers are the same length).
+ * Environment: PORT (0: any free port), DATA_DIR (required), LEAN_REDIS_URL and LEAN_REDIS_PREFIX (see
+ * below), RATE_GET_LIMIT and RATE_WINDOW_SECONDS (as the server's, so the RateLimit headers are the
+ * same length).
  */
 import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type ServerResponse } from 'node:http';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createClient } from 'redis';
 
@@ -117,37 +120,16 @@ class RollingCount {
 const windows = new Map<string, RollingCount>();
 
 /**
- * With LEAN_REDIS_URL, the GET is counted in Redis instead, by the same sliding-log script as the
- * distributed mode's (one EVALSHA per poll, node-redis, keys under LEAN_REDIS_PREFIX): the least a poll
- * with a rate limit shared by every instance costs, the yardstick of the Redis poll.
+ * With LEAN_REDIS_URL, the GET is counted in Redis instead, by the distributed mode's own sliding-log
+ * script (the server's lua/sliding-window.lua, read from its build; one check per call, one EVALSHA per
+ * poll through node-redis, keys under LEAN_REDIS_PREFIX): the least a poll with a rate limit shared by
+ * every instance costs, the yardstick of the Redis poll.
  */
-const SLIDING_WINDOW = `local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local window = tonumber(ARGV[1])
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
-local count = redis.call('ZCARD', KEYS[1])
-local allowed = count < tonumber(ARGV[2])
-if allowed and ARGV[3] == '1' then
-  redis.call('ZADD', KEYS[1], now, ARGV[4])
-  count = count + 1
-  redis.call('PEXPIRE', KEYS[1], window)
-end
-local reset = 0
-local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-if oldest[2] then
-  reset = math.ceil((tonumber(oldest[2]) + window - now) / 1000)
-  if reset < 1 then reset = 1 end
-end
-return {allowed and 1 or 0, count, reset}`;
+const SLIDING_WINDOW = readFileSync(join(dirname(require.resolve('@agent-tts/server')), 'adapters/redis/lua/sliding-window.lua'), 'utf8');
 const SLIDING_WINDOW_SHA = createHash('sha1').update(SLIDING_WINDOW).digest('hex');
 const redisPrefix = process.env.LEAN_REDIS_PREFIX ?? `lean-poll-${process.pid}:`;
 let admissions = 0;
-const redis = process.env.LEAN_REDIS_URL
-  ? (createClient({
-      url: process.env.LEAN_REDIS_URL,
-      ...(process.env.LEAN_RESP3 ? { RESP: 3 as const, clientSideCache: { ttl: 0, maxEntries: 10_000, evictPolicy: 'LRU' as const } } : {}),
-    }) as unknown as { sendCommand(args: string[]): Promise<unknown>; connect(): Promise<unknown>; destroy(): void })
-  : undefined;
+const redis = process.env.LEAN_REDIS_URL ? createClient({ url: process.env.LEAN_REDIS_URL }) : undefined;
 if (redis) {
   await redis.connect();
   await redis.sendCommand(['SCRIPT', 'LOAD', SLIDING_WINDOW]);
@@ -199,7 +181,7 @@ const server = createServer((req, res) => {
     return error(res, 400, requestId, 'INVALID_REQUEST', 'Query parameter id is required once and must be a job_id (UUID).');
   const now = Date.now();
   if (redis) {
-    // The distributed mode's one round trip: the sliding log in Redis, its script as the server's.
+    // The distributed mode's one round trip: the sliding log in Redis, by the server's script (a batch of one).
     admissions++;
     redis
       .sendCommand([
@@ -207,15 +189,15 @@ const server = createServer((req, res) => {
         SLIDING_WINDOW_SHA,
         '1',
         `${redisPrefix}rate:get:${publicId}`,
+        '',
         String(windowS * 1000),
         String(getLimit),
         '1',
         `${now}-${admissions}`,
-        '',
       ])
       .then(
         (reply) => {
-          const [allowed, counted = 0, reset = 0] = (reply as unknown[]).map(Number);
+          const [allowed, counted = 0, reset = 0] = (reply as unknown as unknown[]).map(Number);
           answer(res, requestId, key.account_id, plan, onlyId, now, { allowed: allowed === 1, remaining: Math.max(0, getLimit - counted), reset });
         },
         (e: unknown) => error(res, 500, requestId, 'INTERNAL_ERROR', `Redis: ${(e as Error).message}`),
